@@ -1,0 +1,311 @@
+/*
+ * replex: replica-exchange (parallel-tempering) SG-MCMC on multi-core machines.
+ *
+ * Umbrella public header. Everything exported carries the rx_ / RX_ prefix.
+ * Thread safety: one call at a time per rx_ctx; distinct contexts are
+ * independent (the library has no global mutable state).
+ */
+#ifndef RX_REPLEX_H
+#define RX_REPLEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define RX_API __attribute__((visibility("default")))
+#else
+#define RX_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RX_VERSION_STRING "0.1.0"
+
+/** Status codes. RX_OK is 0, errors are negative. */
+typedef enum rx_status {
+    RX_OK = 0,
+    RX_ENOMEM = -1,   ///< allocation failed
+    RX_EINVAL = -2,   ///< invalid argument (caller error)
+    RX_ECONFIG = -3,  ///< invalid configuration (file, key or value)
+    RX_EIO = -4,      ///< file system error
+    RX_ENUMERIC = -5, ///< non-finite energy or gradient
+    RX_EBLAS = -6,    ///< BLAS failure
+    RX_ENOTSUP = -7,  ///< feature not built in / not supported
+    RX_EABORTED = -8, ///< a user callback asked to stop
+    RX_ECALLBACK = -9 ///< a user callback returned an error
+} rx_status;
+
+/** Static text for a status code (never NULL). */
+RX_API const char *rx_strerror(rx_status s);
+
+/** A detailed message buffer, filled by calls that take `rx_err *`. */
+typedef struct rx_err {
+    char msg[1024]; ///< "file:line:col: key.path: what" or "what: where"
+} rx_err;
+
+/** Log levels for rx_logger.fn. */
+enum { RX_LOG_ERROR = 0, RX_LOG_WARN = 1, RX_LOG_INFO = 2, RX_LOG_DEBUG = 3 };
+
+/** Per-context log sink. fn == NULL means silent (the default). */
+typedef struct rx_logger {
+    void *user; ///< passed back verbatim
+    void (*fn)(void *user, int level, const char *msg);
+} rx_logger;
+
+/* ------------------------------------------------------------------------ */
+/* Configuration: plain data that the YAML loader fills.                     */
+/* ------------------------------------------------------------------------ */
+
+/** Owned array of doubles (rx_config_free releases it). */
+typedef struct rx_vec {
+    double *v; ///< n values, or NULL
+    int n;     ///< number of values
+} rx_vec;
+
+/** Owned row-major matrix of doubles. */
+typedef struct rx_mat {
+    double *v; ///< rows*cols values, or NULL
+    int rows;  ///< number of rows
+    int cols;  ///< number of columns
+} rx_mat;
+
+typedef enum rx_target_kind {
+    RX_TARGET_MIXTURE25 = 0, ///< the papers' 25-mode 2-D energy
+    RX_TARGET_GMM = 1,       ///< Gaussian mixture in d dims, diagonal scales
+    RX_TARGET_NONE = 2,      ///< no parameters; for the idealised swap model
+    RX_TARGET_CALLBACK = 3   ///< user energy/gradient (C API only)
+} rx_target_kind;
+
+typedef enum rx_scheme {
+    RX_SCHEME_ADJ = 0,      ///< sequential adjacent sweep (1,2),(2,3),...
+    RX_SCHEME_SEO = 1,      ///< stochastic even-odd
+    RX_SCHEME_DEO = 2,      ///< deterministic even-odd (DEO_W with W = 1)
+    RX_SCHEME_DEO_W = 3,    ///< generalised DEO with window W and gate
+    RX_SCHEME_DEO_STAR = 4, ///< DEO_W with W = W*(P, S)
+    RX_SCHEME_APE = 5       ///< all-pairs exchange, one random pair / iter
+} rx_scheme;
+
+typedef enum rx_rule {
+    RX_RULE_METROPOLIS = 0, ///< Eq. 2 on the (exact or noisy) energies
+    RX_RULE_BERNOULLI = 1   ///< idealised: accept w.p. accept_prob (Lemma 1)
+} rx_rule;
+
+typedef enum rx_step_kind {
+    RX_STEP_SGLD = 0, ///< theta -= eta*grad + sqrt(2 eta tau) xi
+    RX_STEP_SGD = 1   ///< theta -= eta*grad
+} rx_step_kind;
+
+typedef enum rx_ladder_kind {
+    RX_LADDER_CONSTANT = 0,  ///< every position gets `min`
+    RX_LADDER_GEOMETRIC = 1, ///< min*(max/min)^((q-1)/(P-1))
+    RX_LADDER_LIST = 2       ///< explicit list of P values
+} rx_ladder_kind;
+
+/** One ladder (learning rates or temperatures) over positions 1..P. */
+typedef struct rx_ladder_spec {
+    rx_ladder_kind kind; ///< default constant
+    double min;          ///< first position (constant: the value)
+    double max;          ///< last position (geometric only)
+    rx_vec values;       ///< list: P values, non-decreasing
+} rx_ladder_spec;
+
+/** Window value meaning "compute W* from P and S". */
+#define RX_WINDOW_AUTO 0
+
+/**
+ * A whole experiment. Fill with rx_config_default(), change fields, pass to
+ * rx_create(). Arrays (rx_vec/rx_mat) are owned by the config and released
+ * by rx_config_free(); rx_create copies what it needs.
+ */
+typedef struct rx_config {
+    /* run */
+    uint64_t seed;      ///< RNG key (default 1)
+    int64_t iterations; ///< K, iterations k = 0..K-1 (default 1000)
+    int threads;        ///< 0 = omp_get_max_threads() (default 0)
+
+    /* target */
+    struct {
+        rx_target_kind kind;    ///< default mixture25
+        int dim;                ///< gmm: dimension (from means)
+        rx_vec weights;         ///< gmm: component weights (normalised)
+        rx_mat means;           ///< gmm: n_components x dim
+        rx_mat scales;          ///< gmm: n_components x dim std devs
+        double energy_noise_sd; ///< added N(0, sd^2) per energy (default 0)
+        double grad_noise_sd;   ///< added N(0, sd^2) per coord (default 0)
+        double confine_radius2; ///< mixture25: |b|^2 > R2 adds |b|^2 - R2;
+                                ///< < 0 disables (default -1)
+    } target;
+
+    /* initial particles: i.i.d. uniform on [low, high]^d */
+    struct {
+        double low;  ///< default -1
+        double high; ///< default 1
+    } init;
+
+    /* tempering */
+    struct {
+        int n_chains;            ///< P >= 2 (default 16)
+        rx_scheme scheme;        ///< default deo_star
+        int window;              ///< W >= 1 or RX_WINDOW_AUTO (default auto)
+        int parity_phase;        ///< 0 = Algorithm 1, 1 = prose (default 0)
+        rx_rule rule;            ///< default metropolis
+        double target_swap_rate; ///< S in (0,1) (default 0.4)
+        double accept_prob;      ///< bernoulli rule only (default 0.4)
+    } tempering;
+
+    /* ladders over positions */
+    struct {
+        rx_ladder_spec eta; ///< learning rates (default constant 0.001)
+        rx_ladder_spec tau; ///< temperatures (default geometric 1..10)
+    } ladder;
+
+    /* step rules */
+    struct {
+        rx_step_kind target; ///< rule at position 1 (default sgld)
+        rx_step_kind others; ///< rule at positions 2..P (default sgld)
+    } step;
+
+    /* recording */
+    struct {
+        int64_t burn_in;     ///< first k whose sample is kept (default 0)
+        int64_t thin;        ///< keep every thin-th sample (default 1)
+        int64_t index_every; ///< index-process row every n iters (default 1)
+        int64_t trace_every; ///< trace.csv row every n iters (default 100)
+        int grid_bins;       ///< density grid bins per axis (default 50)
+        double grid_low;     ///< density grid lower edge (default -3)
+        double grid_high;    ///< density grid upper edge (default 3)
+        int phase_timing;    ///< time phases on thread 0 (default 0)
+    } record;
+} rx_config;
+
+/** Fill every field with its documented default. */
+RX_API void rx_config_default(rx_config *c);
+/** Release the arrays a config owns; the struct is reset to defaults. */
+RX_API void rx_config_free(rx_config *c);
+/** Deep copy (dst must not own arrays). */
+RX_API rx_status rx_config_copy(rx_config *dst, const rx_config *src);
+
+/**
+ * Load a YAML experiment file into *out (defaults for absent keys), then
+ * apply `n_sets` overrides "key.path=value". On error, err->msg holds
+ * "file:line:col: key.path: problem" and *out is left with defaults.
+ */
+RX_API rx_status rx_config_load(const char *path, const char *const *sets,
+                                int n_sets, rx_config *out, rx_err *err);
+/** Validate cross-field constraints of an in-memory config. */
+RX_API rx_status rx_config_validate(const rx_config *c, rx_err *err);
+/** Write the fully resolved config as YAML to path. */
+RX_API rx_status rx_config_write(const rx_config *c, const char *path,
+                                 rx_err *err);
+/** W* = ceil((log P + log log P)/(-log(1-S))), 1 for P <= 3; 0 if invalid. */
+RX_API int rx_optimal_window(int n_chains, double target_swap_rate);
+/** The window a config resolves to (scheme + window + P + S). */
+RX_API int rx_config_window(const rx_config *c);
+
+/* ------------------------------------------------------------------------ */
+/* User callback target.                                                      */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Energy U(theta) and, if grad != NULL, its gradient. Called concurrently
+ * from several threads on different theta: it must be thread-safe. Return
+ * RX_OK, or any error to stop the run (reported with chain and iteration).
+ */
+typedef rx_status (*rx_energy_fn)(void *user, const double *theta,
+                                  size_t dim, double *energy, double *grad);
+
+typedef struct rx_callback_target {
+    size_t dim;          ///< number of parameters (>= 1)
+    rx_energy_fn energy; ///< required
+    void *user;          ///< borrowed; passed back verbatim
+} rx_callback_target;
+
+/* ------------------------------------------------------------------------ */
+/* Context and run.                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct rx_ctx rx_ctx;
+
+/**
+ * Create a context from a config (copied). `cb` is required iff
+ * cfg->target.kind == RX_TARGET_CALLBACK (borrowed for the ctx lifetime).
+ * On failure *out is NULL and err (if not NULL) says why.
+ */
+RX_API rx_status rx_create(rx_ctx **out, const rx_config *cfg,
+                           const rx_callback_target *cb, rx_logger logger,
+                           rx_err *err);
+/** Run all cfg->iterations iterations. Call once per context. */
+RX_API rx_status rx_run(rx_ctx *c);
+/** Free everything; sets *c = NULL. NULL-safe. */
+RX_API void rx_destroy(rx_ctx **c);
+/** The last detailed error message of this context ("" if none). */
+RX_API const char *rx_errmsg(const rx_ctx *c);
+
+/** Per-pair and global diagnostics after rx_run. */
+typedef struct rx_pair_stats {
+    int64_t conditions; ///< iterations where the swap condition held
+    int64_t evaluated;  ///< iterations where the condition was evaluated
+    int64_t attempts;   ///< active, gate open, condition evaluated
+    int64_t swaps;      ///< executed swaps
+    double accept_sum;  ///< sum of min(1, exp(x)) over evaluations
+} rx_pair_stats;
+
+typedef struct rx_results {
+    int n_chains;           ///< P
+    int window;             ///< W used
+    int threads;            ///< threads used
+    int64_t iterations;     ///< K
+    int64_t trips_a5;       ///< round trips, deo.md 4.2 (1): the papers'
+    int64_t trips_l1;       ///< round trips 1 -> P -> 1 (Lemma 1)
+    int64_t restarts;       ///< arrivals at position 1 coming from P
+    int64_t total_swaps;    ///< executed swaps (all pairs)
+    const rx_pair_stats *pairs;  ///< P-1 entries, pair p = (p, p+1)
+    const double *eta;      ///< final learning-rate ladder, P entries
+    const double *tau;      ///< final temperature ladder, P entries
+    int64_t n_samples;      ///< rows of samples
+    size_t dim;             ///< columns of samples
+    const float *samples;   ///< n_samples x dim, target position
+    int64_t n_index;        ///< rows of the index process
+    const int32_t *index;   ///< n_index x P, particle id at each position
+    const int64_t *index_iter;  ///< n_index iteration numbers
+    double wall_s;          ///< wall time of rx_run (not deterministic)
+    double phase_s[4];      ///< thread 0: step+energy, wait, exchange, record
+} rx_results;
+
+/** Borrowed view of the results; valid until rx_destroy. */
+RX_API rx_status rx_get_results(const rx_ctx *c, rx_results *out);
+
+/**
+ * Write the run directory (config.yaml, summary.json, trace.csv, index.npy,
+ * samples.npy) into `dir`, which must not exist yet (or, with force != 0,
+ * is replaced). Written to a temporary sibling and renamed when complete.
+ */
+RX_API rx_status rx_write_rundir(const rx_ctx *c, const char *dir, int force,
+                                 const char *source_file);
+
+/**
+ * Total-variation distance between the histogram of the target-position
+ * samples and the true density exp(-U) on the grid record.grid_* (both
+ * normalised over the grid; 1-D and 2-D targets). RX_ENOTSUP otherwise.
+ */
+RX_API rx_status rx_density_tv(const rx_ctx *c, double *tv);
+
+/**
+ * Gaussian-mixture targets: estimated component weights, the mean over the
+ * samples of each component's responsibility (unbiased for exact samples,
+ * whatever the overlap). est has n_components entries.
+ */
+RX_API rx_status rx_mode_weights(const rx_ctx *c, double *est, int n);
+
+/** Version, OpenMP and BLAS facts, one per line, into buf. */
+RX_API void rx_build_info(char *buf, size_t cap);
+
+/** Library version string. */
+RX_API const char *rx_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

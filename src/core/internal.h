@@ -1,0 +1,84 @@
+/*
+ * Internal core: aligned memory, Philox4x32-10 streams, errors, logging,
+ * clock. Depends on nothing else in the library; no threads, no files.
+ */
+#ifndef RX_CORE_INTERNAL_H
+#define RX_CORE_INTERNAL_H
+
+#include <stdalign.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replex/replex.h"
+
+#ifndef RX_CACHELINE
+#define RX_CACHELINE 64
+#endif
+
+#define RX_UNUSED(x) ((void)(x))
+
+/* ---- memory -------------------------------------------------------------*/
+/* size is rounded up to a multiple of align (C11 aligned_alloc rule).
+ * Returns NULL on failure or size 0. */
+void *rx__alloc_aligned(size_t size, size_t align);
+void *rx__calloc_aligned(size_t size, size_t align);
+void rx__free_aligned(void *p);
+
+/* ---- Philox4x32-10 ------------------------------------------------------*/
+typedef struct rx__u32x4 {
+    uint32_t v[4];
+} rx__u32x4;
+
+rx__u32x4 rx__philox4x32_10(rx__u32x4 ctr, uint32_t k0, uint32_t k1);
+
+/* Purposes (stream ids) folded into the counter. */
+enum {
+    RX_STREAM_INIT = 1,     /* initial particles                      */
+    RX_STREAM_STEP = 2,     /* Langevin noise of a step               */
+    RX_STREAM_GRADNOISE = 3,/* injected gradient noise                */
+    RX_STREAM_ENERGYNOISE = 4, /* injected energy noise               */
+    RX_STREAM_SWAP = 5,     /* per-pair uniforms of the swap rule     */
+    RX_STREAM_SCHED = 6     /* schedule coins (SEO, APE pair choice)  */
+};
+
+/*
+ * A stream is f(seed, entity, purpose, iteration, block): pure, no state
+ * but the block counter. Counter words: c0 = block, c1 = k low 32 bits,
+ * c2 = (k >> 32) & 0xffffff | purpose << 24, c3 = entity (particle or
+ * pair id). Key = 64-bit seed. Output depends on nothing else.
+ */
+typedef struct rx__stream {
+    uint32_t key0, key1;
+    uint32_t c1, c2, c3;
+    uint32_t block;
+    int have;         /* buffered normals left in buf       */
+    double buf[4];
+} rx__stream;
+
+void rx__stream_init(rx__stream *s, uint64_t seed, uint32_t entity,
+                     uint32_t purpose, uint64_t k);
+/* Uniform on (0,1), 53-bit resolution, never 0 or 1. */
+double rx__uniform(rx__stream *s);
+/* Standard normal (Box-Muller on 32-bit uniforms, 4 per Philox block). */
+double rx__normal(rx__stream *s);
+/* Integer uniform on [0, n), n >= 1 (rejection-free 64-bit multiply). */
+uint64_t rx__uniform_int(rx__stream *s, uint64_t n);
+
+/* ---- errors / logging ---------------------------------------------------*/
+/* Formats into err (if not NULL) and returns st. */
+rx_status rx__fail(rx_err *err, rx_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void rx__logf(const rx_logger *lg, int level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---- clock ---------------------------------------------------------------*/
+double rx__now(void); /* monotonic seconds */
+
+#endif

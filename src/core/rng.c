@@ -1,0 +1,99 @@
+/*
+ * Philox4x32-10 (Salmon et al., SC'11) and the counter-keyed streams built on
+ * it. Pure functions of (key, counter): results never depend on call order
+ * across streams, which is what makes output thread-count independent.
+ */
+#include <math.h>
+
+#include "internal.h"
+
+#define PHILOX_M0 0xD2511F53u
+#define PHILOX_M1 0xCD9E8D57u
+#define PHILOX_W0 0x9E3779B9u
+#define PHILOX_W1 0xBB67AE85u
+
+static inline void mulhilo(uint32_t a, uint32_t b, uint32_t *hi,
+                           uint32_t *lo)
+{
+    uint64_t p = (uint64_t)a * b;
+    *hi = (uint32_t)(p >> 32);
+    *lo = (uint32_t)p;
+}
+
+rx__u32x4 rx__philox4x32_10(rx__u32x4 c, uint32_t k0, uint32_t k1)
+{
+    for (int r = 0; r < 10; ++r) {
+        if (r > 0) {
+            k0 += PHILOX_W0;
+            k1 += PHILOX_W1;
+        }
+        uint32_t hi0, lo0, hi1, lo1;
+        mulhilo(PHILOX_M0, c.v[0], &hi0, &lo0);
+        mulhilo(PHILOX_M1, c.v[2], &hi1, &lo1);
+        rx__u32x4 n = {{hi1 ^ c.v[1] ^ k0, lo1, hi0 ^ c.v[3] ^ k1, lo0}};
+        c = n;
+    }
+    return c;
+}
+
+void rx__stream_init(rx__stream *s, uint64_t seed, uint32_t entity,
+                     uint32_t purpose, uint64_t k)
+{
+    s->key0 = (uint32_t)seed;
+    s->key1 = (uint32_t)(seed >> 32);
+    s->c1 = (uint32_t)k;
+    s->c2 = ((uint32_t)(k >> 32) & 0xffffffu) | (purpose << 24);
+    s->c3 = entity;
+    s->block = 0;
+    s->have = 0;
+}
+
+static inline rx__u32x4 next_block(rx__stream *s)
+{
+    rx__u32x4 c = {{s->block++, s->c1, s->c2, s->c3}};
+    return rx__philox4x32_10(c, s->key0, s->key1);
+}
+
+/* (x + 0.5) / 2^32: strictly inside (0,1). */
+static inline double u32_open(uint32_t x)
+{
+    return ((double)x + 0.5) * (1.0 / 4294967296.0);
+}
+
+double rx__uniform(rx__stream *s)
+{
+    rx__u32x4 r = next_block(s);
+    uint64_t m = ((uint64_t)r.v[0] << 21) ^ (uint64_t)(r.v[1] >> 11);
+    m &= (1ull << 53) - 1;
+    return ((double)m + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+uint64_t rx__uniform_int(rx__stream *s, uint64_t n)
+{
+    rx__u32x4 r = next_block(s);
+    /* high 64 bits of x * n (Lemire's multiply, no modulo bias beyond
+     * 2^-64 relative) computed with 32-bit halves, ISO C only */
+    uint64_t xh = r.v[0], xl = r.v[1];
+    uint64_t nh = n >> 32, nl = n & 0xffffffffu;
+    uint64_t ll = xl * nl, lh = xl * nh, hl = xh * nl, hh = xh * nh;
+    uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+double rx__normal(rx__stream *s)
+{
+    if (s->have > 0)
+        return s->buf[--s->have];
+    rx__u32x4 r = next_block(s);
+    const double two_pi = 6.283185307179586476925286766559;
+    for (int j = 0; j < 2; ++j) {
+        double u1 = u32_open(r.v[2 * j]);
+        double u2 = u32_open(r.v[2 * j + 1]);
+        double rad = sqrt(-2.0 * log(u1));
+        double a = two_pi * u2;
+        s->buf[2 * j] = rad * cos(a);
+        s->buf[2 * j + 1] = rad * sin(a);
+    }
+    s->have = 3;
+    return s->buf[3];
+}

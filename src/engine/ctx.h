@@ -1,0 +1,53 @@
+/*
+ * The context: everything one run owns. Internal; read by src/io writers.
+ */
+#ifndef RX_ENGINE_CTX_H
+#define RX_ENGINE_CTX_H
+
+#include "../core/internal.h"
+#include "../exchange/exchange.h"
+#include "../record/record.h"
+#include "../target/target.h"
+
+/* Particle header; theta and grad follow in the same aligned block. */
+typedef struct rx__particle {
+    alignas(RX_CACHELINE) double *theta;
+    double *grad;
+    double energy;
+    int32_t id;
+} rx__particle;
+
+/* Per-thread state, one cache-line-aligned slot per thread. */
+typedef struct rx__tstate {
+    alignas(RX_CACHELINE) rx__xstate x;
+    double t_step, t_wait, t_xch, t_rec;
+    rx_status st;
+    int32_t fail_particle;
+    int64_t fail_k;
+    double fail_last_energy;
+} rx__tstate;
+
+struct rx_ctx {
+    rx_config cfg;
+    rx_logger log;
+    rx_err err;
+    rx__target *target;
+    rx__xconf xc;
+    int P, nt_req, nt_used;
+    size_t dim;
+    double *eta, *tau;          /* ladders by position (shared, read-only) */
+    rx__particle **parts;       /* P, allocated by owner threads */
+    double *E[2];               /* energies by particle, by parity of k */
+    rx__tstate *ts;             /* nt_req slots */
+    int fail_flag[3];           /* by parity of k; [2] = set-up */
+    rx__recorder rec;
+    int64_t n_samples;
+    float *samples;             /* n_samples x dim */
+    int ran;
+    int64_t iters_done;
+    double wall_s;
+    double phase_s[4];
+    int32_t *final_at;          /* P, after the run */
+};
+
+#endif

@@ -1,0 +1,394 @@
+/*
+ * The run loop: P chains inside ONE OpenMP parallel region. The only file
+ * with OpenMP. Per iteration k:
+ *   step + energy (each thread its own particles)   -- barrier --
+ *   exchange + record (exchange replicated on every thread over its own
+ *   copy of the maps; thread 0 records).
+ * The exchange is a pure function of (energies, ladder, seed, k), so every
+ * thread computes the same swaps and needs no second barrier; energies are
+ * double-buffered by the parity of k so a fast thread writing k+1 never
+ * overwrites what a slow thread still reads for k.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ladder/ladder.h"
+#include "../step/step.h"
+#include "ctx.h"
+
+static int64_t sample_row(const rx_config *c, int64_t k)
+{
+    if (k < c->record.burn_in)
+        return -1;
+    int64_t d = k - c->record.burn_in;
+    return d % c->record.thin == 0 ? d / c->record.thin : -1;
+}
+
+rx_status rx_create(rx_ctx **out, const rx_config *cfg,
+                    const rx_callback_target *cb, rx_logger logger,
+                    rx_err *err)
+{
+    if (!out || !cfg)
+        return rx__fail(err, RX_EINVAL, "rx_create: out and cfg required");
+    *out = NULL;
+    rx_status st = rx_config_validate(cfg, err);
+    if (st != RX_OK)
+        return st;
+    rx_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return rx__fail(err, RX_ENOMEM, "rx_create: out of memory");
+    c->log = logger;
+    st = rx_config_copy(&c->cfg, cfg);
+    if (st != RX_OK) {
+        rx__fail(err, st, "rx_create: out of memory copying the config");
+        goto fail;
+    }
+    st = rx__target_create(&c->target, cfg, cb, err);
+    if (st != RX_OK)
+        goto fail;
+    c->P = cfg->tempering.n_chains;
+    c->dim = c->target->dim;
+    c->xc.P = c->P;
+    c->xc.W = rx_config_window(cfg);
+    c->xc.parity_phase = cfg->tempering.parity_phase;
+    c->xc.scheme = cfg->tempering.scheme;
+    c->xc.rule = cfg->tempering.rule;
+    c->xc.accept_prob = cfg->tempering.accept_prob;
+    c->xc.seed = cfg->seed;
+    c->nt_req = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+    if (c->nt_req > c->P)
+        c->nt_req = c->P;
+    if (c->nt_req < 1)
+        c->nt_req = 1;
+
+    const size_t P = (size_t)c->P;
+    const int64_t K = cfg->iterations;
+    /* refuse runs whose records cannot fit: index process and samples */
+    double idx_bytes = cfg->record.index_every > 0
+                           ? (double)(K / cfg->record.index_every + 1) *
+                                 (double)P * 4.0
+                           : 0.0;
+    int64_t ns = K > cfg->record.burn_in
+                     ? (K - 1 - cfg->record.burn_in) / cfg->record.thin + 1
+                     : 0;
+    double smp_bytes = (double)ns * (double)c->dim * 4.0;
+    const double limit = 8.0 * 1024.0 * 1024.0 * 1024.0;
+    if (idx_bytes > limit || smp_bytes > limit) {
+        st = rx__fail(err, RX_ECONFIG,
+                      "record: the %s would take %.1f GiB in memory; raise "
+                      "record.%s",
+                      idx_bytes > limit ? "index process" : "samples",
+                      (idx_bytes > limit ? idx_bytes : smp_bytes) /
+                          1073741824.0,
+                      idx_bytes > limit ? "index_every" : "thin");
+        goto fail;
+    }
+    c->n_samples = ns;
+    c->eta = malloc(P * sizeof(double));
+    c->tau = malloc(P * sizeof(double));
+    c->parts = calloc(P, sizeof *c->parts);
+    c->E[0] = rx__calloc_aligned(P * sizeof(double), RX_CACHELINE);
+    c->E[1] = rx__calloc_aligned(P * sizeof(double), RX_CACHELINE);
+    c->ts = rx__calloc_aligned((size_t)c->nt_req * sizeof(rx__tstate),
+                               RX_CACHELINE);
+    c->final_at = malloc(P * sizeof(int32_t));
+    if (!c->eta || !c->tau || !c->parts || !c->E[0] || !c->E[1] || !c->ts ||
+        !c->final_at) {
+        st = rx__fail(err, RX_ENOMEM, "rx_create: out of memory");
+        goto fail;
+    }
+    if (ns > 0 && c->dim > 0) {
+        c->samples = malloc((size_t)ns * c->dim * sizeof(float));
+        if (!c->samples) {
+            st = rx__fail(err, RX_ENOMEM,
+                          "rx_create: out of memory for %lld samples",
+                          (long long)ns);
+            goto fail;
+        }
+    }
+    rx__ladder_fill(&cfg->ladder.eta, c->P, c->eta);
+    rx__ladder_fill(&cfg->ladder.tau, c->P, c->tau);
+    st = rx__rec_init(&c->rec, c->P, K, cfg->record.index_every,
+                      cfg->record.trace_every);
+    if (st != RX_OK) {
+        rx__fail(err, st, "rx_create: out of memory for the recorders");
+        goto fail;
+    }
+    *out = c;
+    return RX_OK;
+fail:
+    rx_destroy(&c);
+    return st;
+}
+
+void rx_destroy(rx_ctx **cp)
+{
+    if (!cp || !*cp)
+        return;
+    rx_ctx *c = *cp;
+    if (c->parts)
+        for (int i = 0; i < c->P; ++i)
+            rx__free_aligned(c->parts[i]);
+    if (c->ts)
+        for (int t = 0; t < c->nt_req; ++t) {
+            rx__free_aligned(c->ts[t].x.at);
+        }
+    rx__free_aligned(c->ts);
+    free(c->parts);
+    rx__free_aligned(c->E[0]);
+    rx__free_aligned(c->E[1]);
+    free(c->eta);
+    free(c->tau);
+    free(c->samples);
+    free(c->final_at);
+    rx__rec_free(&c->rec);
+    rx__target_destroy(&c->target);
+    rx_config_free(&c->cfg);
+    free(c);
+    *cp = NULL;
+}
+
+const char *rx_errmsg(const rx_ctx *c) { return c ? c->err.msg : ""; }
+
+/* One block per thread: at, pos (P each), gate and ev (P-1 each). */
+static rx_status tstate_alloc(rx__tstate *ts, int P)
+{
+    size_t up = (size_t)P;
+    size_t off_pos = up * sizeof(int32_t);
+    size_t off_ev = (off_pos + up * sizeof(int32_t) + 7) & ~(size_t)7;
+    size_t off_gate = off_ev + up * sizeof(rx__pairev);
+    size_t total = off_gate + up;
+    char *b = rx__calloc_aligned(total, RX_CACHELINE);
+    if (!b)
+        return RX_ENOMEM;
+    ts->x.at = (int32_t *)b;
+    ts->x.pos = (int32_t *)(b + off_pos);
+    ts->x.ev = (rx__pairev *)(b + off_ev);
+    ts->x.gate = (uint8_t *)(b + off_gate);
+    for (int q = 0; q < P; ++q)
+        ts->x.at[q] = ts->x.pos[q] = q;
+    for (int p = 0; p < P - 1; ++p)
+        ts->x.gate[p] = 1;
+    ts->x.nonadjacent_swaps = 0;
+    return RX_OK;
+}
+
+static rx_status particle_alloc(rx_ctx *c, int i)
+{
+    size_t hdr = (sizeof(rx__particle) + RX_CACHELINE - 1) /
+                 RX_CACHELINE * RX_CACHELINE;
+    size_t vec = (c->dim * sizeof(double) + RX_CACHELINE - 1) /
+                 RX_CACHELINE * RX_CACHELINE;
+    char *b = rx__alloc_aligned(hdr + 2 * (vec ? vec : RX_CACHELINE),
+                                RX_CACHELINE);
+    if (!b)
+        return RX_ENOMEM;
+    rx__particle *p = (rx__particle *)b;
+    p->theta = (double *)(b + hdr);
+    p->grad = (double *)(b + hdr + (vec ? vec : RX_CACHELINE));
+    p->id = i;
+    p->energy = 0.0;
+    c->parts[i] = p;
+    /* first touch by the owning thread: initial draw */
+    rx__stream s;
+    rx__stream_init(&s, c->cfg.seed, (uint32_t)i, RX_STREAM_INIT, 0);
+    double lo = c->cfg.init.low, hi = c->cfg.init.high;
+    for (size_t j = 0; j < c->dim; ++j)
+        p->theta[j] = lo + (hi - lo) * rx__uniform(&s);
+    for (size_t j = 0; j < c->dim; ++j)
+        p->grad[j] = 0.0;
+    return RX_OK;
+}
+
+static void store_sample(rx_ctx *c, const rx__particle *p, int64_t row)
+{
+    float *dst = c->samples + (size_t)row * c->dim;
+    for (size_t j = 0; j < c->dim; ++j)
+        dst[j] = (float)p->theta[j];
+}
+
+/* slot: k & 1 inside the loop (read after barrier k), 2 during set-up.
+ * Parity slots keep a failure raised in step k+1 invisible to a thread that
+ * has not yet read the flag of k, so all threads leave at the same k. */
+static void chain_fail(rx_ctx *c, rx__tstate *ts, int slot, rx_status st,
+                       int32_t i, int64_t k, double last)
+{
+    if (ts->st == RX_OK) {
+        ts->st = st;
+        ts->fail_particle = i;
+        ts->fail_k = k;
+        ts->fail_last_energy = last;
+    }
+#pragma omp atomic write
+    c->fail_flag[slot] = 1;
+}
+
+rx_status rx_run(rx_ctx *c)
+{
+    if (!c)
+        return RX_EINVAL;
+    if (c->ran)
+        return rx__fail(&c->err, RX_EINVAL,
+                        "rx_run: this context has already run; create a new "
+                        "one");
+    c->ran = 1;
+    const int P = c->P;
+    const int64_t K = c->cfg.iterations;
+    const uint64_t seed = c->cfg.seed;
+    const int timing = c->cfg.record.phase_timing;
+    const rx_step_kind kind_target = c->cfg.step.target;
+    const rx_step_kind kind_other = c->cfg.step.others;
+    int nt_used = 0;
+    double t0 = rx__now();
+
+#pragma omp parallel num_threads(c->nt_req)
+    {
+        const int t = omp_get_thread_num();
+        const int nthr = omp_get_num_threads();
+        rx__tstate *ts = &c->ts[t];
+        const int lo = (int)((int64_t)t * P / nthr);
+        const int hi = (int)((int64_t)(t + 1) * P / nthr);
+        if (t == 0)
+            nt_used = nthr;
+        ts->st = RX_OK;
+        if (tstate_alloc(ts, P) != RX_OK)
+            chain_fail(c, ts, 2, RX_ENOMEM, -1, -1, 0.0);
+        for (int i = lo; i < hi && ts->st == RX_OK; ++i) {
+            if (particle_alloc(c, i) != RX_OK) {
+                chain_fail(c, ts, 2, RX_ENOMEM, i, -1, 0.0);
+                break;
+            }
+            rx__particle *p = c->parts[i];
+            rx_status st = rx__target_eval_noisy(c->target, p->theta,
+                                                 &p->energy, p->grad, seed,
+                                                 (uint32_t)i, 0);
+            if (st != RX_OK)
+                chain_fail(c, ts, 2, st, i, -1, NAN);
+        }
+#pragma omp barrier
+        int64_t k = 0;
+        int failed = c->fail_flag[2];
+        if (!failed) {
+            for (k = 0; k < K; ++k) {
+                double *Ek = c->E[k & 1];
+                double ta = timing && t == 0 ? rx__now() : 0.0;
+                for (int i = lo; i < hi; ++i) {
+                    rx__particle *p = c->parts[i];
+                    const int q = ts->x.pos[i];
+                    if (q == 0 && k > 0) {
+                        int64_t row = sample_row(&c->cfg, k - 1);
+                        if (row >= 0 && c->samples)
+                            store_sample(c, p, row);
+                    }
+                    rx__stream s;
+                    rx__stream_init(&s, seed, (uint32_t)i, RX_STREAM_STEP,
+                                    (uint64_t)k);
+                    rx__step_apply(q == 0 ? kind_target : kind_other,
+                                   p->theta, p->grad, c->dim, c->eta[q],
+                                   c->tau[q], &s);
+                    double last = p->energy;
+                    rx_status st = rx__target_eval_noisy(
+                        c->target, p->theta, &p->energy, p->grad, seed,
+                        (uint32_t)i, (uint64_t)k + 1);
+                    if (st != RX_OK)
+                        chain_fail(c, ts, (int)(k & 1), st, i, k, last);
+                    Ek[i] = p->energy;
+                }
+                double tb = timing && t == 0 ? rx__now() : 0.0;
+#pragma omp barrier
+#pragma omp atomic read
+                failed = c->fail_flag[k & 1];
+                if (failed)
+                    break;
+                double tc = timing && t == 0 ? rx__now() : 0.0;
+                rx__exchange(&c->xc, &ts->x, Ek, c->tau, k);
+                if (t == 0) {
+                    double td = timing ? rx__now() : 0.0;
+                    rx__rec_iter(&c->rec, k, &ts->x, c->eta, c->tau);
+                    if (timing) {
+                        double te = rx__now();
+                        ts->t_step += tb - ta;
+                        ts->t_wait += tc - tb;
+                        ts->t_xch += td - tc;
+                        ts->t_rec += te - td;
+                    }
+                }
+            }
+        }
+        /* the sample of the last iteration */
+        if (!failed && K > 0) {
+            for (int i = lo; i < hi; ++i)
+                if (ts->x.pos[i] == 0) {
+                    int64_t row = sample_row(&c->cfg, K - 1);
+                    if (row >= 0 && c->samples)
+                        store_sample(c, c->parts[i], row);
+                }
+        }
+        if (t == 0) {
+            c->iters_done = k;
+            memcpy(c->final_at, ts->x.at, sizeof(int32_t) * (size_t)P);
+            c->rec.total_swaps += ts->x.nonadjacent_swaps;
+        }
+    }
+    c->nt_used = nt_used;
+    c->wall_s = rx__now() - t0;
+    c->phase_s[0] = c->ts[0].t_step;
+    c->phase_s[1] = c->ts[0].t_wait;
+    c->phase_s[2] = c->ts[0].t_xch;
+    c->phase_s[3] = c->ts[0].t_rec;
+
+    /* lowest failing thread slot, deterministic message */
+    for (int t = 0; t < c->nt_req; ++t) {
+        rx__tstate *ts = &c->ts[t];
+        if (ts->st == RX_OK)
+            continue;
+        if (ts->fail_particle < 0)
+            return rx__fail(&c->err, ts->st, "rx_run: %s while allocating "
+                            "chain state", rx_strerror(ts->st));
+        int32_t i = ts->fail_particle;
+        if (ts->fail_k < 0)
+            return rx__fail(&c->err, ts->st,
+                            "rx_run: particle %d: %s at its initial point",
+                            (int)i, rx_strerror(ts->st));
+        return rx__fail(&c->err, ts->st,
+                        "rx_run: particle %d at iteration %lld: %s (last "
+                        "finite energy %.17g)",
+                        (int)i, (long long)ts->fail_k, rx_strerror(ts->st),
+                        ts->fail_last_energy);
+    }
+    rx__logf(&c->log, RX_LOG_INFO,
+             "run done: %lld iterations, %d chains, %d threads, %.3f s",
+             (long long)K, P, nt_used, c->wall_s);
+    return RX_OK;
+}
+
+rx_status rx_get_results(const rx_ctx *c, rx_results *r)
+{
+    if (!c || !r)
+        return RX_EINVAL;
+    memset(r, 0, sizeof *r);
+    r->n_chains = c->P;
+    r->window = c->xc.W;
+    r->threads = c->nt_used;
+    r->iterations = c->iters_done;
+    r->trips_a5 = c->rec.trips_a5;
+    r->trips_l1 = c->rec.trips_l1;
+    r->restarts = c->rec.restarts;
+    r->total_swaps = c->rec.total_swaps;
+    r->pairs = c->rec.pairs;
+    r->eta = c->eta;
+    r->tau = c->tau;
+    r->n_samples = c->ran ? c->n_samples : 0;
+    r->dim = c->dim;
+    r->samples = c->samples;
+    r->n_index = c->rec.n_index;
+    r->index = c->rec.index;
+    r->index_iter = c->rec.index_iter;
+    r->wall_s = c->wall_s;
+    for (int j = 0; j < 4; ++j)
+        r->phase_s[j] = c->phase_s[j];
+    return RX_OK;
+}

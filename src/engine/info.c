@@ -1,0 +1,18 @@
+/*
+ * Build and runtime facts for `replex info` and logs.
+ */
+#include <omp.h>
+#include <stdio.h>
+
+#include "../core/internal.h"
+
+void rx__blas_info(char *buf, size_t cap);
+
+void rx_build_info(char *buf, size_t cap)
+{
+    char blas[256];
+    rx__blas_info(blas, sizeof blas);
+    snprintf(buf, cap,
+             "replex %s\nOpenMP: %d max threads (spec %d)\nBLAS: %s\n",
+             RX_VERSION_STRING, omp_get_max_threads(), _OPENMP, blas);
+}

@@ -1,0 +1,137 @@
+/*
+ * The communication phase: which pairs may swap at k (schedule), and whether
+ * each does (rule). Every random draw is keyed by (seed, pair, SWAP, k) or
+ * (seed, 0, SCHED, k), never by thread.
+ */
+#include <math.h>
+
+#include "exchange.h"
+
+/* Decide one pair between positions a < b; returns 1 if accepted. */
+static int decide(const rx__xconf *xc, const rx__xstate *xs, const double *E,
+                  const double *tau, int a, int b, uint32_t entity,
+                  int64_t k, double *prob)
+{
+    rx__stream s;
+    rx__stream_init(&s, xc->seed, entity, RX_STREAM_SWAP, (uint64_t)k);
+    double u = rx__uniform(&s);
+    if (xc->rule == RX_RULE_BERNOULLI) {
+        *prob = xc->accept_prob;
+        return u < xc->accept_prob;
+    }
+    double dT = 1.0 / tau[a] - 1.0 / tau[b];
+    double x = dT * (E[xs->at[a]] - E[xs->at[b]]);
+    if (x >= 0.0) {
+        *prob = 1.0;
+        return 1;
+    }
+    *prob = exp(x);
+    return log(u) < x;
+}
+
+static inline void do_swap(rx__xstate *xs, int a, int b)
+{
+    int32_t ia = xs->at[a], ib = xs->at[b];
+    xs->at[a] = ib;
+    xs->at[b] = ia;
+    xs->pos[ib] = a;
+    xs->pos[ia] = b;
+}
+
+static inline void clear_ev(rx__pairev *e)
+{
+    e->evaluated = e->cond = e->attempt = e->swapped = 0;
+    e->prob = 0.0;
+}
+
+void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
+                  const double *tau, int64_t k)
+{
+    const int np = xc->P - 1;
+    switch (xc->scheme) {
+    case RX_SCHEME_ADJ:
+        /* sequential sweep, each pair sees the current occupants */
+        for (int p = 0; p < np; ++p) {
+            rx__pairev *e = &xs->ev[p];
+            clear_ev(e);
+            e->evaluated = e->attempt = 1;
+            e->cond = (uint8_t)decide(xc, xs, E, tau, p, p + 1, (uint32_t)p,
+                                      k, &e->prob);
+            if (e->cond) {
+                do_swap(xs, p, p + 1);
+                e->swapped = 1;
+            }
+        }
+        break;
+    case RX_SCHEME_APE: {
+        for (int p = 0; p < np; ++p)
+            clear_ev(&xs->ev[p]);
+        rx__stream s;
+        rx__stream_init(&s, xc->seed, 0, RX_STREAM_SCHED, (uint64_t)k);
+        uint64_t npairs = (uint64_t)xc->P * (uint64_t)(xc->P - 1) / 2;
+        uint64_t r = rx__uniform_int(&s, npairs);
+        /* unrank r -> (i, j), i < j, row-major over i */
+        int i = 0;
+        uint64_t row = (uint64_t)(xc->P - 1);
+        while (r >= row) {
+            r -= row;
+            ++i;
+            --row;
+        }
+        int j = i + 1 + (int)r;
+        double prob;
+        int acc = decide(xc, xs, E, tau, i, j, (uint32_t)i, k, &prob);
+        if (j == i + 1) {
+            rx__pairev *e = &xs->ev[i];
+            e->evaluated = e->attempt = 1;
+            e->cond = (uint8_t)acc;
+            e->prob = prob;
+            e->swapped = (uint8_t)acc;
+        } else if (acc) {
+            xs->nonadjacent_swaps++;
+        }
+        if (acc)
+            do_swap(xs, i, j);
+        break;
+    }
+    case RX_SCHEME_SEO:
+    case RX_SCHEME_DEO:
+    case RX_SCHEME_DEO_W:
+    case RX_SCHEME_DEO_STAR: {
+        int W = xc->W;
+        int par;
+        if (xc->scheme == RX_SCHEME_SEO) {
+            rx__stream s;
+            rx__stream_init(&s, xc->seed, 0, RX_STREAM_SCHED, (uint64_t)k);
+            par = rx__uniform(&s) < 0.5;
+            W = 1;
+        } else {
+            par = (int)(((k / W) + xc->parity_phase) & 1);
+        }
+        if (k % W == 0)
+            for (int p = 0; p < np; ++p)
+                xs->gate[p] = 1;
+        /* conditions for ALL pairs from the pre-swap state */
+        for (int p = 0; p < np; ++p) {
+            rx__pairev *e = &xs->ev[p];
+            clear_ev(e);
+            e->evaluated = 1;
+            e->cond = (uint8_t)decide(xc, xs, E, tau, p, p + 1, (uint32_t)p,
+                                      k, &e->prob);
+        }
+        /* active pairs (1-based p with p % 2 == par) are disjoint */
+        for (int p = par ? 0 : 1; p < np; p += 2) {
+            rx__pairev *e = &xs->ev[p];
+            if (!xs->gate[p])
+                continue;
+            e->attempt = 1;
+            if (e->cond) {
+                do_swap(xs, p, p + 1);
+                e->swapped = 1;
+                xs->gate[p] = 0;
+            }
+        }
+        break;
+    }
+    }
+}

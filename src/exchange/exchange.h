@@ -1,0 +1,57 @@
+/*
+ * Swap schedules (ADJ, SEO, DEO, DEO_W, DEO*, APE) and swap rules
+ * (Metropolis, Bernoulli). Pure functions of (energies, ladder, k, seed):
+ * the engine runs them redundantly on every thread, each on its own copy of
+ * the particle<->position maps, so no thread waits for another to swap.
+ * Positions and pairs are 0-based here: pair p joins positions p and p+1,
+ * which is 1-based pair p+1 of deo.md.
+ */
+#ifndef RX_EXCHANGE_H
+#define RX_EXCHANGE_H
+
+#include "../core/internal.h"
+
+typedef struct rx__xconf {
+    int P;
+    int W;            /* window (1 for DEO) */
+    int parity_phase; /* 0 = Algorithm 1 */
+    rx_scheme scheme;
+    rx_rule rule;
+    double accept_prob; /* bernoulli rule */
+    uint64_t seed;
+} rx__xconf;
+
+/* What happened to one adjacent pair in one iteration. */
+typedef struct rx__pairev {
+    uint8_t evaluated; /* condition computed this iteration */
+    uint8_t cond;      /* swap condition held */
+    uint8_t attempt;   /* active and gate open */
+    uint8_t swapped;   /* swap executed */
+    double prob;       /* acceptance probability min(1, exp(x)) */
+} rx__pairev;
+
+/* The maps one thread keeps. */
+typedef struct rx__xstate {
+    int32_t *at;   /* P: particle at position q */
+    int32_t *pos;  /* P: position of particle i */
+    uint8_t *gate; /* P-1: 1 = pair may still swap in this window */
+    rx__pairev *ev; /* P-1 */
+    int64_t nonadjacent_swaps; /* APE swaps between non-neighbours */
+} rx__xstate;
+
+/*
+ * One exchange phase at iteration k. E[i] is the energy of particle i,
+ * tau[q] the temperature of position q. Updates xs->at/pos/gate and fills
+ * xs->ev.
+ */
+void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
+                  const double *tau, int64_t k);
+
+/* Is pair p (0-based) active at iteration k under DEO_W parity? */
+static inline int rx__deo_active(int p, int64_t k, int W, int phase)
+{
+    int64_t m = k / W;
+    return ((p + 1) & 1) == (int)((m + phase) & 1);
+}
+
+#endif

@@ -1,0 +1,1501 @@
+/*
+ * YAML experiment files -> validated rx_config. Owns the key schema: one
+ * table gives every key's path, type, default, range and documentation;
+ * parsing, --set overrides, validation messages, the resolved-config writer
+ * and `replex keys` all read it. The only file that includes <yaml.h>.
+ * Errors are "file:line:col: key.path: problem" (1-based line and column).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "../core/internal.h"
+#include "config.h"
+
+/* ------------------------------------------------------------------------ */
+/* A small YAML tree with source marks.                                     */
+/* ------------------------------------------------------------------------ */
+
+enum { YN_SCALAR, YN_SEQ, YN_MAP };
+
+typedef struct ynode ynode;
+struct ynode {
+    int type;
+    char *str;   /* scalar text */
+    int quoted;  /* scalar was quoted (a string, never a number) */
+    int n;
+    ynode **items;  /* seq items / map values */
+    ynode **keys;   /* map keys (scalars) */
+    int line, col;  /* 1-based */
+    const char *file;
+};
+
+static void ynode_free(ynode *n)
+{
+    if (!n)
+        return;
+    for (int i = 0; i < n->n; ++i) {
+        ynode_free(n->items[i]);
+        if (n->keys)
+            ynode_free(n->keys[i]);
+    }
+    free(n->items);
+    free(n->keys);
+    free(n->str);
+    free(n);
+}
+
+static ynode *ynode_new(int type, int line, int col, const char *file)
+{
+    ynode *n = calloc(1, sizeof *n);
+    if (n) {
+        n->type = type;
+        n->line = line;
+        n->col = col;
+        n->file = file;
+    }
+    return n;
+}
+
+static int ynode_push(ynode *m, ynode *key, ynode *val)
+{
+    ynode **it = realloc(m->items, sizeof(ynode *) * (size_t)(m->n + 1));
+    if (!it)
+        return -1;
+    m->items = it;
+    if (m->type == YN_MAP) {
+        ynode **ks = realloc(m->keys, sizeof(ynode *) * (size_t)(m->n + 1));
+        if (!ks)
+            return -1;
+        m->keys = ks;
+        m->keys[m->n] = key;
+    }
+    m->items[m->n++] = val;
+    return 0;
+}
+
+#define MAX_DEPTH 64
+
+/* Convert a libyaml document node; returns NULL on OOM or excessive depth
+ * (deep nesting or alias cycles are refused, never followed). */
+static ynode *convert(yaml_document_t *doc, yaml_node_t *yn, const char *file,
+                      int depth, rx_err *err)
+{
+    int line = (int)yn->start_mark.line + 1, col = (int)yn->start_mark.column + 1;
+    if (depth > MAX_DEPTH) {
+        rx__fail(err, RX_ECONFIG, "%s:%d:%d: nesting deeper than %d levels",
+                 file, line, col, MAX_DEPTH);
+        return NULL;
+    }
+    ynode *n = NULL;
+    switch (yn->type) {
+    case YAML_SCALAR_NODE:
+        n = ynode_new(YN_SCALAR, line, col, file);
+        if (!n)
+            break;
+        n->str = malloc(yn->data.scalar.length + 1);
+        if (!n->str) {
+            ynode_free(n);
+            return NULL;
+        }
+        memcpy(n->str, yn->data.scalar.value, yn->data.scalar.length);
+        n->str[yn->data.scalar.length] = '\0';
+        if (strlen(n->str) != yn->data.scalar.length) {
+            rx__fail(err, RX_ECONFIG, "%s:%d:%d: NUL byte inside a scalar",
+                     file, line, col);
+            ynode_free(n);
+            return NULL;
+        }
+        n->quoted = yn->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+        return n;
+    case YAML_SEQUENCE_NODE:
+        n = ynode_new(YN_SEQ, line, col, file);
+        if (!n)
+            break;
+        for (yaml_node_item_t *it = yn->data.sequence.items.start;
+             it < yn->data.sequence.items.top; ++it) {
+            ynode *c = convert(doc, yaml_document_get_node(doc, *it), file,
+                               depth + 1, err);
+            if (!c || ynode_push(n, NULL, c)) {
+                ynode_free(c);
+                ynode_free(n);
+                return NULL;
+            }
+        }
+        return n;
+    case YAML_MAPPING_NODE:
+        n = ynode_new(YN_MAP, line, col, file);
+        if (!n)
+            break;
+        for (yaml_node_pair_t *pr = yn->data.mapping.pairs.start;
+             pr < yn->data.mapping.pairs.top; ++pr) {
+            ynode *k = convert(doc, yaml_document_get_node(doc, pr->key),
+                               file, depth + 1, err);
+            ynode *v = k ? convert(doc, yaml_document_get_node(doc, pr->value),
+                                   file, depth + 1, err)
+                         : NULL;
+            if (!k || !v || ynode_push(n, k, v)) {
+                ynode_free(k);
+                ynode_free(v);
+                ynode_free(n);
+                return NULL;
+            }
+        }
+        return n;
+    default:
+        rx__fail(err, RX_ECONFIG, "%s:%d:%d: empty node", file, line, col);
+        return NULL;
+    }
+    rx__fail(err, RX_ENOMEM, "%s: out of memory reading YAML", file);
+    return NULL;
+}
+
+/* Parse YAML text (one document) into a tree. Empty input -> empty map. */
+static rx_status parse_yaml(const unsigned char *buf, size_t len,
+                            const char *file, int col_off, ynode **out,
+                            rx_err *err)
+{
+    *out = NULL;
+    yaml_parser_t p;
+    yaml_document_t doc;
+    if (!yaml_parser_initialize(&p))
+        return rx__fail(err, RX_ENOMEM, "%s: out of memory", file);
+    yaml_parser_set_input_string(&p, buf, len);
+    if (!yaml_parser_load(&p, &doc)) {
+        int line = (int)p.problem_mark.line + 1;
+        int col = (int)p.problem_mark.column + 1 + col_off;
+        rx_status st = rx__fail(err, RX_ECONFIG,
+                                "%s:%d:%d: invalid YAML: %s%s%s", file, line,
+                                col, p.problem ? p.problem : "syntax error",
+                                p.context ? " " : "",
+                                p.context ? p.context : "");
+        yaml_parser_delete(&p);
+        return st;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    rx_status st = RX_OK;
+    if (!root) {
+        *out = ynode_new(YN_MAP, 1, 1, file);
+        if (!*out)
+            st = rx__fail(err, RX_ENOMEM, "%s: out of memory", file);
+    } else {
+        *out = convert(&doc, root, file, 0, err);
+        if (!*out)
+            st = RX_ECONFIG;
+    }
+    /* a second document is an error: experiments are one mapping */
+    if (st == RX_OK) {
+        yaml_document_t doc2;
+        if (yaml_parser_load(&p, &doc2)) {
+            if (yaml_document_get_root_node(&doc2)) {
+                yaml_node_t *r2 = yaml_document_get_root_node(&doc2);
+                st = rx__fail(err, RX_ECONFIG,
+                              "%s:%d:%d: a second YAML document; an "
+                              "experiment file holds exactly one",
+                              file, (int)r2->start_mark.line + 1,
+                              (int)r2->start_mark.column + 1);
+            }
+            yaml_document_delete(&doc2);
+        }
+    }
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&p);
+    if (st != RX_OK) {
+        ynode_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The schema.                                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef enum {
+    K_U64, K_I64, K_INT, K_REAL, K_BOOL, K_ENUM, K_VEC, K_MAT, K_LADDER,
+    K_WINDOW
+} kkind;
+
+typedef struct keydef {
+    const char *path;
+    kkind kind;
+    size_t off;
+    const char *deflt;
+    double lo, hi;
+    int lo_open, hi_open; /* exclusive bounds */
+    const char *const *names; /* enum names, NULL-terminated */
+    const char *doc;
+} keydef;
+
+static const char *const target_kinds[] = {"mixture25", "gmm", "none", NULL};
+static const char *const schemes[] = {"adj", "seo", "deo", "deo_w",
+                                      "deo_star", "ape", NULL};
+static const char *const rules[] = {"metropolis", "bernoulli", NULL};
+static const char *const steps[] = {"sgld", "sgd", NULL};
+
+#define OFF(f) offsetof(rx_config, f)
+#define INF HUGE_VAL
+
+static const keydef KEYS[] = {
+    {"seed", K_U64, OFF(seed), "1", 0, 0, 0, 0, NULL,
+     "RNG key; output is a function of (config, seed) only"},
+    {"iterations", K_I64, OFF(iterations), "1000", 1, 1e15, 0, 0, NULL,
+     "number of iterations K (k = 0..K-1)"},
+    {"threads", K_INT, OFF(threads), "0", 0, 4096, 0, 0, NULL,
+     "OpenMP threads; 0 = all available (capped at n_chains); results do "
+     "not depend on it"},
+    {"target.kind", K_ENUM, OFF(target.kind), "mixture25", 0, 0, 0, 0,
+     target_kinds,
+     "energy: mixture25 (25-mode 2-D), gmm (Gaussian mixture), none (no "
+     "parameters; idealised swap model)"},
+    {"target.weights", K_VEC, OFF(target.weights), "[]", 0, INF, 1, 0, NULL,
+     "gmm: component weights (> 0, normalised internally)"},
+    {"target.means", K_MAT, OFF(target.means), "[]", -INF, INF, 0, 0, NULL,
+     "gmm: component means, one list of d numbers per component"},
+    {"target.scales", K_MAT, OFF(target.scales), "[]", 0, INF, 1, 0, NULL,
+     "gmm: per-coordinate standard deviations (> 0), same shape as means"},
+    {"target.energy_noise_sd", K_REAL, OFF(target.energy_noise_sd), "0", 0,
+     INF, 0, 0, NULL,
+     "sd of Gaussian noise added to every energy evaluation (0 = exact)"},
+    {"target.grad_noise_sd", K_REAL, OFF(target.grad_noise_sd), "0", 0, INF,
+     0, 0, NULL,
+     "sd of Gaussian noise added to every gradient coordinate (0 = exact)"},
+    {"target.confine_radius2", K_REAL, OFF(target.confine_radius2), "-1",
+     -INF, INF, 0, 0, NULL,
+     "mixture25: add |b|^2 - R2 outside |b|^2 > R2 (the notebook uses 20); "
+     "negative = off"},
+    {"init.low", K_REAL, OFF(init.low), "-1", -INF, INF, 0, 0, NULL,
+     "initial particles i.i.d. uniform on [low, high]^d"},
+    {"init.high", K_REAL, OFF(init.high), "1", -INF, INF, 0, 0, NULL,
+     "upper end of the initial box (> low)"},
+    {"tempering.n_chains", K_INT, OFF(tempering.n_chains), "16", 2, 1048576,
+     0, 0, NULL, "P, number of chains (positions), >= 2"},
+    {"tempering.scheme", K_ENUM, OFF(tempering.scheme), "deo_star", 0, 0, 0,
+     0, schemes,
+     "swap schedule: adj, seo, deo (W = 1), deo_w (window W), deo_star "
+     "(W = W*), ape (one random pair)"},
+    {"tempering.window", K_WINDOW, OFF(tempering.window), "auto", 1, 1e9, 0,
+     0, NULL,
+     "deo_w window W >= 1, or auto = W*(P, S) = ceil((log P + log log P) / "
+     "-log(1 - S)), 1 for P <= 3"},
+    {"tempering.parity_phase", K_INT, OFF(tempering.parity_phase), "0", 0, 1,
+     0, 0, NULL,
+     "0: pair p (1-based) active iff p % 2 == floor(k/W) % 2 (Algorithm 1); "
+     "1: the other parity first"},
+    {"tempering.rule", K_ENUM, OFF(tempering.rule), "metropolis", 0, 0, 0, 0,
+     rules,
+     "swap rule: metropolis (Eq. 2 on the energies), bernoulli (accept "
+     "with probability accept_prob, the idealised model of Lemma 1)"},
+    {"tempering.target_swap_rate", K_REAL, OFF(tempering.target_swap_rate),
+     "0.4", 0, 1, 1, 1, NULL, "S in (0, 1); sets W* for deo_star / auto"},
+    {"tempering.accept_prob", K_REAL, OFF(tempering.accept_prob), "0.4", 0, 1,
+     0, 0, NULL, "bernoulli rule: per-attempt acceptance 1 - r in [0, 1]"},
+    {"ladder.eta", K_LADDER, OFF(ladder.eta), "0.001", 0, INF, 1, 0, NULL,
+     "learning rates by position: a number (constant), {min, max} "
+     "(geometric) or a list of n_chains values, non-decreasing, > 0"},
+    {"ladder.tau", K_LADDER, OFF(ladder.tau), "{min: 1, max: 10}", 0, INF, 1,
+     0, NULL,
+     "temperatures by position, same forms as ladder.eta; used by SGLD and "
+     "by the metropolis rule"},
+    {"step.target", K_ENUM, OFF(step.target), "sgld", 0, 0, 0, 0, steps,
+     "step rule at position 1 (the target): sgld or sgd"},
+    {"step.others", K_ENUM, OFF(step.others), "sgld", 0, 0, 0, 0, steps,
+     "step rule at positions 2..P: sgld or sgd"},
+    {"record.burn_in", K_I64, OFF(record.burn_in), "0", 0, 1e15, 0, 0, NULL,
+     "first iteration whose target-position sample is kept"},
+    {"record.thin", K_I64, OFF(record.thin), "1", 1, 1e15, 0, 0, NULL,
+     "keep every thin-th sample after burn_in"},
+    {"record.index_every", K_I64, OFF(record.index_every), "1", 0, 1e15, 0,
+     0, NULL, "store the index process every n iterations (0 = never)"},
+    {"record.trace_every", K_I64, OFF(record.trace_every), "100", 0, 1e15, 0,
+     0, NULL, "one trace.csv row every n iterations (0 = no trace)"},
+    {"record.grid_bins", K_INT, OFF(record.grid_bins), "50", 2, 4096, 0, 0,
+     NULL,
+     "bins per axis of the grid on which the sample histogram is compared "
+     "with the true density (1-D and 2-D targets)"},
+    {"record.grid_low", K_REAL, OFF(record.grid_low), "-3", -INF, INF, 0, 0,
+     NULL, "lower edge of that grid, every axis"},
+    {"record.grid_high", K_REAL, OFF(record.grid_high), "3", -INF, INF, 0, 0,
+     NULL, "upper edge of that grid (> grid_low)"},
+    {"record.phase_timing", K_BOOL, OFF(record.phase_timing), "false", 0, 0,
+     0, 0, NULL,
+     "time the phases of each iteration on thread 0 (summary.json timing)"},
+};
+#define NKEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
+
+static const char *kind_name(kkind k)
+{
+    switch (k) {
+    case K_U64: return "unsigned integer";
+    case K_I64:
+    case K_INT: return "integer";
+    case K_REAL: return "number";
+    case K_BOOL: return "boolean";
+    case K_ENUM: return "name";
+    case K_VEC: return "list of numbers";
+    case K_MAT: return "list of lists of numbers";
+    case K_LADDER: return "number | {min, max} | list";
+    case K_WINDOW: return "integer | auto";
+    }
+    return "?";
+}
+
+int rx__config_nkeys(void) { return NKEYS; }
+
+rx__keyinfo rx__config_key(int i)
+{
+    rx__keyinfo k = {NULL, NULL, NULL, NULL};
+    if (i >= 0 && i < NKEYS) {
+        k.path = KEYS[i].path;
+        k.type = KEYS[i].kind == K_ENUM ? "name" : kind_name(KEYS[i].kind);
+        k.deflt = KEYS[i].deflt;
+        k.doc = KEYS[i].doc;
+    }
+    return k;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Marks: where each key's value came from (for cross-field messages).       */
+/* ------------------------------------------------------------------------ */
+
+typedef struct marks {
+    const char *file;
+    int line[NKEYS], col[NKEYS];
+    const char *src[NKEYS];
+} marks;
+
+static int key_index(const char *path)
+{
+    for (int i = 0; i < NKEYS; ++i)
+        if (strcmp(KEYS[i].path, path) == 0)
+            return i;
+    return -1;
+}
+
+/* Error at a tree node. */
+static rx_status node_err(rx_err *err, const ynode *n, const char *path,
+                          const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static rx_status node_err(rx_err *err, const ynode *n, const char *path,
+                          const char *fmt, ...)
+{
+    if (err) {
+        int w = snprintf(err->msg, sizeof err->msg, "%s:%d:%d: %s: ",
+                         n->file, n->line, n->col, path);
+        if (w < 0)
+            w = 0;
+        if ((size_t)w < sizeof err->msg) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(err->msg + w, sizeof err->msg - (size_t)w, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return RX_ECONFIG;
+}
+
+/* Error at a key path, located through marks when available. */
+static rx_status key_err(rx_err *err, const marks *mk, const char *path,
+                         const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static rx_status key_err(rx_err *err, const marks *mk, const char *path,
+                         const char *fmt, ...)
+{
+    if (err) {
+        int w;
+        int i = key_index(path);
+        if (mk && i >= 0 && mk->src[i])
+            w = snprintf(err->msg, sizeof err->msg, "%s:%d:%d: %s: ",
+                         mk->src[i], mk->line[i], mk->col[i], path);
+        else if (mk && mk->file)
+            w = snprintf(err->msg, sizeof err->msg, "%s: %s (default): ",
+                         mk->file, path);
+        else
+            w = snprintf(err->msg, sizeof err->msg, "%s: ", path);
+        if (w < 0)
+            w = 0;
+        if ((size_t)w < sizeof err->msg) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(err->msg + w, sizeof err->msg - (size_t)w, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return RX_ECONFIG;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scalar parsing.                                                           */
+/* ------------------------------------------------------------------------ */
+
+static const char *type_of(const ynode *n)
+{
+    if (n->type == YN_MAP)
+        return "a mapping";
+    if (n->type == YN_SEQ)
+        return "a list";
+    if (n->quoted)
+        return "a quoted string";
+    return "a plain scalar";
+}
+
+static int is_null(const ynode *n)
+{
+    return n->type == YN_SCALAR && !n->quoted &&
+           (n->str[0] == '\0' || strcmp(n->str, "~") == 0 ||
+            strcmp(n->str, "null") == 0 || strcmp(n->str, "Null") == 0 ||
+            strcmp(n->str, "NULL") == 0);
+}
+
+static rx_status get_real(const ynode *n, const char *path, double *out,
+                          rx_err *err)
+{
+    if (n->type != YN_SCALAR || n->quoted || is_null(n))
+        return node_err(err, n, path, "expected a number, got %s",
+                        is_null(n) ? "null" : type_of(n));
+    const char *s = n->str;
+    if (strcmp(s, ".inf") == 0 || strcmp(s, "-.inf") == 0 ||
+        strcmp(s, ".nan") == 0)
+        return node_err(err, n, path, "expected a finite number, got '%s'",
+                        s);
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0')
+        return node_err(err, n, path, "expected a number, got '%s'", s);
+    if (errno == ERANGE || !isfinite(v))
+        return node_err(err, n, path, "number '%s' is out of range", s);
+    *out = v;
+    return RX_OK;
+}
+
+static rx_status get_int(const ynode *n, const char *path, int64_t *out,
+                         rx_err *err)
+{
+    if (n->type != YN_SCALAR || n->quoted || is_null(n))
+        return node_err(err, n, path, "expected an integer, got %s",
+                        is_null(n) ? "null" : type_of(n));
+    const char *s = n->str;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end != '\0') {
+        /* accept integral reals written like 1e5 */
+        double d = strtod(s, &end);
+        if (end != s && *end == '\0' && isfinite(d) && d == floor(d) &&
+            fabs(d) < 9e15) {
+            *out = (int64_t)d;
+            return RX_OK;
+        }
+        return node_err(err, n, path, "expected an integer, got '%s'", s);
+    }
+    if (errno == ERANGE)
+        return node_err(err, n, path, "integer '%s' is out of range", s);
+    *out = v;
+    return RX_OK;
+}
+
+static rx_status check_range(const ynode *n, const keydef *kd, double v,
+                             rx_err *err)
+{
+    int bad = (kd->lo_open ? v <= kd->lo : v < kd->lo) ||
+              (kd->hi_open ? v >= kd->hi : v > kd->hi);
+    if (!bad)
+        return RX_OK;
+    char lo[32], hi[32];
+    snprintf(lo, sizeof lo, "%g", kd->lo);
+    snprintf(hi, sizeof hi, "%g", kd->hi);
+    if (isinf(kd->hi))
+        return node_err(err, n, kd->path, "value %.17g out of range: must be "
+                        "%s %s", v, kd->lo_open ? ">" : ">=", lo);
+    if (isinf(kd->lo))
+        return node_err(err, n, kd->path, "value %.17g out of range: must be "
+                        "%s %s", v, kd->hi_open ? "<" : "<=", hi);
+    return node_err(err, n, kd->path, "value %.17g out of range: must be in "
+                    "%s%s, %s%s", v, kd->lo_open ? "(" : "[", lo, hi,
+                    kd->hi_open ? ")" : "]");
+}
+
+static rx_status get_vec(const ynode *n, const keydef *kd, rx_vec *out,
+                         rx_err *err)
+{
+    if (n->type != YN_SEQ)
+        return node_err(err, n, kd->path, "expected a list of numbers, got %s",
+                        type_of(n));
+    double *v = n->n ? malloc(sizeof(double) * (size_t)n->n) : NULL;
+    if (n->n && !v)
+        return node_err(err, n, kd->path, "out of memory");
+    for (int i = 0; i < n->n; ++i) {
+        char p[160];
+        snprintf(p, sizeof p, "%s[%d]", kd->path, i);
+        rx_status st = get_real(n->items[i], p, &v[i], err);
+        if (st == RX_OK) {
+            keydef k2 = *kd;
+            k2.path = p;
+            st = check_range(n->items[i], &k2, v[i], err);
+        }
+        if (st != RX_OK) {
+            free(v);
+            return st;
+        }
+    }
+    free(out->v);
+    out->v = v;
+    out->n = n->n;
+    return RX_OK;
+}
+
+static rx_status get_mat(const ynode *n, const keydef *kd, rx_mat *out,
+                         rx_err *err)
+{
+    if (n->type != YN_SEQ)
+        return node_err(err, n, kd->path,
+                        "expected a list of lists of numbers, got %s",
+                        type_of(n));
+    int rows = n->n, cols = -1;
+    for (int i = 0; i < rows; ++i) {
+        const ynode *r = n->items[i];
+        char p[160];
+        snprintf(p, sizeof p, "%s[%d]", kd->path, i);
+        if (r->type != YN_SEQ)
+            return node_err(err, r, p, "expected a list of numbers, got %s",
+                            type_of(r));
+        if (cols >= 0 && r->n != cols)
+            return node_err(err, r, p, "row has %d numbers, row 0 has %d",
+                            r->n, cols);
+        cols = r->n;
+    }
+    if (rows > 0 && cols == 0)
+        return node_err(err, n, kd->path, "rows must not be empty");
+    size_t total = (size_t)rows * (size_t)(cols > 0 ? cols : 0);
+    double *v = total ? malloc(sizeof(double) * total) : NULL;
+    if (total && !v)
+        return node_err(err, n, kd->path, "out of memory");
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j) {
+            char p[160];
+            snprintf(p, sizeof p, "%s[%d][%d]", kd->path, i, j);
+            const ynode *e = n->items[i]->items[j];
+            double *d = &v[(size_t)i * (size_t)cols + (size_t)j];
+            rx_status st = get_real(e, p, d, err);
+            if (st == RX_OK) {
+                keydef k2 = *kd;
+                k2.path = p;
+                st = check_range(e, &k2, *d, err);
+            }
+            if (st != RX_OK) {
+                free(v);
+                return st;
+            }
+        }
+    free(out->v);
+    out->v = v;
+    out->rows = rows;
+    out->cols = cols > 0 ? cols : 0;
+    return RX_OK;
+}
+
+static size_t lev(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    size_t d[64][64];
+    for (size_t i = 0; i <= la; ++i)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; ++j)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; ++i)
+        for (size_t j = 1; j <= lb; ++j) {
+            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            size_t x = d[i - 1][j] + 1, y = d[i][j - 1] + 1;
+            d[i][j] = c < x ? (c < y ? c : y) : (x < y ? x : y);
+        }
+    return d[la][lb];
+}
+
+/* Closest of `names` to s, or NULL if nothing is reasonably close. */
+static const char *closest(const char *s, const char *const *names, int n)
+{
+    const char *best = NULL;
+    size_t bd = 99;
+    for (int i = 0; i < n; ++i) {
+        size_t d = lev(s, names[i]);
+        if (d < bd) {
+            bd = d;
+            best = names[i];
+        }
+    }
+    size_t lim = strlen(s) / 3 + 1;
+    if (lim < 2)
+        lim = 2;
+    return bd <= lim ? best : NULL;
+}
+
+static rx_status get_enum(const ynode *n, const keydef *kd, int *out,
+                          rx_err *err)
+{
+    if (n->type != YN_SCALAR)
+        return node_err(err, n, kd->path, "expected a name, got %s",
+                        type_of(n));
+    int cnt = 0;
+    for (; kd->names[cnt]; ++cnt)
+        if (strcmp(kd->names[cnt], n->str) == 0) {
+            *out = cnt;
+            return RX_OK;
+        }
+    char all[256] = "";
+    for (int i = 0; i < cnt; ++i) {
+        strncat(all, i ? ", " : "", sizeof all - strlen(all) - 1);
+        strncat(all, kd->names[i], sizeof all - strlen(all) - 1);
+    }
+    const char *sug = closest(n->str, kd->names, cnt);
+    if (sug)
+        return node_err(err, n, kd->path,
+                        "unknown value '%s'; did you mean '%s'? (one of %s)",
+                        n->str, sug, all);
+    return node_err(err, n, kd->path, "unknown value '%s' (one of %s)",
+                    n->str, all);
+}
+
+static rx_status get_ladder(const ynode *n, const keydef *kd,
+                            rx_ladder_spec *out, rx_err *err)
+{
+    rx_ladder_spec L = {RX_LADDER_CONSTANT, 0, 0, {NULL, 0}};
+    rx_status st = RX_OK;
+    char p[160];
+    if (n->type == YN_SCALAR) {
+        st = get_real(n, kd->path, &L.min, err);
+        if (st == RX_OK)
+            st = check_range(n, kd, L.min, err);
+        L.max = L.min;
+    } else if (n->type == YN_SEQ) {
+        L.kind = RX_LADDER_LIST;
+        st = get_vec(n, kd, &L.values, err);
+        if (st == RX_OK && L.values.n < 2)
+            st = node_err(err, n, kd->path,
+                          "a ladder list needs one value per chain (>= 2)");
+        for (int i = 1; st == RX_OK && i < L.values.n; ++i)
+            if (L.values.v[i] < L.values.v[i - 1]) {
+                snprintf(p, sizeof p, "%s[%d]", kd->path, i);
+                st = node_err(err, n->items[i], p,
+                              "ladder must be non-decreasing: %.17g < %.17g",
+                              L.values.v[i], L.values.v[i - 1]);
+            }
+        if (st == RX_OK) {
+            L.min = L.values.v[0];
+            L.max = L.values.v[L.values.n - 1];
+        }
+    } else {
+        L.kind = RX_LADDER_GEOMETRIC;
+        int have_min = 0, have_max = 0;
+        static const char *const sub[] = {"min", "max"};
+        for (int i = 0; st == RX_OK && i < n->n; ++i) {
+            const ynode *k = n->keys[i], *v = n->items[i];
+            if (k->type != YN_SCALAR) {
+                st = node_err(err, k, kd->path, "keys must be names");
+                break;
+            }
+            snprintf(p, sizeof p, "%s.%s", kd->path, k->str);
+            double *dst = NULL;
+            if (strcmp(k->str, "min") == 0) {
+                dst = &L.min;
+                have_min++;
+            } else if (strcmp(k->str, "max") == 0) {
+                dst = &L.max;
+                have_max++;
+            } else {
+                const char *sug = closest(k->str, sub, 2);
+                st = sug ? node_err(err, k, p,
+                                    "unknown key '%s'; did you mean '%s'?",
+                                    k->str, sug)
+                         : node_err(err, k, p,
+                                    "unknown key '%s' (a geometric ladder "
+                                    "has min and max)",
+                                    k->str);
+                break;
+            }
+            if (have_min > 1 || have_max > 1) {
+                st = node_err(err, k, p, "duplicate key");
+                break;
+            }
+            st = get_real(v, p, dst, err);
+            if (st == RX_OK) {
+                keydef k2 = *kd;
+                k2.path = p;
+                st = check_range(v, &k2, *dst, err);
+            }
+        }
+        if (st == RX_OK && (!have_min || !have_max))
+            st = node_err(err, n, kd->path,
+                          "a geometric ladder needs both min and max");
+        if (st == RX_OK && L.max < L.min)
+            st = node_err(err, n, kd->path,
+                          "ladder ends are not ordered: max %.17g < min "
+                          "%.17g",
+                          L.max, L.min);
+    }
+    if (st != RX_OK) {
+        free(L.values.v);
+        return st;
+    }
+    free(out->values.v);
+    *out = L;
+    return RX_OK;
+}
+
+/* Parse one leaf value into the config. */
+static rx_status set_leaf(rx_config *c, const keydef *kd, const ynode *n,
+                          rx_err *err)
+{
+    char *base = (char *)c + kd->off;
+    rx_status st;
+    int64_t iv = 0;
+    double dv = 0.0;
+    switch (kd->kind) {
+    case K_U64:
+        if (n->type != YN_SCALAR || n->quoted || is_null(n) ||
+            n->str[0] == '-')
+            return node_err(err, n, kd->path,
+                            "expected an unsigned integer, got %s",
+                            n->type == YN_SCALAR && !n->quoted && !is_null(n)
+                                ? "a negative number"
+                                : type_of(n));
+        {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(n->str, &end, 0);
+            if (end == n->str || *end || errno == ERANGE)
+                return node_err(err, n, kd->path,
+                                "expected an unsigned 64-bit integer, got "
+                                "'%s'",
+                                n->str);
+            *(uint64_t *)(void *)base = v;
+        }
+        return RX_OK;
+    case K_I64:
+    case K_INT:
+        st = get_int(n, kd->path, &iv, err);
+        if (st != RX_OK)
+            return st;
+        st = check_range(n, kd, (double)iv, err);
+        if (st != RX_OK)
+            return st;
+        if (kd->kind == K_I64)
+            *(int64_t *)(void *)base = iv;
+        else
+            *(int *)(void *)base = (int)iv;
+        return RX_OK;
+    case K_REAL:
+        st = get_real(n, kd->path, &dv, err);
+        if (st != RX_OK)
+            return st;
+        st = check_range(n, kd, dv, err);
+        if (st != RX_OK)
+            return st;
+        *(double *)(void *)base = dv;
+        return RX_OK;
+    case K_BOOL: {
+        static const char *const t[] = {"true", "True", "TRUE", "yes", "on",
+                                        NULL};
+        static const char *const f[] = {"false", "False", "FALSE", "no",
+                                        "off", NULL};
+        if (n->type == YN_SCALAR && !n->quoted) {
+            for (int i = 0; t[i]; ++i)
+                if (strcmp(n->str, t[i]) == 0) {
+                    *(int *)(void *)base = 1;
+                    return RX_OK;
+                }
+            for (int i = 0; f[i]; ++i)
+                if (strcmp(n->str, f[i]) == 0) {
+                    *(int *)(void *)base = 0;
+                    return RX_OK;
+                }
+        }
+        return node_err(err, n, kd->path, "expected true or false, got %s%s%s",
+                        n->type == YN_SCALAR ? "'" : type_of(n),
+                        n->type == YN_SCALAR ? n->str : "",
+                        n->type == YN_SCALAR ? "'" : "");
+    }
+    case K_ENUM: {
+        int e = 0;
+        st = get_enum(n, kd, &e, err);
+        if (st == RX_OK)
+            *(int *)(void *)base = e;
+        return st;
+    }
+    case K_VEC:
+        return get_vec(n, kd, (rx_vec *)(void *)base, err);
+    case K_MAT:
+        return get_mat(n, kd, (rx_mat *)(void *)base, err);
+    case K_LADDER:
+        return get_ladder(n, kd, (rx_ladder_spec *)(void *)base, err);
+    case K_WINDOW:
+        if (n->type == YN_SCALAR && !n->quoted &&
+            strcmp(n->str, "auto") == 0) {
+            *(int *)(void *)base = RX_WINDOW_AUTO;
+            return RX_OK;
+        }
+        if (n->type != YN_SCALAR || n->quoted)
+            return node_err(err, n, kd->path,
+                            "expected a positive integer or auto, got %s",
+                            type_of(n));
+        {
+            char *end;
+            errno = 0;
+            long long v = strtoll(n->str, &end, 10);
+            if (end == n->str || *end || errno == ERANGE)
+                return node_err(err, n, kd->path,
+                                "expected a positive integer or auto, got "
+                                "'%s'",
+                                n->str);
+            if (v < 1 || v > 1000000000)
+                return node_err(err, n, kd->path,
+                                "window must be >= 1 (or auto), got %lld", v);
+            *(int *)(void *)base = (int)v;
+        }
+        return RX_OK;
+    }
+    return RX_EINVAL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Walking the tree against the schema.                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Is `path` a section (a proper prefix of some key path)? */
+static int is_section(const char *path)
+{
+    size_t l = strlen(path);
+    for (int i = 0; i < NKEYS; ++i)
+        if (strncmp(KEYS[i].path, path, l) == 0 && KEYS[i].path[l] == '.')
+            return 1;
+    return 0;
+}
+
+/* The child names directly under prefix ("" = top level). */
+static int children(const char *prefix, const char **out, int cap)
+{
+    size_t l = strlen(prefix);
+    int n = 0;
+    for (int i = 0; i < NKEYS; ++i) {
+        const char *p = KEYS[i].path;
+        if (l) {
+            if (strncmp(p, prefix, l) != 0 || p[l] != '.')
+                continue;
+            p += l + 1;
+        }
+        size_t cl = strcspn(p, ".");
+        int dup = 0;
+        for (int j = 0; j < n; ++j)
+            if (strlen(out[j]) == cl && strncmp(out[j], p, cl) == 0)
+                dup = 1;
+        if (!dup && n < cap)
+            out[n++] = p; /* terminated at '.' or '\0': compare with cl */
+    }
+    return n;
+}
+
+static rx_status walk(rx_config *c, marks *mk, const ynode *map,
+                      const char *prefix, rx_err *err)
+{
+    if (map->type != YN_MAP)
+        return node_err(err, map, prefix[0] ? prefix : "(top level)",
+                        "expected a mapping of keys, got %s", type_of(map));
+    for (int i = 0; i < map->n; ++i) {
+        const ynode *k = map->keys[i], *v = map->items[i];
+        if (k->type != YN_SCALAR)
+            return node_err(err, k, prefix[0] ? prefix : "(top level)",
+                            "keys must be plain names, got %s", type_of(k));
+        for (int j = 0; j < i; ++j)
+            if (map->keys[j]->type == YN_SCALAR &&
+                strcmp(map->keys[j]->str, k->str) == 0) {
+                char p[256];
+                snprintf(p, sizeof p, "%s%s%s", prefix, prefix[0] ? "." : "",
+                         k->str);
+                return node_err(err, k, p,
+                                "duplicate key (first given at line %d)",
+                                map->keys[j]->line);
+            }
+        char path[256];
+        int w = snprintf(path, sizeof path, "%s%s%s", prefix,
+                         prefix[0] ? "." : "", k->str);
+        if (w < 0 || (size_t)w >= sizeof path)
+            return node_err(err, k, prefix, "key path too long");
+        int ki = key_index(path);
+        if (ki >= 0) {
+            rx_status st = set_leaf(c, &KEYS[ki], v, err);
+            if (st != RX_OK)
+                return st;
+            mk->src[ki] = v->file;
+            mk->line[ki] = v->line;
+            mk->col[ki] = v->col;
+            continue;
+        }
+        if (is_section(path)) {
+            rx_status st = walk(c, mk, v, path, err);
+            if (st != RX_OK)
+                return st;
+            continue;
+        }
+        /* unknown: suggest the closest sibling */
+        const char *kids[64];
+        char names[64][64];
+        const char *np[64];
+        int nk = children(prefix, kids, 64);
+        for (int j = 0; j < nk; ++j) {
+            size_t cl = strcspn(kids[j], ".");
+            if (cl > 63)
+                cl = 63;
+            memcpy(names[j], kids[j], cl);
+            names[j][cl] = '\0';
+            np[j] = names[j];
+        }
+        const char *sug = closest(k->str, np, nk);
+        if (sug)
+            return node_err(err, k, path,
+                            "unknown key '%s'; did you mean '%s'?", k->str,
+                            sug);
+        char all[512] = "";
+        for (int j = 0; j < nk; ++j) {
+            strncat(all, j ? ", " : "", sizeof all - strlen(all) - 1);
+            strncat(all, np[j], sizeof all - strlen(all) - 1);
+        }
+        return node_err(err, k, path, "unknown key '%s' (valid here: %s)",
+                        k->str, all);
+    }
+    return RX_OK;
+}
+
+/* Insert a --set value at a dotted path, creating mappings as needed. */
+static rx_status tree_set(ynode *root, const char *path, ynode *val,
+                          rx_err *err, const char *origin)
+{
+    ynode *cur = root;
+    char buf[256];
+    if (strlen(path) >= sizeof buf || !path[0])
+        return rx__fail(err, RX_ECONFIG, "%s: bad key path '%s'", origin,
+                        path);
+    strcpy(buf, path);
+    char *save = NULL;
+    char *tok = strtok_r(buf, ".", &save);
+    while (tok) {
+        char *next = strtok_r(NULL, ".", &save);
+        if (cur->type != YN_MAP)
+            return rx__fail(err, RX_ECONFIG,
+                            "%s: %s: cannot set below a value that is not "
+                            "a mapping",
+                            origin, path);
+        int found = -1;
+        for (int i = 0; i < cur->n; ++i)
+            if (cur->keys[i]->type == YN_SCALAR &&
+                strcmp(cur->keys[i]->str, tok) == 0)
+                found = i;
+        if (!next) {
+            if (found >= 0) {
+                ynode_free(cur->items[found]);
+                cur->items[found] = val;
+                return RX_OK;
+            }
+            ynode *k = ynode_new(YN_SCALAR, val->line, val->col, val->file);
+            if (!k || !(k->str = strdup(tok)) || ynode_push(cur, k, val)) {
+                ynode_free(k);
+                return rx__fail(err, RX_ENOMEM, "out of memory");
+            }
+            return RX_OK;
+        }
+        if (found < 0) {
+            ynode *k = ynode_new(YN_SCALAR, val->line, val->col, val->file);
+            ynode *m = ynode_new(YN_MAP, val->line, val->col, val->file);
+            if (!k || !m || !(k->str = strdup(tok)) || ynode_push(cur, k, m)) {
+                ynode_free(k);
+                ynode_free(m);
+                return rx__fail(err, RX_ENOMEM, "out of memory");
+            }
+            found = cur->n - 1;
+        }
+        cur = cur->items[found];
+        tok = next;
+    }
+    return RX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Defaults, copy, free.                                                     */
+/* ------------------------------------------------------------------------ */
+
+void rx_config_default(rx_config *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < NKEYS; ++i) {
+        ynode *n = NULL;
+        if (parse_yaml((const unsigned char *)KEYS[i].deflt,
+                       strlen(KEYS[i].deflt), "(default)", 0, &n,
+                       NULL) == RX_OK) {
+            set_leaf(c, &KEYS[i], n, NULL);
+            ynode_free(n);
+        }
+    }
+}
+
+void rx_config_free(rx_config *c)
+{
+    if (!c)
+        return;
+    free(c->target.weights.v);
+    free(c->target.means.v);
+    free(c->target.scales.v);
+    free(c->ladder.eta.values.v);
+    free(c->ladder.tau.values.v);
+    rx_config_default(c);
+}
+
+static int dup_vec(rx_vec *d, const rx_vec *s)
+{
+    d->n = s->n;
+    d->v = NULL;
+    if (s->n > 0) {
+        d->v = malloc(sizeof(double) * (size_t)s->n);
+        if (!d->v)
+            return -1;
+        memcpy(d->v, s->v, sizeof(double) * (size_t)s->n);
+    }
+    return 0;
+}
+
+static int dup_mat(rx_mat *d, const rx_mat *s)
+{
+    rx_vec a = {s->v, s->rows * s->cols}, b;
+    if (dup_vec(&b, &a))
+        return -1;
+    d->v = b.v;
+    d->rows = s->rows;
+    d->cols = s->cols;
+    return 0;
+}
+
+rx_status rx_config_copy(rx_config *dst, const rx_config *src)
+{
+    *dst = *src;
+    dst->target.weights.v = dst->target.means.v = dst->target.scales.v = NULL;
+    dst->ladder.eta.values.v = dst->ladder.tau.values.v = NULL;
+    if (dup_vec(&dst->target.weights, &src->target.weights) ||
+        dup_mat(&dst->target.means, &src->target.means) ||
+        dup_mat(&dst->target.scales, &src->target.scales) ||
+        dup_vec(&dst->ladder.eta.values, &src->ladder.eta.values) ||
+        dup_vec(&dst->ladder.tau.values, &src->ladder.tau.values)) {
+        rx_config_free(dst);
+        return RX_ENOMEM;
+    }
+    return RX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Window, validation.                                                       */
+/* ------------------------------------------------------------------------ */
+
+int rx_optimal_window(int P, double S)
+{
+    if (P < 2 || !(S > 0.0) || !(S < 1.0))
+        return 0;
+    if (P <= 3)
+        return 1;
+    double lp = log((double)P);
+    double w = ceil((lp + log(lp)) / (-log1p(-S)));
+    if (!(w >= 1.0))
+        return 1;
+    return w > 1e9 ? 1000000000 : (int)w;
+}
+
+int rx_config_window(const rx_config *c)
+{
+    switch (c->tempering.scheme) {
+    case RX_SCHEME_DEO_W:
+        if (c->tempering.window != RX_WINDOW_AUTO)
+            return c->tempering.window;
+        /* fallthrough */
+    case RX_SCHEME_DEO_STAR:
+        return rx_optimal_window(c->tempering.n_chains,
+                                 c->tempering.target_swap_rate);
+    default:
+        return 1;
+    }
+}
+
+static rx_status check_ladder(const rx_ladder_spec *L, const char *path,
+                              int P, const marks *mk, rx_err *err)
+{
+    if (L->kind == RX_LADDER_LIST && L->values.n != P)
+        return key_err(err, mk, path,
+                       "the list has %d values but tempering.n_chains is %d",
+                       L->values.n, P);
+    if (!(L->min > 0.0))
+        return key_err(err, mk, path, "values must be > 0, got %.17g",
+                       L->min);
+    if (L->kind == RX_LADDER_GEOMETRIC && !(L->max >= L->min))
+        return key_err(err, mk, path,
+                       "ladder ends are not ordered: max %.17g < min %.17g",
+                       L->max, L->min);
+    if (L->kind == RX_LADDER_LIST)
+        for (int i = 0; i < L->values.n; ++i) {
+            if (!(L->values.v[i] > 0.0) || !isfinite(L->values.v[i]))
+                return key_err(err, mk, path, "values must be finite and > 0");
+            if (i && L->values.v[i] < L->values.v[i - 1])
+                return key_err(err, mk, path, "ladder must be non-decreasing");
+        }
+    return RX_OK;
+}
+
+static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
+{
+    const int P = c->tempering.n_chains;
+    if (c->iterations < 1)
+        return key_err(err, mk, "iterations", "must be >= 1");
+    if (P < 2 || P > 1048576)
+        return key_err(err, mk, "tempering.n_chains",
+                       "must be in [2, 1048576], got %d", P);
+    if (c->threads < 0)
+        return key_err(err, mk, "threads", "must be >= 0");
+    double S = c->tempering.target_swap_rate;
+    if (!(S > 0.0 && S < 1.0))
+        return key_err(err, mk, "tempering.target_swap_rate",
+                       "S must be in (0, 1), got %.17g", S);
+    double a = c->tempering.accept_prob;
+    if (!(a >= 0.0 && a <= 1.0))
+        return key_err(err, mk, "tempering.accept_prob",
+                       "must be in [0, 1], got %.17g", a);
+    if ((unsigned)c->tempering.scheme > RX_SCHEME_APE)
+        return key_err(err, mk, "tempering.scheme", "unknown scheme");
+    if ((unsigned)c->tempering.rule > RX_RULE_BERNOULLI)
+        return key_err(err, mk, "tempering.rule", "unknown rule");
+    if (c->tempering.parity_phase != 0 && c->tempering.parity_phase != 1)
+        return key_err(err, mk, "tempering.parity_phase", "must be 0 or 1");
+    int w = c->tempering.window;
+    if (w < 0)
+        return key_err(err, mk, "tempering.window",
+                       "must be a positive integer or auto");
+    if (w != RX_WINDOW_AUTO) {
+        if (c->tempering.scheme == RX_SCHEME_DEO_STAR)
+            return key_err(err, mk, "tempering.window",
+                           "scheme deo_star computes W* itself; use scheme "
+                           "deo_w for a fixed window of %d",
+                           w);
+        if (c->tempering.scheme == RX_SCHEME_DEO && w != 1)
+            return key_err(err, mk, "tempering.window",
+                           "scheme deo uses W = 1; use scheme deo_w for a "
+                           "window of %d",
+                           w);
+        if (c->tempering.scheme != RX_SCHEME_DEO &&
+            c->tempering.scheme != RX_SCHEME_DEO_W)
+            return key_err(err, mk, "tempering.window",
+                           "a window applies only to schemes deo_w and "
+                           "deo_star");
+    }
+    rx_status st = check_ladder(&c->ladder.eta, "ladder.eta", P, mk, err);
+    if (st == RX_OK)
+        st = check_ladder(&c->ladder.tau, "ladder.tau", P, mk, err);
+    if (st != RX_OK)
+        return st;
+    if (!(c->init.high > c->init.low))
+        return key_err(err, mk, "init.high",
+                       "must be > init.low (%.17g), got %.17g", c->init.low,
+                       c->init.high);
+    if (!(c->record.grid_high > c->record.grid_low))
+        return key_err(err, mk, "record.grid_high",
+                       "must be > record.grid_low");
+    if (c->record.thin < 1)
+        return key_err(err, mk, "record.thin", "must be >= 1");
+    if (c->record.burn_in < 0 || c->record.index_every < 0 ||
+        c->record.trace_every < 0)
+        return key_err(err, mk, "record", "counts must be >= 0");
+    if (c->target.energy_noise_sd < 0 || c->target.grad_noise_sd < 0)
+        return key_err(err, mk, "target.energy_noise_sd",
+                       "noise sds must be >= 0");
+    const int K = c->target.means.rows;
+    if (c->target.kind == RX_TARGET_GMM) {
+        if (K < 1)
+            return key_err(err, mk, "target.means",
+                           "target gmm needs at least one component mean");
+        if (c->target.weights.n != K)
+            return key_err(err, mk, "target.weights",
+                           "has %d values but target.means has %d rows",
+                           c->target.weights.n, K);
+        if (c->target.scales.rows != K ||
+            c->target.scales.cols != c->target.means.cols)
+            return key_err(err, mk, "target.scales",
+                           "shape %dx%d differs from target.means %dx%d",
+                           c->target.scales.rows, c->target.scales.cols, K,
+                           c->target.means.cols);
+        for (int i = 0; i < K; ++i)
+            if (!(c->target.weights.v[i] > 0.0))
+                return key_err(err, mk, "target.weights",
+                               "weights must be > 0");
+        for (int i = 0; i < K * c->target.scales.cols; ++i)
+            if (!(c->target.scales.v[i] > 0.0))
+                return key_err(err, mk, "target.scales",
+                               "scales must be > 0");
+    } else if (c->target.weights.n || K || c->target.scales.rows) {
+        return key_err(err, mk,
+                       c->target.weights.n ? "target.weights"
+                       : K                 ? "target.means"
+                                           : "target.scales",
+                       "only used with target.kind gmm");
+    }
+    if (c->target.kind == RX_TARGET_NONE &&
+        c->tempering.rule == RX_RULE_METROPOLIS &&
+        c->tempering.scheme != RX_SCHEME_APE)
+        return key_err(err, mk, "tempering.rule",
+                       "target none has no energies; use rule bernoulli");
+    return RX_OK;
+}
+
+rx_status rx_config_validate(const rx_config *c, rx_err *err)
+{
+    if (!c)
+        return rx__fail(err, RX_EINVAL, "rx_config_validate: NULL config");
+    return validate(c, NULL, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loading.                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static rx_status read_file(const char *path, unsigned char **buf, size_t *len,
+                           rx_err *err)
+{
+    *buf = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rx__fail(err, RX_EIO, "%s: cannot open: %s", path,
+                        strerror(errno));
+    size_t cap = 4096, n = 0;
+    unsigned char *b = malloc(cap);
+    while (b) {
+        size_t r = fread(b + n, 1, cap - n, f);
+        n += r;
+        if (r == 0)
+            break;
+        if (n == cap) {
+            if (cap > ((size_t)64 << 20)) {
+                free(b);
+                fclose(f);
+                return rx__fail(err, RX_ECONFIG,
+                                "%s: larger than 64 MiB; not an experiment "
+                                "file",
+                                path);
+            }
+            unsigned char *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!b)
+        return rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
+    if (bad) {
+        free(b);
+        return rx__fail(err, RX_EIO, "%s: read error", path);
+    }
+    *buf = b;
+    *len = n;
+    return RX_OK;
+}
+
+rx_status rx_config_load(const char *path, const char *const *sets,
+                         int n_sets, rx_config *out, rx_err *err)
+{
+    if (!path || !out || n_sets < 0 || (n_sets > 0 && !sets))
+        return rx__fail(err, RX_EINVAL, "rx_config_load: invalid argument");
+    rx_config_default(out);
+    unsigned char *buf;
+    size_t len = 0;
+    rx_status st = read_file(path, &buf, &len, err);
+    if (st != RX_OK)
+        return st;
+    ynode *root = NULL;
+    st = parse_yaml(buf, len, path, 0, &root, err);
+    free(buf);
+    if (st != RX_OK)
+        return st;
+    if (root->type != YN_MAP) {
+        st = node_err(err, root, "(top level)",
+                      "an experiment file is a mapping of keys, got %s",
+                      type_of(root));
+        ynode_free(root);
+        return st;
+    }
+    for (int i = 0; i < n_sets && st == RX_OK; ++i) {
+        const char *s = sets[i];
+        const char *eq = strchr(s, '=');
+        if (!eq || eq == s) {
+            st = rx__fail(err, RX_ECONFIG,
+                          "--set '%s': expected key.path=value", s);
+            break;
+        }
+        char key[256];
+        size_t kl = (size_t)(eq - s);
+        if (kl >= sizeof key) {
+            st = rx__fail(err, RX_ECONFIG, "--set: key path too long");
+            break;
+        }
+        memcpy(key, s, kl);
+        key[kl] = '\0';
+        ynode *val = NULL;
+        st = parse_yaml((const unsigned char *)eq + 1, strlen(eq + 1),
+                        "--set", (int)kl + 1, &val, err);
+        if (st != RX_OK)
+            break;
+        /* locate --set values by argument: line = index, col = offset */
+        val->line = i + 1;
+        val->col = (int)kl + 2;
+        st = tree_set(root, key, val, err, "--set");
+        if (st != RX_OK)
+            ynode_free(val);
+    }
+    marks *mk = NULL;
+    if (st == RX_OK) {
+        mk = calloc(1, sizeof *mk);
+        if (!mk)
+            st = rx__fail(err, RX_ENOMEM, "out of memory");
+    }
+    if (st == RX_OK) {
+        mk->file = path;
+        st = walk(out, mk, root, "", err);
+    }
+    if (st == RX_OK)
+        st = validate(out, mk, err);
+    free(mk);
+    ynode_free(root);
+    if (st != RX_OK)
+        rx_config_free(out);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing the resolved config.                                              */
+/* ------------------------------------------------------------------------ */
+
+static void put_real(FILE *f, double v) { fprintf(f, "%.17g", v); }
+
+static void put_vec(FILE *f, const double *v, int n)
+{
+    fputc('[', f);
+    for (int i = 0; i < n; ++i) {
+        if (i)
+            fputs(", ", f);
+        put_real(f, v[i]);
+    }
+    fputc(']', f);
+}
+
+static void put_leaf(FILE *f, const rx_config *c, const keydef *kd)
+{
+    const char *base = (const char *)c + kd->off;
+    switch (kd->kind) {
+    case K_U64:
+        fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)(const void *)base);
+        break;
+    case K_I64:
+        fprintf(f, "%lld", (long long)*(const int64_t *)(const void *)base);
+        break;
+    case K_INT:
+        fprintf(f, "%d", *(const int *)(const void *)base);
+        break;
+    case K_REAL:
+        put_real(f, *(const double *)(const void *)base);
+        break;
+    case K_BOOL:
+        fputs(*(const int *)(const void *)base ? "true" : "false", f);
+        break;
+    case K_ENUM:
+        fputs(kd->names[*(const int *)(const void *)base], f);
+        break;
+    case K_VEC: {
+        const rx_vec *v = (const rx_vec *)(const void *)base;
+        put_vec(f, v->v, v->n);
+        break;
+    }
+    case K_MAT: {
+        const rx_mat *m = (const rx_mat *)(const void *)base;
+        fputc('[', f);
+        for (int i = 0; i < m->rows; ++i) {
+            if (i)
+                fputs(", ", f);
+            put_vec(f, m->v + (size_t)i * (size_t)m->cols, m->cols);
+        }
+        fputc(']', f);
+        break;
+    }
+    case K_LADDER: {
+        const rx_ladder_spec *L = (const rx_ladder_spec *)(const void *)base;
+        if (L->kind == RX_LADDER_CONSTANT)
+            put_real(f, L->min);
+        else if (L->kind == RX_LADDER_LIST)
+            put_vec(f, L->values.v, L->values.n);
+        else {
+            fputs("{min: ", f);
+            put_real(f, L->min);
+            fputs(", max: ", f);
+            put_real(f, L->max);
+            fputc('}', f);
+        }
+        break;
+    }
+    case K_WINDOW: {
+        int w = *(const int *)(const void *)base;
+        if (w == RX_WINDOW_AUTO)
+            fputs("auto", f);
+        else
+            fprintf(f, "%d", w);
+        break;
+    }
+    }
+}
+
+rx_status rx_config_write(const rx_config *c, const char *path, rx_err *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return rx__fail(err, RX_EIO, "%s: cannot write: %s", path,
+                        strerror(errno));
+    fprintf(f, "# resolved by replex %s: every key, defaults spelled out\n",
+            RX_VERSION_STRING);
+    char prev[256] = "";
+    for (int i = 0; i < NKEYS; ++i) {
+        const char *p = KEYS[i].path;
+        const char *dot = strrchr(p, '.');
+        char sec[256] = "";
+        if (dot) {
+            memcpy(sec, p, (size_t)(dot - p));
+            sec[dot - p] = '\0';
+        }
+        if (strcmp(sec, prev) != 0 && sec[0])
+            fprintf(f, "%s:\n", sec); /* sections are one level deep */
+        strcpy(prev, sec);
+        fprintf(f, "%s%s: ", sec[0] ? "  " : "", dot ? dot + 1 : p);
+        put_leaf(f, c, &KEYS[i]);
+        fputc('\n', f);
+    }
+    fprintf(f, "# resolved window W = %d\n", rx_config_window(c));
+    if (fclose(f) != 0)
+        return rx__fail(err, RX_EIO, "%s: write failed: %s", path,
+                        strerror(errno));
+    return RX_OK;
+}

@@ -1,0 +1,303 @@
+/*
+ * The run directory: config.yaml, summary.json, trace.csv, index.npy,
+ * samples.npy. Written into "<dir>.tmp-<pid>" and renamed when complete, so
+ * a failed write never leaves a partial directory under the final name.
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../engine/ctx.h"
+
+static rx_status io_fail(rx_ctx *c, const char *what, const char *path)
+{
+    return rx__fail(&c->err, RX_EIO, "%s: %s: %s", path, what,
+                    strerror(errno));
+}
+
+/* .npy v1.0 header for a C-order array. */
+static int npy_header(FILE *f, const char *descr, int64_t rows, int64_t cols)
+{
+    char dict[160];
+    int n = snprintf(dict, sizeof dict,
+                     "{'descr': '%s', 'fortran_order': False, 'shape': "
+                     "(%lld, %lld), }",
+                     descr, (long long)rows, (long long)cols);
+    size_t total = 10 + (size_t)n + 1;
+    size_t pad = (64 - total % 64) % 64;
+    size_t hlen = (size_t)n + pad + 1;
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                             (unsigned char)(hlen & 0xff),
+                             (unsigned char)(hlen >> 8)};
+    if (fwrite(pre, 1, 10, f) != 10 || fwrite(dict, 1, (size_t)n, f) !=
+                                           (size_t)n)
+        return -1;
+    for (size_t i = 0; i < pad; ++i)
+        fputc(' ', f);
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+static rx_status write_npy(rx_ctx *c, const char *path, const char *descr,
+                           const void *data, size_t esize, int64_t rows,
+                           int64_t cols)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return io_fail(c, "cannot create", path);
+    size_t n = (size_t)rows * (size_t)cols;
+    int bad = npy_header(f, descr, rows, cols) != 0 ||
+              (n && fwrite(data, esize, n, f) != n);
+    if (fclose(f) != 0 || bad)
+        return io_fail(c, "write failed", path);
+    return RX_OK;
+}
+
+static void json_vec(FILE *f, const double *v, int n)
+{
+    fputc('[', f);
+    for (int i = 0; i < n; ++i)
+        fprintf(f, "%s%.17g", i ? ", " : "", v[i]);
+    fputc(']', f);
+}
+
+static const char *scheme_name(rx_scheme s)
+{
+    static const char *const n[] = {"adj", "seo", "deo", "deo_w",
+                                    "deo_star", "ape"};
+    return (unsigned)s < 6 ? n[s] : "?";
+}
+
+static rx_status write_summary(rx_ctx *c, const char *path,
+                               const char *source)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return io_fail(c, "cannot create", path);
+    const int P = c->P;
+    const int64_t K = c->iters_done;
+    const rx__recorder *r = &c->rec;
+    fprintf(f, "{\n  \"replex_version\": \"%s\",\n", RX_VERSION_STRING);
+    fprintf(f, "  \"source\": \"%s\",\n", source ? source : "");
+    fprintf(f, "  \"seed\": %llu,\n  \"iterations\": %lld,\n",
+            (unsigned long long)c->cfg.seed, (long long)K);
+    fprintf(f, "  \"n_chains\": %d,\n  \"scheme\": \"%s\",\n  \"window\": %d,\n",
+            P, scheme_name(c->cfg.tempering.scheme), c->xc.W);
+    fprintf(f, "  \"rule\": \"%s\",\n",
+            c->cfg.tempering.rule == RX_RULE_METROPOLIS ? "metropolis"
+                                                        : "bernoulli");
+    double per = K > 0 ? 1000.0 / (double)K : 0.0;
+    fprintf(f,
+            "  \"round_trips\": {\"a5\": %lld, \"l1\": %lld, \"restarts\": "
+            "%lld, \"a5_per_1000\": %.17g, \"l1_per_1000\": %.17g},\n",
+            (long long)r->trips_a5, (long long)r->trips_l1,
+            (long long)r->restarts, (double)r->trips_a5 * per,
+            (double)r->trips_l1 * per);
+    int64_t sc = 0, se = 0;
+    for (int p = 0; p < P - 1; ++p) {
+        sc += r->pairs[p].conditions;
+        se += r->pairs[p].evaluated;
+    }
+    fprintf(f, "  \"swaps\": {\"total\": %lld, \"condition_rate_mean\": %.17g, "
+               "\"per_pair\": [\n",
+            (long long)r->total_swaps, se ? (double)sc / (double)se : 0.0);
+    for (int p = 0; p < P - 1; ++p) {
+        const rx_pair_stats *s = &r->pairs[p];
+        double ev = s->evaluated ? (double)s->evaluated : 1.0;
+        fprintf(f,
+                "    {\"pair\": %d, \"condition_rate\": %.17g, \"swap_rate\": "
+                "%.17g, \"mean_accept_prob\": %.17g, \"attempts\": %lld, "
+                "\"swaps\": %lld}%s\n",
+                p + 1, (double)s->conditions / ev,
+                K ? (double)s->swaps / (double)K : 0.0, s->accept_sum / ev,
+                (long long)s->attempts, (long long)s->swaps,
+                p + 2 < P ? "," : "");
+    }
+    fprintf(f, "  ]},\n  \"ladder\": {\"eta\": ");
+    json_vec(f, c->eta, P);
+    fprintf(f, ", \"tau\": ");
+    json_vec(f, c->tau, P);
+    fprintf(f, "},\n");
+    const size_t d = c->dim;
+    fprintf(f, "  \"samples\": {\"count\": %lld, \"dim\": %zu",
+            (long long)c->n_samples, d);
+    if (c->n_samples > 0 && d > 0 && d <= 64) {
+        double mean[64], var[64];
+        for (size_t j = 0; j < d; ++j)
+            mean[j] = var[j] = 0.0;
+        for (int64_t s = 0; s < c->n_samples; ++s)
+            for (size_t j = 0; j < d; ++j)
+                mean[j] += c->samples[(size_t)s * d + j];
+        for (size_t j = 0; j < d; ++j)
+            mean[j] /= (double)c->n_samples;
+        for (int64_t s = 0; s < c->n_samples; ++s)
+            for (size_t j = 0; j < d; ++j) {
+                double z = c->samples[(size_t)s * d + j] - mean[j];
+                var[j] += z * z;
+            }
+        for (size_t j = 0; j < d; ++j)
+            var[j] = sqrt(var[j] / (double)c->n_samples);
+        fprintf(f, ", \"mean\": ");
+        json_vec(f, mean, (int)d);
+        fprintf(f, ", \"sd\": ");
+        json_vec(f, var, (int)d);
+    }
+    fprintf(f, "},\n");
+    double tv;
+    if (rx_density_tv(c, &tv) == RX_OK)
+        fprintf(f,
+                "  \"density\": {\"grid_bins\": %d, \"grid_low\": %.17g, "
+                "\"grid_high\": %.17g, \"tv_distance\": %.17g},\n",
+                c->cfg.record.grid_bins, c->cfg.record.grid_low,
+                c->cfg.record.grid_high, tv);
+    if (c->cfg.target.kind == RX_TARGET_GMM && c->n_samples > 0) {
+        int Kc = c->cfg.target.means.rows;
+        double *est = malloc(sizeof(double) * (size_t)Kc);
+        double *tru = malloc(sizeof(double) * (size_t)Kc);
+        if (est && tru && rx_mode_weights(c, est, Kc) == RX_OK) {
+            double tot = 0.0, mx = 0.0;
+            for (int k = 0; k < Kc; ++k)
+                tot += c->cfg.target.weights.v[k];
+            for (int k = 0; k < Kc; ++k) {
+                tru[k] = c->cfg.target.weights.v[k] / tot;
+                if (fabs(est[k] - tru[k]) > mx)
+                    mx = fabs(est[k] - tru[k]);
+            }
+            fprintf(f, "  \"modes\": {\"weights_true\": ");
+            json_vec(f, tru, Kc);
+            fprintf(f, ", \"weights_est\": ");
+            json_vec(f, est, Kc);
+            fprintf(f, ", \"max_abs_error\": %.17g},\n", mx);
+        }
+        free(est);
+        free(tru);
+    }
+    /* timing last: the only part that is not a function of (config, seed) */
+    double steps = (double)K * (double)P;
+    fprintf(f,
+            "  \"timing\": {\"threads\": %d, \"wall_s\": %.6f, "
+            "\"chain_steps_per_s\": %.1f",
+            c->nt_used, c->wall_s, c->wall_s > 0 ? steps / c->wall_s : 0.0);
+    if (c->cfg.record.phase_timing && K > 0)
+        fprintf(f,
+                ", \"thread0_us_per_iter\": {\"step_energy\": %.4f, "
+                "\"barrier_wait\": %.4f, \"exchange\": %.4f, \"record\": "
+                "%.4f}",
+                1e6 * c->phase_s[0] / (double)K,
+                1e6 * c->phase_s[1] / (double)K,
+                1e6 * c->phase_s[2] / (double)K,
+                1e6 * c->phase_s[3] / (double)K);
+    fprintf(f, "}\n}\n");
+    if (fclose(f) != 0)
+        return io_fail(c, "write failed", path);
+    return RX_OK;
+}
+
+static rx_status write_trace(rx_ctx *c, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return io_fail(c, "cannot create", path);
+    size_t cap = 64 + (size_t)c->P * 48;
+    char *hdr = malloc(cap);
+    if (!hdr) {
+        fclose(f);
+        return rx__fail(&c->err, RX_ENOMEM, "out of memory");
+    }
+    rx__rec_trace_header(&c->rec, hdr, cap);
+    fprintf(f, "%s\n", hdr);
+    free(hdr);
+    const int nc = c->rec.n_trace_cols;
+    for (int64_t i = 0; i < c->rec.n_trace; ++i) {
+        const double *row = c->rec.trace + (size_t)i * (size_t)nc;
+        for (int j = 0; j < nc; ++j)
+            fprintf(f, j ? ",%.10g" : "%.10g", row[j]);
+        fputc('\n', f);
+    }
+    if (fclose(f) != 0)
+        return io_fail(c, "write failed", path);
+    return RX_OK;
+}
+
+static int rm_cb(const char *p, const struct stat *sb, int flag,
+                 struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+static int rm_rf(const char *dir)
+{
+    return nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
+                          const char *source)
+{
+    rx_ctx *c = (rx_ctx *)cc; /* only c->err is written */
+    if (!c || !dir || !dir[0])
+        return RX_EINVAL;
+    if (!c->ran)
+        return rx__fail(&c->err, RX_EINVAL,
+                        "rx_write_rundir: the context has not run");
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && !force)
+        return rx__fail(&c->err, RX_EIO,
+                        "%s: already exists; choose another -o or pass "
+                        "--force",
+                        dir);
+    size_t L = strlen(dir) + 64;
+    char *tmp = malloc(L), *p = malloc(L + 32);
+    if (!tmp || !p) {
+        free(tmp);
+        free(p);
+        return rx__fail(&c->err, RX_ENOMEM, "out of memory");
+    }
+    snprintf(tmp, L, "%s.tmp-%ld", dir, (long)getpid());
+    rm_rf(tmp);
+    rx_status st = RX_OK;
+    if (mkdir(tmp, 0777) != 0) {
+        st = io_fail(c, "cannot create directory", tmp);
+        goto out;
+    }
+    snprintf(p, L + 32, "%s/config.yaml", tmp);
+    st = rx_config_write(&c->cfg, p, &c->err);
+    if (st != RX_OK)
+        goto fail;
+    snprintf(p, L + 32, "%s/summary.json", tmp);
+    if ((st = write_summary(c, p, source)) != RX_OK)
+        goto fail;
+    snprintf(p, L + 32, "%s/trace.csv", tmp);
+    if ((st = write_trace(c, p)) != RX_OK)
+        goto fail;
+    snprintf(p, L + 32, "%s/index.npy", tmp);
+    if ((st = write_npy(c, p, "<i4", c->rec.index, 4, c->rec.n_index,
+                        c->P)) != RX_OK)
+        goto fail;
+    snprintf(p, L + 32, "%s/samples.npy", tmp);
+    if ((st = write_npy(c, p, "<f4", c->samples, 4, c->samples ? c->n_samples : 0,
+                        (int64_t)c->dim)) != RX_OK)
+        goto fail;
+    if (force && stat(dir, &sb) == 0 && rm_rf(dir) != 0) {
+        st = io_fail(c, "cannot replace", dir);
+        goto fail;
+    }
+    if (rename(tmp, dir) != 0) {
+        st = io_fail(c, "cannot rename the finished run directory to", dir);
+        goto fail;
+    }
+    goto out;
+fail:
+    rm_rf(tmp);
+out:
+    free(tmp);
+    free(p);
+    return st;
+}

@@ -1,0 +1,129 @@
+/*
+ * Accuracy diagnostics on the collected target-position samples: the
+ * total-variation distance to the true density on a grid (1-D, 2-D) and
+ * Gaussian-mixture mode weights. Run after the run, single-threaded.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/ctx.h"
+
+#define SUB 4 /* midpoint sub-samples per bin and axis for the true mass */
+
+rx_status rx_density_tv(const rx_ctx *c, double *tv)
+{
+    if (!c || !tv)
+        return RX_EINVAL;
+    const size_t d = c->dim;
+    if ((d != 1 && d != 2) || !c->ran || c->n_samples == 0)
+        return RX_ENOTSUP;
+    const int B = c->cfg.record.grid_bins;
+    const double lo = c->cfg.record.grid_low, hi = c->cfg.record.grid_high;
+    const double h = (hi - lo) / B;
+    const size_t ncell = d == 1 ? (size_t)B : (size_t)B * (size_t)B;
+    double *ptrue = calloc(ncell, sizeof(double));
+    double *pemp = calloc(ncell, sizeof(double));
+    if (!ptrue || !pemp) {
+        free(ptrue);
+        free(pemp);
+        return RX_ENOMEM;
+    }
+    /* log density on the sub-grid, shifted by its max for stability */
+    const int nsub = B * SUB;
+    const size_t npts = d == 1 ? (size_t)nsub : (size_t)nsub * (size_t)nsub;
+    double *lp = malloc(npts * sizeof(double));
+    if (!lp) {
+        free(ptrue);
+        free(pemp);
+        return RX_ENOMEM;
+    }
+    double mx = -INFINITY;
+    rx_status st = RX_OK;
+    for (size_t t = 0; t < npts && st == RX_OK; ++t) {
+        double x[2];
+        size_t ix = t % (size_t)nsub, iy = t / (size_t)nsub;
+        x[0] = lo + ((double)ix + 0.5) * h / SUB;
+        x[1] = lo + ((double)iy + 0.5) * h / SUB;
+        double u;
+        st = c->target->eval(c->target, x, &u, NULL);
+        lp[t] = -u;
+        if (lp[t] > mx)
+            mx = lp[t];
+    }
+    if (st == RX_OK) {
+        double z = 0.0;
+        for (size_t t = 0; t < npts; ++t) {
+            size_t ix = t % (size_t)nsub, iy = t / (size_t)nsub;
+            size_t cell = ix / SUB + (d == 2 ? (iy / SUB) * (size_t)B : 0);
+            double w = exp(lp[t] - mx);
+            ptrue[cell] += w;
+            z += w;
+        }
+        int64_t inside = 0;
+        for (int64_t s = 0; s < c->n_samples; ++s) {
+            const float *x = c->samples + (size_t)s * d;
+            long bx = (long)floor(((double)x[0] - lo) / h);
+            long by = d == 2 ? (long)floor(((double)x[1] - lo) / h) : 0;
+            if (bx < 0 || bx >= B || by < 0 || by >= B)
+                continue;
+            pemp[(size_t)bx + (size_t)by * (size_t)B] += 1.0;
+            inside++;
+        }
+        double acc = 0.0;
+        for (size_t k = 0; k < ncell; ++k) {
+            double q = inside ? pemp[k] / (double)inside : 0.0;
+            acc += fabs(ptrue[k] / z - q);
+        }
+        *tv = 0.5 * acc;
+    }
+    free(lp);
+    free(ptrue);
+    free(pemp);
+    return st;
+}
+
+rx_status rx_mode_weights(const rx_ctx *c, double *est, int n)
+{
+    if (!c || !est)
+        return RX_EINVAL;
+    if (c->cfg.target.kind != RX_TARGET_GMM || !c->ran || c->n_samples == 0)
+        return RX_ENOTSUP;
+    const int K = c->cfg.target.means.rows;
+    if (n != K)
+        return RX_EINVAL;
+    const size_t d = c->dim;
+    double *l = malloc(sizeof(double) * (size_t)K);
+    if (!l)
+        return RX_ENOMEM;
+    for (int k = 0; k < K; ++k)
+        est[k] = 0.0;
+    const double *w = c->cfg.target.weights.v;
+    const double *mu = c->cfg.target.means.v, *sc = c->cfg.target.scales.v;
+    for (int64_t s = 0; s < c->n_samples; ++s) {
+        const float *x = c->samples + (size_t)s * d;
+        double mx = -INFINITY;
+        for (int k = 0; k < K; ++k) {
+            double a = log(w[k]);
+            for (size_t j = 0; j < d; ++j) {
+                double sd = sc[(size_t)k * d + j];
+                double z = ((double)x[j] - mu[(size_t)k * d + j]) / sd;
+                a -= 0.5 * z * z + log(sd);
+            }
+            l[k] = a;
+            if (a > mx)
+                mx = a;
+        }
+        double tot = 0.0;
+        for (int k = 0; k < K; ++k) {
+            l[k] = exp(l[k] - mx);
+            tot += l[k];
+        }
+        for (int k = 0; k < K; ++k)
+            est[k] += l[k] / tot;
+    }
+    for (int k = 0; k < K; ++k)
+        est[k] /= (double)c->n_samples;
+    free(l);
+    return RX_OK;
+}

@@ -1,0 +1,162 @@
+/*
+ * Round-trip counters and per-iteration bookkeeping. Memory for the index
+ * process and the trace is sized at init from K, so nothing allocates in
+ * the run loop.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+
+rx_status rx__rec_init(rx__recorder *r, int P, int64_t K,
+                       int64_t index_every, int64_t trace_every)
+{
+    memset(r, 0, sizeof *r);
+    r->P = P;
+    r->index_every = index_every;
+    r->trace_every = trace_every;
+    r->cap_index = index_every > 0 ? (K + index_every - 1) / index_every : 0;
+    r->cap_trace = trace_every > 0 ? (K + trace_every - 1) / trace_every : 0;
+    /* columns: k, trips_a5, trips_l1, restarts, mean_cond,
+     * cond_p (P-1), swaps_p (P-1), eta_q (P), tau_q (P) */
+    r->n_trace_cols = 5 + 2 * (P - 1) + 2 * P;
+    size_t up = (size_t)P;
+    r->visited = calloc(up, 1);
+    r->last_end = calloc(up, 1);
+    r->l1_state = calloc(up, 1);
+    r->pairs = calloc(up, sizeof *r->pairs);
+    r->win_cond = calloc(up, sizeof(int64_t));
+    r->win_eval = calloc(up, sizeof(int64_t));
+    r->win_swaps = calloc(up, sizeof(int64_t));
+    if (!r->visited || !r->last_end || !r->l1_state || !r->pairs ||
+        !r->win_cond || !r->win_eval || !r->win_swaps)
+        goto fail;
+    if (r->cap_index > 0) {
+        size_t n = (size_t)r->cap_index * up;
+        if (n / up != (size_t)r->cap_index)
+            goto fail;
+        r->index = malloc(n * sizeof(int32_t));
+        r->index_iter = malloc((size_t)r->cap_index * sizeof(int64_t));
+        if (!r->index || !r->index_iter)
+            goto fail;
+    }
+    if (r->cap_trace > 0) {
+        r->trace = malloc((size_t)r->cap_trace * (size_t)r->n_trace_cols *
+                          sizeof(double));
+        if (!r->trace)
+            goto fail;
+    }
+    return RX_OK;
+fail:
+    rx__rec_free(r);
+    return RX_ENOMEM;
+}
+
+void rx__rec_free(rx__recorder *r)
+{
+    free(r->visited);
+    free(r->last_end);
+    free(r->l1_state);
+    free(r->pairs);
+    free(r->win_cond);
+    free(r->win_eval);
+    free(r->win_swaps);
+    free(r->index);
+    free(r->index_iter);
+    free(r->trace);
+    memset(r, 0, sizeof *r);
+}
+
+void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs,
+                  const double *eta, const double *tau)
+{
+    const int P = r->P;
+    for (int p = 0; p < P - 1; ++p) {
+        const rx__pairev *e = &xs->ev[p];
+        rx_pair_stats *s = &r->pairs[p];
+        s->evaluated += e->evaluated;
+        s->conditions += e->cond;
+        s->attempts += e->attempt;
+        s->swaps += e->swapped;
+        s->accept_sum += e->prob;
+        r->win_eval[p] += e->evaluated;
+        r->win_cond[p] += e->cond;
+        r->win_swaps[p] += e->swapped;
+        r->total_swaps += e->swapped;
+    }
+    /* A.5 counter (deo.md 4.2 (1)): mark both ends, then a particle that
+     * has touched both and is back home completes a trip. */
+    int32_t lo = xs->at[0], hi = xs->at[P - 1];
+    r->visited[lo] |= RX_VIS_LOW;
+    r->visited[hi] |= RX_VIS_HIGH;
+    for (int i = 0; i < P; ++i) {
+        if (r->visited[i] == (RX_VIS_LOW | RX_VIS_HIGH) && xs->pos[i] == i) {
+            r->trips_a5++;
+            r->visited[i] = 0;
+        }
+    }
+    /* restarts: arrival at position 1 whose last end was P (this is the
+     * counter written in deo.md 4.2 (2)); trips_l1 counts only complete
+     * 1 -> P -> 1 cycles, i.e. not a particle's first half trip. */
+    if (r->last_end[lo] == RX_VIS_HIGH)
+        r->restarts++;
+    r->last_end[lo] = RX_VIS_LOW;
+    if (r->l1_state[lo] == 2)
+        r->trips_l1++;
+    r->l1_state[lo] = 1;
+    r->last_end[hi] = RX_VIS_HIGH;
+    if (r->l1_state[hi] == 1)
+        r->l1_state[hi] = 2;
+
+    if (r->index_every > 0 && k % r->index_every == 0 &&
+        r->n_index < r->cap_index) {
+        memcpy(r->index + (size_t)r->n_index * (size_t)P, xs->at,
+               sizeof(int32_t) * (size_t)P);
+        r->index_iter[r->n_index++] = k;
+    }
+    if (r->trace_every > 0 &&
+        ((k + 1) % r->trace_every == 0) && r->n_trace < r->cap_trace) {
+        double *row = r->trace + (size_t)r->n_trace * (size_t)r->n_trace_cols;
+        int c = 0;
+        int64_t sc = 0, se = 0;
+        for (int p = 0; p < P - 1; ++p) {
+            sc += r->win_cond[p];
+            se += r->win_eval[p];
+        }
+        row[c++] = (double)k;
+        row[c++] = (double)r->trips_a5;
+        row[c++] = (double)r->trips_l1;
+        row[c++] = (double)r->restarts;
+        row[c++] = se ? (double)sc / (double)se : 0.0;
+        for (int p = 0; p < P - 1; ++p)
+            row[c++] = r->win_eval[p]
+                           ? (double)r->win_cond[p] / (double)r->win_eval[p]
+                           : 0.0;
+        for (int p = 0; p < P - 1; ++p)
+            row[c++] = (double)r->win_swaps[p];
+        for (int q = 0; q < P; ++q)
+            row[c++] = eta[q];
+        for (int q = 0; q < P; ++q)
+            row[c++] = tau[q];
+        r->n_trace++;
+        memset(r->win_cond, 0, sizeof(int64_t) * (size_t)P);
+        memset(r->win_eval, 0, sizeof(int64_t) * (size_t)P);
+        memset(r->win_swaps, 0, sizeof(int64_t) * (size_t)P);
+    }
+}
+
+void rx__rec_trace_header(const rx__recorder *r, char *buf, size_t cap)
+{
+    size_t n = 0;
+    n += (size_t)snprintf(buf + n, cap - n,
+                          "iteration,trips_a5,trips_l1,restarts,mean_cond");
+    for (int p = 1; p < r->P && n < cap; ++p)
+        n += (size_t)snprintf(buf + n, cap - n, ",cond_%d", p);
+    for (int p = 1; p < r->P && n < cap; ++p)
+        n += (size_t)snprintf(buf + n, cap - n, ",swaps_%d", p);
+    for (int q = 1; q <= r->P && n < cap; ++q)
+        n += (size_t)snprintf(buf + n, cap - n, ",eta_%d", q);
+    for (int q = 1; q <= r->P && n < cap; ++q)
+        n += (size_t)snprintf(buf + n, cap - n, ",tau_%d", q);
+}

@@ -1,0 +1,41 @@
+/*
+ * Recorders: round trips (deo.md 4.2, both counters), restarts, per-pair
+ * counts, the index process and the trace. Run by one thread after the
+ * exchange phase; they read the maps and pair events and own their memory.
+ */
+#ifndef RX_RECORD_H
+#define RX_RECORD_H
+
+#include "../core/internal.h"
+#include "../exchange/exchange.h"
+
+enum { RX_VIS_LOW = 1, RX_VIS_HIGH = 2 };
+
+typedef struct rx__recorder {
+    int P;
+    int64_t trips_a5, trips_l1, restarts, total_swaps;
+    uint8_t *visited;   /* P: A.5 marks                           */
+    uint8_t *last_end;  /* P: 0 none, LOW, HIGH (restarts)         */
+    uint8_t *l1_state;  /* P: 0 none, 1 seen 1, 2 seen 1 then P     */
+    rx_pair_stats *pairs; /* P-1 cumulative                          */
+    /* index process */
+    int64_t index_every, n_index, cap_index;
+    int32_t *index;
+    int64_t *index_iter;
+    /* trace: rows of n_trace_cols doubles */
+    int64_t trace_every, n_trace, cap_trace;
+    int n_trace_cols;
+    double *trace;
+    int64_t *win_cond, *win_eval, *win_swaps; /* since last trace row */
+} rx__recorder;
+
+rx_status rx__rec_init(rx__recorder *r, int P, int64_t K,
+                       int64_t index_every, int64_t trace_every);
+void rx__rec_free(rx__recorder *r);
+/* After the exchange of iteration k. eta/tau: ladders by position. */
+void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs,
+                  const double *eta, const double *tau);
+/* Trace column names, written to buf as a CSV header line. */
+void rx__rec_trace_header(const rx__recorder *r, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * Target construction and the noisy-evaluation wrapper. Analytic energies
+ * live in mixture25.c and gmm.c; the user callback adapter is here.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target.h"
+
+
+static rx_status eval_none(const rx__target *t, const double *theta,
+                           double *energy, double *grad)
+{
+    RX_UNUSED(t);
+    RX_UNUSED(theta);
+    RX_UNUSED(grad);
+    *energy = 0.0;
+    return RX_OK;
+}
+
+static rx_status eval_cb(const rx__target *t, const double *theta,
+                         double *energy, double *grad)
+{
+    rx_status st = t->u.cb.fn(t->u.cb.user, theta, t->dim, energy, grad);
+    return st == RX_OK ? RX_OK : (st < 0 ? st : RX_ECALLBACK);
+}
+
+rx_status rx__target_create(rx__target **out, const rx_config *cfg,
+                            const rx_callback_target *cb, rx_err *err)
+{
+    *out = NULL;
+    rx__target *t = calloc(1, sizeof *t);
+    if (!t)
+        return rx__fail(err, RX_ENOMEM, "target: out of memory");
+    t->energy_noise_sd = cfg->target.energy_noise_sd;
+    t->grad_noise_sd = cfg->target.grad_noise_sd;
+    rx_status st = RX_OK;
+    switch (cfg->target.kind) {
+    case RX_TARGET_MIXTURE25:
+        st = rx__mixture25_init(t, cfg);
+        break;
+    case RX_TARGET_GMM:
+        st = rx__gmm_init(t, cfg, err);
+        break;
+    case RX_TARGET_NONE:
+        t->dim = 0;
+        t->eval = eval_none;
+        break;
+    case RX_TARGET_CALLBACK:
+        if (!cb || !cb->energy || cb->dim == 0) {
+            st = rx__fail(err, RX_EINVAL,
+                          "target: kind callback needs an rx_callback_target "
+                          "with energy != NULL and dim >= 1");
+            break;
+        }
+        t->dim = cb->dim;
+        t->eval = eval_cb;
+        t->u.cb.fn = cb->energy;
+        t->u.cb.user = cb->user;
+        break;
+    default:
+        st = rx__fail(err, RX_EINVAL, "target: unknown kind %d",
+                      (int)cfg->target.kind);
+    }
+    if (st != RX_OK) {
+        rx__target_destroy(&t);
+        return st;
+    }
+    *out = t;
+    return RX_OK;
+}
+
+void rx__target_destroy(rx__target **t)
+{
+    if (!t || !*t)
+        return;
+    if ((*t)->destroy)
+        (*t)->destroy(*t);
+    free(*t);
+    *t = NULL;
+}
+
+rx_status rx__target_eval_noisy(const rx__target *t, const double *theta,
+                                double *energy, double *grad, uint64_t seed,
+                                uint32_t entity, uint64_t k)
+{
+    rx_status st = t->eval(t, theta, energy, grad);
+    if (st != RX_OK)
+        return st;
+    if (t->energy_noise_sd > 0.0) {
+        rx__stream s;
+        rx__stream_init(&s, seed, entity, RX_STREAM_ENERGYNOISE, k);
+        *energy += t->energy_noise_sd * rx__normal(&s);
+    }
+    if (grad && t->grad_noise_sd > 0.0) {
+        rx__stream s;
+        rx__stream_init(&s, seed, entity, RX_STREAM_GRADNOISE, k);
+        for (size_t j = 0; j < t->dim; ++j)
+            grad[j] += t->grad_noise_sd * rx__normal(&s);
+    }
+    if (!isfinite(*energy))
+        return RX_ENUMERIC;
+    if (grad)
+        for (size_t j = 0; j < t->dim; ++j)
+            if (!isfinite(grad[j]))
+                return RX_ENUMERIC;
+    return RX_OK;
+}
