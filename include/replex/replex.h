@@ -111,6 +111,9 @@ typedef struct rx_ladder_spec {
     rx_vec values;       ///< list: P values, non-decreasing
 } rx_ladder_spec;
 
+/** window_correction value meaning "use log W". */
+#define RX_WCORR_LOGW (-1.0)
+
 /** Window value meaning "compute W* from P and S". */
 #define RX_WINDOW_AUTO 0
 
@@ -153,6 +156,9 @@ typedef struct rx_config {
         rx_rule rule;            ///< default metropolis
         double target_swap_rate; ///< S in (0,1) (default 0.4)
         double accept_prob;      ///< bernoulli rule only (default 0.4)
+        double window_correction; ///< c_W >= 0 subtracted from the
+                                  ///< Metropolis exponent when W > 1, or
+                                  ///< RX_WCORR_LOGW for log W (default 0)
     } tempering;
 
     /* ladders over positions */

@@ -57,6 +57,10 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     c->xc.scheme = cfg->tempering.scheme;
     c->xc.rule = cfg->tempering.rule;
     c->xc.accept_prob = cfg->tempering.accept_prob;
+    if (c->xc.W > 1 && cfg->tempering.rule == RX_RULE_METROPOLIS)
+        c->xc.wcorr = cfg->tempering.window_correction == RX_WCORR_LOGW
+                          ? log((double)c->xc.W)
+                          : cfg->tempering.window_correction;
     c->xc.seed = cfg->seed;
     c->nt_req = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
     if (c->nt_req > c->P)

@@ -20,7 +20,7 @@ static int decide(const rx__xconf *xc, const rx__xstate *xs, const double *E,
         return u < xc->accept_prob;
     }
     double dT = 1.0 / tau[a] - 1.0 / tau[b];
-    double x = dT * (E[xs->at[a]] - E[xs->at[b]]);
+    double x = dT * (E[xs->at[a]] - E[xs->at[b]]) - xc->wcorr;
     if (x >= 0.0) {
         *prob = 1.0;
         return 1;

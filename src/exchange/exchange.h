@@ -18,6 +18,7 @@ typedef struct rx__xconf {
     rx_scheme scheme;
     rx_rule rule;
     double accept_prob; /* bernoulli rule */
+    double wcorr;       /* c_W subtracted from the Metropolis exponent */
     uint64_t seed;
 } rx__xconf;
 

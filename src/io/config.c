@@ -218,7 +218,7 @@ static rx_status parse_yaml(const unsigned char *buf, size_t len,
 
 typedef enum {
     K_U64, K_I64, K_INT, K_REAL, K_BOOL, K_ENUM, K_VEC, K_MAT, K_LADDER,
-    K_WINDOW
+    K_WINDOW, K_WCORR
 } kkind;
 
 typedef struct keydef {
@@ -295,6 +295,10 @@ static const keydef KEYS[] = {
      "0.4", 0, 1, 1, 1, NULL, "S in (0, 1); sets W* for deo_star / auto"},
     {"tempering.accept_prob", K_REAL, OFF(tempering.accept_prob), "0.4", 0, 1,
      0, 0, NULL, "bernoulli rule: per-attempt acceptance 1 - r in [0, 1]"},
+    {"tempering.window_correction", K_WCORR,
+     OFF(tempering.window_correction), "0", 0, INF, 0, 0, NULL,
+     "c_W >= 0 subtracted from the metropolis exponent when W > 1 (deo.md "
+     "2.5: offsets the bias of at most one swap per window), or logW"},
     {"ladder.eta", K_LADDER, OFF(ladder.eta), "0.001", 0, INF, 1, 0, NULL,
      "learning rates by position: a number (constant), {min, max} "
      "(geometric) or a list of n_chains values, non-decreasing, > 0"},
@@ -341,6 +345,7 @@ static const char *kind_name(kkind k)
     case K_MAT: return "list of lists of numbers";
     case K_LADDER: return "number | {min, max} | list";
     case K_WINDOW: return "integer | auto";
+    case K_WCORR: return "number | logW";
     }
     return "?";
 }
@@ -841,6 +846,23 @@ static rx_status set_leaf(rx_config *c, const keydef *kd, const ynode *n,
         return get_mat(n, kd, (rx_mat *)(void *)base, err);
     case K_LADDER:
         return get_ladder(n, kd, (rx_ladder_spec *)(void *)base, err);
+    case K_WCORR:
+        if (n->type == YN_SCALAR && !n->quoted &&
+            strcmp(n->str, "logW") == 0) {
+            *(double *)(void *)base = RX_WCORR_LOGW;
+            return RX_OK;
+        }
+        st = get_real(n, kd->path, &dv, err);
+        if (st != RX_OK)
+            return node_err(err, n, kd->path,
+                            "expected a number >= 0 or logW, got %s%s%s",
+                            n->type == YN_SCALAR ? "'" : type_of(n),
+                            n->type == YN_SCALAR ? n->str : "",
+                            n->type == YN_SCALAR ? "'" : "");
+        st = check_range(n, kd, dv, err);
+        if (st == RX_OK)
+            *(double *)(void *)base = dv;
+        return st;
     case K_WINDOW:
         if (n->type == YN_SCALAR && !n->quoted &&
             strcmp(n->str, "auto") == 0) {
@@ -1181,6 +1203,10 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
         return key_err(err, mk, "tempering.rule", "unknown rule");
     if (c->tempering.parity_phase != 0 && c->tempering.parity_phase != 1)
         return key_err(err, mk, "tempering.parity_phase", "must be 0 or 1");
+    double wc = c->tempering.window_correction;
+    if (!(wc >= 0.0 || wc == RX_WCORR_LOGW) || !isfinite(wc))
+        return key_err(err, mk, "tempering.window_correction",
+                       "must be a number >= 0 or logW");
     int w = c->tempering.window;
     if (w < 0)
         return key_err(err, mk, "tempering.window",
@@ -1456,6 +1482,14 @@ static void put_leaf(FILE *f, const rx_config *c, const keydef *kd)
             put_real(f, L->max);
             fputc('}', f);
         }
+        break;
+    }
+    case K_WCORR: {
+        double v = *(const double *)(const void *)base;
+        if (v == RX_WCORR_LOGW)
+            fputs("logW", f);
+        else
+            put_real(f, v);
         break;
     }
     case K_WINDOW: {
