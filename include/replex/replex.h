@@ -114,6 +114,9 @@ typedef struct rx_ladder_spec {
 /** window_correction value meaning "use log W". */
 #define RX_WCORR_LOGW (-1.0)
 
+/** In-memory limit for the index process and for the samples. */
+#define RX_RECORD_LIMIT_BYTES (8.0 * 1024.0 * 1024.0 * 1024.0)
+
 /** Window value meaning "compute W* from P and S". */
 #define RX_WINDOW_AUTO 0
 

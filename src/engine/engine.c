@@ -70,24 +70,17 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
 
     const size_t P = (size_t)c->P;
     const int64_t K = cfg->iterations;
-    /* refuse runs whose records cannot fit: index process and samples */
-    double idx_bytes = cfg->record.index_every > 0
-                           ? (double)(K / cfg->record.index_every + 1) *
-                                 (double)P * 4.0
-                           : 0.0;
+    /* the config checks the index and the samples of analytic targets;
+     * a callback target's dimension is known only here */
     int64_t ns = K > cfg->record.burn_in
                      ? (K - 1 - cfg->record.burn_in) / cfg->record.thin + 1
                      : 0;
     double smp_bytes = (double)ns * (double)c->dim * 4.0;
-    const double limit = 8.0 * 1024.0 * 1024.0 * 1024.0;
-    if (idx_bytes > limit || smp_bytes > limit) {
+    if (smp_bytes > RX_RECORD_LIMIT_BYTES) {
         st = rx__fail(err, RX_ECONFIG,
-                      "record: the %s would take %.1f GiB in memory; raise "
-                      "record.%s",
-                      idx_bytes > limit ? "index process" : "samples",
-                      (idx_bytes > limit ? idx_bytes : smp_bytes) /
-                          1073741824.0,
-                      idx_bytes > limit ? "index_every" : "thin");
+                      "record.thin: the samples would take %.1f GiB in "
+                      "memory; raise thin",
+                      smp_bytes / 1073741824.0);
         goto fail;
     }
     c->n_samples = ns;

@@ -156,9 +156,11 @@ static ynode *convert(yaml_document_t *doc, yaml_node_t *yn, const char *file,
 }
 
 /* Parse YAML text (one document) into a tree. Empty input -> empty map. */
+/* set_line > 0: parsing the value of --set number set_line: errors are
+ * located at that argument, and an empty value is null (not a mapping). */
 static rx_status parse_yaml(const unsigned char *buf, size_t len,
-                            const char *file, int col_off, ynode **out,
-                            rx_err *err)
+                            const char *file, int col_off, int set_line,
+                            ynode **out, rx_err *err)
 {
     *out = NULL;
     yaml_parser_t p;
@@ -167,20 +169,29 @@ static rx_status parse_yaml(const unsigned char *buf, size_t len,
         return rx__fail(err, RX_ENOMEM, "%s: out of memory", file);
     yaml_parser_set_input_string(&p, buf, len);
     if (!yaml_parser_load(&p, &doc)) {
-        int line = (int)p.problem_mark.line + 1;
+        int line = set_line > 0 ? set_line : (int)p.problem_mark.line + 1;
         int col = (int)p.problem_mark.column + 1 + col_off;
+        size_t at = p.problem_mark.index;
+        int tab = at < len && buf[at] == '\t';
         rx_status st = rx__fail(err, RX_ECONFIG,
-                                "%s:%d:%d: invalid YAML: %s%s%s", file, line,
+                                "%s:%d:%d: invalid YAML: %s%s%s%s", file, line,
                                 col, p.problem ? p.problem : "syntax error",
                                 p.context ? " " : "",
-                                p.context ? p.context : "");
+                                p.context ? p.context : "",
+                                tab ? " (a tab: YAML indentation must use "
+                                      "spaces)"
+                                    : "");
         yaml_parser_delete(&p);
         return st;
     }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     rx_status st = RX_OK;
     if (!root) {
-        *out = ynode_new(YN_MAP, 1, 1, file);
+        *out = ynode_new(set_line > 0 ? YN_SCALAR : YN_MAP, 1, 1, file);
+        if (*out && set_line > 0 && !((*out)->str = calloc(1, 1))) {
+            ynode_free(*out);
+            *out = NULL;
+        }
         if (!*out)
             st = rx__fail(err, RX_ENOMEM, "%s: out of memory", file);
     } else {
@@ -420,11 +431,23 @@ static rx_status key_err(rx_err *err, const marks *mk, const char *path,
     if (err) {
         int w;
         int i = key_index(path);
+        int j = -1; /* a marked key of the same section, to point at */
+        if (mk && i >= 0 && !mk->src[i]) {
+            size_t sl = strcspn(path, ".");
+            for (int t = 0; t < NKEYS && j < 0; ++t)
+                if (mk->src[t] && strncmp(KEYS[t].path, path, sl) == 0 &&
+                    KEYS[t].path[sl] == '.')
+                    j = t;
+        }
         if (mk && i >= 0 && mk->src[i])
             w = snprintf(err->msg, sizeof err->msg, "%s:%d:%d: %s: ",
                          mk->src[i], mk->line[i], mk->col[i], path);
+        else if (j >= 0)
+            w = snprintf(err->msg, sizeof err->msg,
+                         "%s:%d:%d: %s (not set): ", mk->src[j], mk->line[j],
+                         mk->col[j], path);
         else if (mk && mk->file)
-            w = snprintf(err->msg, sizeof err->msg, "%s: %s (default): ",
+            w = snprintf(err->msg, sizeof err->msg, "%s: %s (not set): ",
                          mk->file, path);
         else
             w = snprintf(err->msg, sizeof err->msg, "%s: ", path);
@@ -511,6 +534,21 @@ static rx_status get_int(const ynode *n, const char *path, int64_t *out,
     return RX_OK;
 }
 
+/* Shortest text that reads back as v (integers without exponent). */
+static const char *fmt_num(double v, char *buf, size_t cap)
+{
+    if (v == floor(v) && fabs(v) < 1e16) {
+        snprintf(buf, cap, "%.0f", v);
+        return buf;
+    }
+    for (int prec = 1; prec <= 17; ++prec) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
 static rx_status check_range(const ynode *n, const keydef *kd, double v,
                              rx_err *err)
 {
@@ -518,17 +556,18 @@ static rx_status check_range(const ynode *n, const keydef *kd, double v,
               (kd->hi_open ? v >= kd->hi : v > kd->hi);
     if (!bad)
         return RX_OK;
-    char lo[32], hi[32];
-    snprintf(lo, sizeof lo, "%g", kd->lo);
-    snprintf(hi, sizeof hi, "%g", kd->hi);
+    char lo[40], hi[40], vs[40];
+    fmt_num(kd->lo, lo, sizeof lo);
+    fmt_num(kd->hi, hi, sizeof hi);
+    fmt_num(v, vs, sizeof vs);
     if (isinf(kd->hi))
-        return node_err(err, n, kd->path, "value %.17g out of range: must be "
-                        "%s %s", v, kd->lo_open ? ">" : ">=", lo);
+        return node_err(err, n, kd->path, "value %s out of range: must be "
+                        "%s %s", vs, kd->lo_open ? ">" : ">=", lo);
     if (isinf(kd->lo))
-        return node_err(err, n, kd->path, "value %.17g out of range: must be "
-                        "%s %s", v, kd->hi_open ? "<" : "<=", hi);
-    return node_err(err, n, kd->path, "value %.17g out of range: must be in "
-                    "%s%s, %s%s", v, kd->lo_open ? "(" : "[", lo, hi,
+        return node_err(err, n, kd->path, "value %s out of range: must be "
+                        "%s %s", vs, kd->hi_open ? "<" : "<=", hi);
+    return node_err(err, n, kd->path, "value %s out of range: must be in "
+                    "%s%s, %s%s", vs, kd->lo_open ? "(" : "[", lo, hi,
                     kd->hi_open ? ")" : "]");
 }
 
@@ -780,7 +819,7 @@ static rx_status set_leaf(rx_config *c, const keydef *kd, const ynode *n,
         {
             char *end;
             errno = 0;
-            unsigned long long v = strtoull(n->str, &end, 0);
+            unsigned long long v = strtoull(n->str, &end, 10);
             if (end == n->str || *end || errno == ERANGE)
                 return node_err(err, n, kd->path,
                                 "expected an unsigned 64-bit integer, got "
@@ -921,7 +960,7 @@ static int children(const char *prefix, const char **out, int cap)
         size_t cl = strcspn(p, ".");
         int dup = 0;
         for (int j = 0; j < n; ++j)
-            if (strlen(out[j]) == cl && strncmp(out[j], p, cl) == 0)
+            if (strcspn(out[j], ".") == cl && strncmp(out[j], p, cl) == 0)
                 dup = 1;
         if (!dup && n < cap)
             out[n++] = p; /* terminated at '.' or '\0': compare with cl */
@@ -932,6 +971,8 @@ static int children(const char *prefix, const char **out, int cap)
 static rx_status walk(rx_config *c, marks *mk, const ynode *map,
                       const char *prefix, rx_err *err)
 {
+    if (prefix[0] && is_null(map))
+        return RX_OK; /* an empty section: every key keeps its default */
     if (map->type != YN_MAP)
         return node_err(err, map, prefix[0] ? prefix : "(top level)",
                         "expected a mapping of keys, got %s", type_of(map));
@@ -951,6 +992,11 @@ static rx_status walk(rx_config *c, marks *mk, const ynode *map,
                                 map->keys[j]->line);
             }
         char path[256];
+        if (strchr(k->str, '.') || !k->str[0])
+            return node_err(err, k, prefix[0] ? prefix : "(top level)",
+                            "key '%s' is not a plain name; nest sections "
+                            "(tempering: {n_chains: 8}) instead of dotted keys",
+                            k->str);
         int w = snprintf(path, sizeof path, "%s%s%s", prefix,
                          prefix[0] ? "." : "", k->str);
         if (w < 0 || (size_t)w >= sizeof path)
@@ -1010,15 +1056,20 @@ static rx_status tree_set(ynode *root, const char *path, ynode *val,
         return rx__fail(err, RX_ECONFIG, "%s: bad key path '%s'", origin,
                         path);
     strcpy(buf, path);
+    size_t pl = strlen(path);
+    if (path[0] == '.' || path[pl - 1] == '.' || strstr(path, ".."))
+        return rx__fail(err, RX_ECONFIG,
+                        "%s:%d:1: %s: empty part in the key path", origin,
+                        val->line, path);
     char *save = NULL;
     char *tok = strtok_r(buf, ".", &save);
     while (tok) {
         char *next = strtok_r(NULL, ".", &save);
         if (cur->type != YN_MAP)
             return rx__fail(err, RX_ECONFIG,
-                            "%s: %s: cannot set below a value that is not "
-                            "a mapping",
-                            origin, path);
+                            "%s:%d:1: %s: cannot set '%s' inside a value that "
+                            "is not a mapping",
+                            origin, val->line, path, tok);
         int found = -1;
         for (int i = 0; i < cur->n; ++i)
             if (cur->keys[i]->type == YN_SCALAR &&
@@ -1030,7 +1081,7 @@ static rx_status tree_set(ynode *root, const char *path, ynode *val,
                 cur->items[found] = val;
                 return RX_OK;
             }
-            ynode *k = ynode_new(YN_SCALAR, val->line, val->col, val->file);
+            ynode *k = ynode_new(YN_SCALAR, val->line, 1, val->file);
             if (!k || !(k->str = strdup(tok)) || ynode_push(cur, k, val)) {
                 ynode_free(k);
                 return rx__fail(err, RX_ENOMEM, "out of memory");
@@ -1038,8 +1089,8 @@ static rx_status tree_set(ynode *root, const char *path, ynode *val,
             return RX_OK;
         }
         if (found < 0) {
-            ynode *k = ynode_new(YN_SCALAR, val->line, val->col, val->file);
-            ynode *m = ynode_new(YN_MAP, val->line, val->col, val->file);
+            ynode *k = ynode_new(YN_SCALAR, val->line, 1, val->file);
+            ynode *m = ynode_new(YN_MAP, val->line, 1, val->file);
             if (!k || !m || !(k->str = strdup(tok)) || ynode_push(cur, k, m)) {
                 ynode_free(k);
                 ynode_free(m);
@@ -1063,7 +1114,7 @@ void rx_config_default(rx_config *c)
     for (int i = 0; i < NKEYS; ++i) {
         ynode *n = NULL;
         if (parse_yaml((const unsigned char *)KEYS[i].deflt,
-                       strlen(KEYS[i].deflt), "(default)", 0, &n,
+                       strlen(KEYS[i].deflt), "(default)", 0, 0, &n,
                        NULL) == RX_OK) {
             set_leaf(c, &KEYS[i], n, NULL);
             ynode_free(n);
@@ -1242,12 +1293,44 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
                        "must be > record.grid_low");
     if (c->record.thin < 1)
         return key_err(err, mk, "record.thin", "must be >= 1");
-    if (c->record.burn_in < 0 || c->record.index_every < 0 ||
-        c->record.trace_every < 0)
-        return key_err(err, mk, "record", "counts must be >= 0");
-    if (c->target.energy_noise_sd < 0 || c->target.grad_noise_sd < 0)
-        return key_err(err, mk, "target.energy_noise_sd",
-                       "noise sds must be >= 0");
+    if (c->record.burn_in < 0)
+        return key_err(err, mk, "record.burn_in", "must be >= 0");
+    if (c->record.index_every < 0)
+        return key_err(err, mk, "record.index_every", "must be >= 0");
+    if (c->record.trace_every < 0)
+        return key_err(err, mk, "record.trace_every", "must be >= 0");
+    if (!(c->target.energy_noise_sd >= 0))
+        return key_err(err, mk, "target.energy_noise_sd", "must be >= 0");
+    if (!(c->target.grad_noise_sd >= 0))
+        return key_err(err, mk, "target.grad_noise_sd", "must be >= 0");
+    {
+        /* the in-memory records must fit: index process and samples */
+        const double limit = RX_RECORD_LIMIT_BYTES;
+        double idx = c->record.index_every > 0
+                         ? ((double)c->iterations /
+                                (double)c->record.index_every +
+                            1.0) * (double)P * 4.0
+                         : 0.0;
+        double dim = c->target.kind == RX_TARGET_MIXTURE25 ? 2.0
+                     : c->target.kind == RX_TARGET_GMM
+                         ? (double)c->target.means.cols
+                         : 0.0;
+        double ns = c->iterations > c->record.burn_in
+                        ? (double)(c->iterations - c->record.burn_in) /
+                              (double)c->record.thin
+                        : 0.0;
+        if (idx > limit)
+            return key_err(err, mk, "record.index_every",
+                           "the index process would take %.1f GiB in "
+                           "memory (limit %.0f GiB); raise index_every",
+                           idx / 1073741824.0, limit / 1073741824.0);
+        if (ns * dim * 4.0 > limit)
+            return key_err(err, mk, "record.thin",
+                           "the samples would take %.1f GiB in memory "
+                           "(limit %.0f GiB); raise thin",
+                           ns * dim * 4.0 / 1073741824.0,
+                           limit / 1073741824.0);
+    }
     const int K = c->target.means.rows;
     if (c->target.kind == RX_TARGET_GMM) {
         if (K < 1)
@@ -1356,7 +1439,7 @@ rx_status rx_config_load(const char *path, const char *const *sets,
     if (st != RX_OK)
         return st;
     ynode *root = NULL;
-    st = parse_yaml(buf, len, path, 0, &root, err);
+    st = parse_yaml(buf, len, path, 0, 0, &root, err);
     free(buf);
     if (st != RX_OK)
         return st;
@@ -1385,7 +1468,7 @@ rx_status rx_config_load(const char *path, const char *const *sets,
         key[kl] = '\0';
         ynode *val = NULL;
         st = parse_yaml((const unsigned char *)eq + 1, strlen(eq + 1),
-                        "--set", (int)kl + 1, &val, err);
+                        "--set", (int)kl + 1, i + 1, &val, err);
         if (st != RX_OK)
             break;
         /* locate --set values by argument: line = index, col = offset */
