@@ -198,11 +198,10 @@ int main(int argc, char **argv)
         }
         qsort(w, (size_t)reps, sizeof(double), cmp_double);
         double steps = (double)K * (double)P;
-        double med = reps % 2 ? w[reps / 2]
-                              : 0.5 * (w[reps / 2 - 1] + w[reps / 2]);
+        double med =
+            reps % 2 ? w[reps / 2] : 0.5 * (w[reps / 2 - 1] + w[reps / 2]);
         printf("| %d | %.2f | %.2f | %.3f | %.3f | %.4g |\n", P,
-               steps / w[0] * 1e-6, steps / med * 1e-6,
-               w[0] / (double)K * 1e6,
+               steps / w[0] * 1e-6, steps / med * 1e-6, w[0] / (double)K * 1e6,
                r.attempts ? (double)r.swaps / (double)r.attempts : 0.0,
                r.checksum);
     }

@@ -11,11 +11,11 @@
 #include <stdint.h>
 
 typedef struct rxb_result {
-    double wall_s;     /* seconds for the K iterations (set-up excluded) */
-    double checksum;   /* sum of thinned position-1 samples (keeps the
-                        * compiler honest, and a sanity figure) */
-    int64_t attempts;  /* active pair evaluations */
-    int64_t swaps;     /* executed swaps */
+    double wall_s;    /* seconds for the K iterations (set-up excluded) */
+    double checksum;  /* sum of thinned position-1 samples (keeps the
+                       * compiler honest, and a sanity figure) */
+    int64_t attempts; /* active pair evaluations */
+    int64_t swaps;    /* executed swaps */
 } rxb_result;
 
 /* P chains, K iterations, eta constant, tau geometric tau_min..tau_max,

@@ -43,9 +43,9 @@ typedef struct cell {
 typedef struct cell_out {
     int ok;
     int threads_used, window;
-    double best_wall, med_wall;   /* phase_timing = 0 runs */
-    double t_wall, phase[4];      /* the phase_timing = 1 run */
-    double swap_rate;             /* swaps / attempts over all pairs */
+    double best_wall, med_wall; /* phase_timing = 0 runs */
+    double t_wall, phase[4];    /* the phase_timing = 1 run */
+    double swap_rate;           /* swaps / attempts over all pairs */
 } cell_out;
 
 static const char *scheme_name(rx_scheme s)
@@ -180,8 +180,8 @@ static base_out measure_baseline(int P, int64_t K, int reps)
     memset(&b, 0, sizeof b);
     b.P = P;
     double w[MAX_REPS];
-    rxb_result r = rxb_baseline_run(P, K < 2001 ? K : 2001, 1, 0.001, 1.0,
-                                    10.0, 100);
+    rxb_result r =
+        rxb_baseline_run(P, K < 2001 ? K : 2001, 1, 0.001, 1.0, 10.0, 100);
     for (int i = 0; i < reps; ++i) {
         r = rxb_baseline_run(P, K, (uint64_t)i + 1, 0.001, 1.0, 10.0, 100);
         w[i] = r.wall_s;
@@ -286,6 +286,13 @@ int main(int argc, char **argv)
             return 1;
     }
     double t_total = rxb_now() - t_start;
+    int n_m25 = 0, n_sync = 0, n_base = 0;
+    for (int i = 0; i < NC; ++i) {
+        n_m25 += use[i] && !strcmp(cells[i].group, "m25");
+        n_sync += use[i] && !strcmp(cells[i].group, "sync");
+    }
+    for (int b = 0; b < NB; ++b)
+        n_base += use_b[b];
 
     printf("# replex engine benchmark\n\n");
     printf("replex %s; %lld iterations per run; best and median of %d "
@@ -294,88 +301,106 @@ int main(int argc, char **argv)
            "benchmark took %.1f s\n\n",
            rx_version(), (long long)K, reps, wp, sc, pb, t_total);
 
-    printf("## Throughput, 25-mode target (SGLD, Metropolis)\n\n");
-    printf("chain-steps/s = iterations * P / rx_results.wall_s.\n\n");
-    printf("| P | scheme | W | threads | best Msteps/s | median Msteps/s | "
-           "best us/iter | swap rate |\n");
-    printf("|---:|:---|---:|---:|---:|---:|---:|---:|\n");
-    for (int i = 0; i < NC; ++i) {
-        const cell *c = &cells[i];
-        if (!use[i] || strcmp(c->group, "m25"))
-            continue;
-        double steps = (double)K * c->P;
-        printf("| %d | %s | %d | %d | %.2f | %.2f | %.3f | %.3f |\n", c->P,
-               scheme_name(c->scheme), out[i].window, out[i].threads_used,
-               steps / out[i].best_wall * 1e-6,
-               steps / out[i].med_wall * 1e-6,
-               out[i].best_wall / (double)K * 1e6, out[i].swap_rate);
-    }
-    for (int b = 0; b < NB; ++b) {
-        if (!use_b[b])
-            continue;
-        double steps = (double)K * base[b].P;
-        printf("| %d | baseline DEO | 1 | 1 | %.2f | %.2f | %.3f | %.3f |\n",
-               base[b].P, steps / base[b].best_wall * 1e-6,
-               steps / base[b].med_wall * 1e-6,
-               base[b].best_wall / (double)K * 1e6, base[b].swap_rate);
-    }
-
-    printf("\n## Engine / baseline (best vs best, DEO)\n\n");
-    printf("| P | engine 1 thread / baseline | engine 2 threads / baseline "
-           "| 2 threads / 1 thread |\n");
-    printf("|---:|---:|---:|---:|\n");
-    for (int b = 0; b < NB; ++b) {
-        double w1 = 0.0, w2 = 0.0;
-        for (int i = 0; i < NC && use_b[b]; ++i) {
+    if (n_m25 || n_base) {
+        printf("## Throughput, 25-mode target (SGLD, Metropolis)\n\n");
+        printf("chain-steps/s = iterations * P / rx_results.wall_s.\n\n");
+        printf(
+            "| P | scheme | W | threads | best Msteps/s | median Msteps/s | "
+            "best us/iter | swap rate |\n");
+        printf("|---:|:---|---:|---:|---:|---:|---:|---:|\n");
+        for (int i = 0; i < NC; ++i) {
             const cell *c = &cells[i];
-            if (!use[i] || strcmp(c->group, "m25") || c->scheme != RX_SCHEME_DEO ||
-                c->P != base[b].P)
+            if (!use[i] || strcmp(c->group, "m25"))
                 continue;
-            if (c->threads == 1)
-                w1 = out[i].best_wall;
-            if (c->threads == 2)
-                w2 = out[i].best_wall;
+            double steps = (double)K * c->P;
+            printf("| %d | %s | %d | %d | %.2f | %.2f | %.3f | %.3f |\n", c->P,
+                   scheme_name(c->scheme), out[i].window, out[i].threads_used,
+                   steps / out[i].best_wall * 1e-6,
+                   steps / out[i].med_wall * 1e-6,
+                   out[i].best_wall / (double)K * 1e6, out[i].swap_rate);
         }
-        if (w1 > 0 && w2 > 0)
-            printf("| %d | %.2f | %.2f | %.2f |\n", base[b].P,
-                   base[b].best_wall / w1, base[b].best_wall / w2, w1 / w2);
-    }
+        for (int b = 0; b < NB; ++b) {
+            if (!use_b[b])
+                continue;
+            double steps = (double)K * base[b].P;
+            printf(
+                "| %d | baseline DEO | 1 | 1 | %.2f | %.2f | %.3f | %.3f |\n",
+                base[b].P, steps / base[b].best_wall * 1e-6,
+                steps / base[b].med_wall * 1e-6,
+                base[b].best_wall / (double)K * 1e6, base[b].swap_rate);
+        }
 
-    printf("\n## Synchronisation cost (target none, Bernoulli rule, DEO)\n\n");
-    printf("No work per chain: wall/iteration = empty step loop + barrier + "
-           "replicated exchange.\n\n");
-    printf("| P | threads | best us/iter | median us/iter |\n");
-    printf("|---:|---:|---:|---:|\n");
-    for (int i = 0; i < NC; ++i) {
-        const cell *c = &cells[i];
-        if (!use[i] || strcmp(c->group, "sync"))
-            continue;
-        printf("| %d | %d | %.3f | %.3f |\n", c->P, out[i].threads_used,
-               out[i].best_wall / (double)K * 1e6,
-               out[i].med_wall / (double)K * 1e6);
+        printf("\n");
     }
+    if (n_m25 && n_base) {
+        printf("## Engine / baseline (best vs best, DEO)\n\n");
+        printf(
+            "| P | engine 1 thread / baseline | engine 2 threads / baseline "
+            "| 2 threads / 1 thread |\n");
+        printf("|---:|---:|---:|---:|\n");
+        for (int b = 0; b < NB; ++b) {
+            double w1 = 0.0, w2 = 0.0;
+            for (int i = 0; i < NC && use_b[b]; ++i) {
+                const cell *c = &cells[i];
+                if (!use[i] || strcmp(c->group, "m25") ||
+                    c->scheme != RX_SCHEME_DEO || c->P != base[b].P)
+                    continue;
+                if (c->threads == 1)
+                    w1 = out[i].best_wall;
+                if (c->threads == 2)
+                    w2 = out[i].best_wall;
+            }
+            if (w1 > 0 && w2 > 0)
+                printf("| %d | %.2f | %.2f | %.2f |\n", base[b].P,
+                       base[b].best_wall / w1, base[b].best_wall / w2,
+                       w1 / w2);
+        }
 
-    printf("\n## Phase breakdown (thread 0, one run with phase_timing = 1), "
-           "us per iteration\n\n");
-    printf("other = wall - sum of phases (region start-up, particle set-up, "
-           "the clock reads themselves).\n\n");
-    printf("| target | P | scheme | threads | wall | step+energy | "
-           "barrier wait | exchange | record | other |\n");
-    printf("|:---|---:|:---|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (int i = 0; i < NC; ++i) {
-        const cell *c = &cells[i];
-        const cell_out *o = &out[i];
-        if (!use[i])
-            continue;
-        double us = 1e6 / (double)K;
-        double other =
-            o->t_wall - o->phase[0] - o->phase[1] - o->phase[2] - o->phase[3];
-        printf("| %s | %d | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | "
-               "%.3f |\n",
-               target_name(c->target), c->P, scheme_name(c->scheme),
-               o->threads_used, o->t_wall * us, o->phase[0] * us,
-               o->phase[1] * us, o->phase[2] * us, o->phase[3] * us,
-               other * us);
+        printf("\n");
+    }
+    if (n_sync) {
+        printf(
+            "## Synchronisation cost (target none, Bernoulli rule, DEO)\n\n");
+        printf(
+            "No work per chain: wall/iteration = empty step loop + barrier + "
+            "replicated exchange.\n\n");
+        printf("| P | threads | best us/iter | median us/iter |\n");
+        printf("|---:|---:|---:|---:|\n");
+        for (int i = 0; i < NC; ++i) {
+            const cell *c = &cells[i];
+            if (!use[i] || strcmp(c->group, "sync"))
+                continue;
+            printf("| %d | %d | %.3f | %.3f |\n", c->P, out[i].threads_used,
+                   out[i].best_wall / (double)K * 1e6,
+                   out[i].med_wall / (double)K * 1e6);
+        }
+
+        printf("\n");
+    }
+    if (n_m25 || n_sync) {
+        printf("## Phase breakdown (thread 0, one run with phase_timing = 1), "
+               "us per iteration\n\n");
+        printf(
+            "other = wall - sum of phases (region start-up, particle set-up, "
+            "the clock reads themselves).\n\n");
+        printf("| target | P | scheme | threads | wall | step+energy | "
+               "barrier wait | exchange | record | other |\n");
+        printf("|:---|---:|:---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (int i = 0; i < NC; ++i) {
+            const cell *c = &cells[i];
+            const cell_out *o = &out[i];
+            if (!use[i])
+                continue;
+            double us = 1e6 / (double)K;
+            double other = o->t_wall - o->phase[0] - o->phase[1] -
+                           o->phase[2] - o->phase[3];
+            printf("| %s | %d | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | "
+                   "%.3f |\n",
+                   target_name(c->target), c->P, scheme_name(c->scheme),
+                   o->threads_used, o->t_wall * us, o->phase[0] * us,
+                   o->phase[1] * us, o->phase[2] * us, o->phase[3] * us,
+                   other * us);
+        }
     }
 
     if (csv_path) {
@@ -399,8 +424,7 @@ int main(int argc, char **argv)
                     "%s,%s,%s,%s,%d,%d,%d,%lld,%d,%.9g,%.9g,%.6g,%.6g,%.6g,"
                     "%.6g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%s,%s\n",
                     c->group, target_name(c->target),
-                    c->rule == RX_RULE_METROPOLIS ? "metropolis"
-                                                  : "bernoulli",
+                    c->rule == RX_RULE_METROPOLIS ? "metropolis" : "bernoulli",
                     scheme_name(c->scheme), c->P, o->threads_used, o->window,
                     (long long)K, reps, o->best_wall, o->med_wall,
                     steps / o->best_wall, steps / o->med_wall,
@@ -413,15 +437,14 @@ int main(int argc, char **argv)
             if (!use_b[b])
                 continue;
             double steps = (double)K * base[b].P;
-            fprintf(f,
-                    "baseline,mixture25,metropolis,DEO,%d,1,1,%lld,%d,%.9g,"
-                    "%.9g,%.6g,%.6g,%.6g,%.6g,,,,,,%.6g,%s,%s\n",
-                    base[b].P, (long long)K, reps, base[b].best_wall,
-                    base[b].med_wall, steps / base[b].best_wall,
-                    steps / base[b].med_wall,
-                    base[b].best_wall / (double)K * 1e6,
-                    base[b].med_wall / (double)K * 1e6, base[b].swap_rate,
-                    wp, sc);
+            fprintf(
+                f,
+                "baseline,mixture25,metropolis,DEO,%d,1,1,%lld,%d,%.9g,"
+                "%.9g,%.6g,%.6g,%.6g,%.6g,,,,,,%.6g,%s,%s\n",
+                base[b].P, (long long)K, reps, base[b].best_wall,
+                base[b].med_wall, steps / base[b].best_wall,
+                steps / base[b].med_wall, base[b].best_wall / (double)K * 1e6,
+                base[b].med_wall / (double)K * 1e6, base[b].swap_rate, wp, sc);
         }
         if (fclose(f)) {
             perror(csv_path);
