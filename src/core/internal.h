@@ -52,16 +52,23 @@ typedef struct rx__stream {
     uint32_t key0, key1;
     uint32_t c1, c2, c3;
     uint32_t block;
-    int have;         /* buffered normals left in buf       */
-    double buf[4];
+    int have_raw;     /* raw[0..1] hold two unused words     */
+    int have_spare;   /* spare holds the second Box-Muller normal */
+    uint32_t raw[2];
+    double spare;
 } rx__stream;
 
 void rx__stream_init(rx__stream *s, uint64_t seed, uint32_t entity,
                      uint32_t purpose, uint64_t k);
 /* Uniform on (0,1), 53-bit resolution, never 0 or 1. */
 double rx__uniform(rx__stream *s);
-/* Standard normal (Box-Muller on 32-bit uniforms, 4 per Philox block). */
+/* Standard normal (Box-Muller on pairs of 32-bit uniforms: one Philox
+ * block gives two pairs, each pair two normals, transformed lazily). */
 double rx__normal(rx__stream *s);
+/* Four uniforms on (0,1), 32-bit resolution, from block `block` of the
+ * stream (seed, entity, purpose, k): a pure function, no state. */
+void rx__uniform4(uint64_t seed, uint32_t entity, uint32_t purpose,
+                  uint64_t k, uint32_t block, double out[4]);
 /* Integer uniform on [0, n), n >= 1 (rejection-free 64-bit multiply). */
 uint64_t rx__uniform_int(rx__stream *s, uint64_t n);
 

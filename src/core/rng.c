@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "internal.h"
+#include "sincos2pi.h"
 
 #define PHILOX_M0 0xD2511F53u
 #define PHILOX_M1 0xCD9E8D57u
@@ -45,7 +46,8 @@ void rx__stream_init(rx__stream *s, uint64_t seed, uint32_t entity,
     s->c2 = ((uint32_t)(k >> 32) & 0xffffffu) | (purpose << 24);
     s->c3 = entity;
     s->block = 0;
-    s->have = 0;
+    s->have_raw = 0;
+    s->have_spare = 0;
 }
 
 static inline rx__u32x4 next_block(rx__stream *s)
@@ -82,18 +84,38 @@ uint64_t rx__uniform_int(rx__stream *s, uint64_t n)
 
 double rx__normal(rx__stream *s)
 {
-    if (s->have > 0)
-        return s->buf[--s->have];
-    rx__u32x4 r = next_block(s);
-    const double two_pi = 6.283185307179586476925286766559;
-    for (int j = 0; j < 2; ++j) {
-        double u1 = u32_open(r.v[2 * j]);
-        double u2 = u32_open(r.v[2 * j + 1]);
-        double rad = sqrt(-2.0 * log(u1));
-        double a = two_pi * u2;
-        s->buf[2 * j] = rad * cos(a);
-        s->buf[2 * j + 1] = rad * sin(a);
+    if (s->have_spare) {
+        s->have_spare = 0;
+        return s->spare;
     }
-    s->have = 3;
-    return s->buf[3];
+    uint32_t a, b;
+    if (s->have_raw) {
+        a = s->raw[0];
+        b = s->raw[1];
+        s->have_raw = 0;
+    } else {
+        rx__u32x4 r = next_block(s);
+        a = r.v[0];
+        b = r.v[1];
+        s->raw[0] = r.v[2];
+        s->raw[1] = r.v[3];
+        s->have_raw = 1;
+    }
+    double rad = sqrt(-2.0 * log(u32_open(a)));
+    double sn, cs;
+    rx__sincos2pi(u32_open(b), &sn, &cs);
+    s->spare = rad * sn;
+    s->have_spare = 1;
+    return rad * cs;
+}
+
+void rx__uniform4(uint64_t seed, uint32_t entity, uint32_t purpose,
+                  uint64_t k, uint32_t block, double out[4])
+{
+    rx__stream s;
+    rx__stream_init(&s, seed, entity, purpose, k);
+    s.block = block;
+    rx__u32x4 r = next_block(&s);
+    for (int j = 0; j < 4; ++j)
+        out[j] = u32_open(r.v[j]);
 }

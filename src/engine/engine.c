@@ -150,13 +150,15 @@ void rx_destroy(rx_ctx **cp)
 
 const char *rx_errmsg(const rx_ctx *c) { return c ? c->err.msg : ""; }
 
-/* One block per thread: at, pos (P each), gate and ev (P-1 each). */
+/* One block per thread: at, pos (P each), ev, u, gate (P-1 each; u is
+ * rounded up to a multiple of 4 for the 4-uniform Philox blocks). */
 static rx_status tstate_alloc(rx__tstate *ts, int P)
 {
     size_t up = (size_t)P;
     size_t off_pos = up * sizeof(int32_t);
     size_t off_ev = (off_pos + up * sizeof(int32_t) + 7) & ~(size_t)7;
-    size_t off_gate = off_ev + up * sizeof(rx__pairev);
+    size_t off_u = off_ev + up * sizeof(rx__pairev);
+    size_t off_gate = off_u + (up + 4) * sizeof(double);
     size_t total = off_gate + up;
     char *b = rx__calloc_aligned(total, RX_CACHELINE);
     if (!b)
@@ -164,6 +166,7 @@ static rx_status tstate_alloc(rx__tstate *ts, int P)
     ts->x.at = (int32_t *)b;
     ts->x.pos = (int32_t *)(b + off_pos);
     ts->x.ev = (rx__pairev *)(b + off_ev);
+    ts->x.u = (double *)(b + off_u);
     ts->x.gate = (uint8_t *)(b + off_gate);
     for (int q = 0; q < P; ++q)
         ts->x.at[q] = ts->x.pos[q] = q;

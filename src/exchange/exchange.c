@@ -7,14 +7,14 @@
 
 #include "exchange.h"
 
-/* Decide one pair between positions a < b; returns 1 if accepted. */
+/*
+ * Decide one pair between positions a < b with uniform u; returns 1 if
+ * accepted. Every thread evaluates this same expression (u < exp(x)), so
+ * the decision is bitwise the same on all of them.
+ */
 static int decide(const rx__xconf *xc, const rx__xstate *xs, const double *E,
-                  const double *tau, int a, int b, uint32_t entity,
-                  int64_t k, double *prob)
+                  const double *tau, int a, int b, double u, double *prob)
 {
-    rx__stream s;
-    rx__stream_init(&s, xc->seed, entity, RX_STREAM_SWAP, (uint64_t)k);
-    double u = rx__uniform(&s);
     if (xc->rule == RX_RULE_BERNOULLI) {
         *prob = xc->accept_prob;
         return u < xc->accept_prob;
@@ -26,7 +26,17 @@ static int decide(const rx__xconf *xc, const rx__xstate *xs, const double *E,
         return 1;
     }
     *prob = exp(x);
-    return log(u) < x;
+    return u < *prob;
+}
+
+/* The uniforms of all pairs at k: pair p uses word p % 4 of block p / 4 of
+ * the stream (seed, 0, SWAP, k), whatever the schedule or thread. */
+static void draw_uniforms(const rx__xconf *xc, rx__xstate *xs, int64_t k,
+                          int np)
+{
+    for (int p = 0; p < np; p += 4)
+        rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k,
+                     (uint32_t)(p / 4), xs->u + p);
 }
 
 static inline void do_swap(rx__xstate *xs, int a, int b)
@@ -48,6 +58,8 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
                   const double *tau, int64_t k)
 {
     const int np = xc->P - 1;
+    if (xc->scheme != RX_SCHEME_APE)
+        draw_uniforms(xc, xs, k, np);
     switch (xc->scheme) {
     case RX_SCHEME_ADJ:
         /* sequential sweep, each pair sees the current occupants */
@@ -55,8 +67,8 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
             rx__pairev *e = &xs->ev[p];
             clear_ev(e);
             e->evaluated = e->attempt = 1;
-            e->cond = (uint8_t)decide(xc, xs, E, tau, p, p + 1, (uint32_t)p,
-                                      k, &e->prob);
+            e->cond = (uint8_t)decide(xc, xs, E, tau, p, p + 1, xs->u[p],
+                                      &e->prob);
             if (e->cond) {
                 do_swap(xs, p, p + 1);
                 e->swapped = 1;
@@ -79,8 +91,9 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
             --row;
         }
         int j = i + 1 + (int)r;
-        double prob;
-        int acc = decide(xc, xs, E, tau, i, j, (uint32_t)i, k, &prob);
+        double prob, u4[4];
+        rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k, 0, u4);
+        int acc = decide(xc, xs, E, tau, i, j, u4[0], &prob);
         if (j == i + 1) {
             rx__pairev *e = &xs->ev[i];
             e->evaluated = e->attempt = 1;
@@ -116,8 +129,8 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
             rx__pairev *e = &xs->ev[p];
             clear_ev(e);
             e->evaluated = 1;
-            e->cond = (uint8_t)decide(xc, xs, E, tau, p, p + 1, (uint32_t)p,
-                                      k, &e->prob);
+            e->cond = (uint8_t)decide(xc, xs, E, tau, p, p + 1, xs->u[p],
+                                      &e->prob);
         }
         /* active pairs (1-based p with p % 2 == par) are disjoint */
         for (int p = par ? 0 : 1; p < np; p += 2) {

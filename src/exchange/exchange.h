@@ -37,6 +37,7 @@ typedef struct rx__xstate {
     int32_t *pos;  /* P: position of particle i */
     uint8_t *gate; /* P-1: 1 = pair may still swap in this window */
     rx__pairev *ev; /* P-1 */
+    double *u;      /* P-1 (rounded up to 4): this iteration's uniforms */
     int64_t nonadjacent_swaps; /* APE swaps between non-neighbours */
 } rx__xstate;
 

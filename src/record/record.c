@@ -68,6 +68,14 @@ void rx__rec_free(rx__recorder *r)
     memset(r, 0, sizeof *r);
 }
 
+static inline void a5_check(rx__recorder *r, const rx__xstate *xs, int32_t i)
+{
+    if (r->visited[i] == (RX_VIS_LOW | RX_VIS_HIGH) && xs->pos[i] == i) {
+        r->trips_a5++;
+        r->visited[i] = 0;
+    }
+}
+
 void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs,
                   const double *eta, const double *tau)
 {
@@ -86,15 +94,24 @@ void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs,
         r->total_swaps += e->swapped;
     }
     /* A.5 counter (deo.md 4.2 (1)): mark both ends, then a particle that
-     * has touched both and is back home completes a trip. */
+     * has touched both and is back home completes a trip. Only a particle
+     * that moved or sits at an end can newly satisfy that, so those are
+     * the ones checked (the same counts as checking all P, in O(swaps)). */
     int32_t lo = xs->at[0], hi = xs->at[P - 1];
     r->visited[lo] |= RX_VIS_LOW;
     r->visited[hi] |= RX_VIS_HIGH;
-    for (int i = 0; i < P; ++i) {
-        if (r->visited[i] == (RX_VIS_LOW | RX_VIS_HIGH) && xs->pos[i] == i) {
-            r->trips_a5++;
-            r->visited[i] = 0;
-        }
+    if (xs->nonadjacent_swaps != r->seen_nonadjacent) {
+        r->seen_nonadjacent = xs->nonadjacent_swaps; /* APE: check all */
+        for (int i = 0; i < P; ++i)
+            a5_check(r, xs, i);
+    } else {
+        a5_check(r, xs, lo);
+        a5_check(r, xs, hi);
+        for (int p = 0; p < P - 1; ++p)
+            if (xs->ev[p].swapped) {
+                a5_check(r, xs, xs->at[p]);
+                a5_check(r, xs, xs->at[p + 1]);
+            }
     }
     /* restarts: arrival at position 1 whose last end was P (this is the
      * counter written in deo.md 4.2 (2)); trips_l1 counts only complete

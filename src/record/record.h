@@ -14,6 +14,7 @@ enum { RX_VIS_LOW = 1, RX_VIS_HIGH = 2 };
 typedef struct rx__recorder {
     int P;
     int64_t trips_a5, trips_l1, restarts, total_swaps;
+    int64_t seen_nonadjacent; /* APE swaps already accounted for */
     uint8_t *visited;   /* P: A.5 marks                           */
     uint8_t *last_end;  /* P: 0 none, LOW, HIGH (restarts)         */
     uint8_t *l1_state;  /* P: 0 none, 1 seen 1, 2 seen 1 then P     */

@@ -4,9 +4,9 @@
  * plus, when confine_r2 >= 0, the notebook's confining term
  *   1[|b|^2 > R2] (|b|^2 - R2).
  */
-#define _GNU_SOURCE
 #include <math.h>
 
+#include "../core/sincos2pi.h"
 #include "target.h"
 
 static rx_status eval_m25(const rx__target *t, const double *b,
@@ -14,8 +14,8 @@ static rx_status eval_m25(const rx__target *t, const double *b,
 {
     const double two_pi = 6.283185307179586476925286766559;
     double s1, c1, s2, c2;
-    sincos(two_pi * b[0], &s1, &c1);
-    sincos(two_pi * b[1], &s2, &c2);
+    rx__sincos2pi(b[0], &s1, &c1);
+    rx__sincos2pi(b[1], &s2, &c2);
     double r2 = b[0] * b[0] + b[1] * b[1];
     double u = 0.2 * r2 - 2.0 * (c1 + c2);
     double g0 = 0.4 * b[0] + 2.0 * two_pi * s1;
