@@ -88,9 +88,21 @@ typedef enum rx_scheme {
 } rx_scheme;
 
 typedef enum rx_rule {
-    RX_RULE_METROPOLIS = 0, ///< Eq. 2 on the (exact or noisy) energies
-    RX_RULE_BERNOULLI = 1   ///< idealised: accept w.p. accept_prob (Lemma 1)
+    RX_RULE_METROPOLIS = 0,    ///< Eq. 2 on the (exact or noisy) energies
+    RX_RULE_BERNOULLI = 1,     ///< idealised: accept w.p. accept_prob
+    RX_RULE_DETERMINISTIC = 2, ///< Eq. 8: U(p+1) + C < U(p), buffer C
+    RX_RULE_BIAS_CORRECTED = 3 ///< Eq. 16: exp(dT dU - dT^2 sigma^2 / F)
 } rx_rule;
+
+/** Which ladder the adaptive rule moves. */
+typedef enum rx_ladder_adapt {
+    RX_ADAPT_NONE = 0, ///< fixed ladders
+    RX_ADAPT_ETA = 1,  ///< Eq. 12 on the learning rates (the papers)
+    RX_ADAPT_TAU = 2   ///< the same rule on the temperatures (extension)
+} rx_ladder_adapt;
+
+/** sigma2 value meaning "energy_noise_sd^2" (exact for injected noise). */
+#define RX_SIGMA2_AUTO (-1.0)
 
 typedef enum rx_step_kind {
     RX_STEP_SGLD = 0, ///< theta -= eta*grad + sqrt(2 eta tau) xi
@@ -162,12 +174,42 @@ typedef struct rx_config {
         double window_correction; ///< c_W >= 0 subtracted from the
                                   ///< Metropolis exponent when W > 1, or
                                   ///< RX_WCORR_LOGW for log W (default 0)
+        double sigma2;        ///< bias_corrected: sigma_p^2 = Var(dU~)/2,
+                              ///< or RX_SIGMA2_AUTO (default auto)
+        double sigma2_factor; ///< F >= 1 dividing the correction (default 1)
+        int sequential_stats; ///< conditions evaluated pair by pair after
+                              ///< the swaps of lower pairs, as Algorithm 1
+                              ///< and the authors' code (default 0)
     } tempering;
+
+    /* deterministic rule: the correction buffer C (deo.md 2.3, 2.4) */
+    struct {
+        double init;       ///< C_0 (default 0)
+        int adapt;         ///< Eq. 13 towards target_swap_rate (default 1)
+        double step_scale; ///< multiplies gamma_k for C (default 1)
+    } correction;
+
+    /* stochastic-approximation step size gamma_k = min(cap, a/(k^alpha+b)) */
+    struct {
+        double a;     ///< default 50
+        double b;     ///< default 500
+        double alpha; ///< in (0.5, 1] (default 0.8)
+        double cap;   ///< default 0.5
+    } stepsize;
+
+    /* energies fed to the swap rule */
+    struct {
+        int fresh_per_pair; ///< redraw the energy noise for every comparison
+                            ///< (the 2-D notebook) (default 0)
+    } energy;
 
     /* ladders over positions */
     struct {
         rx_ladder_spec eta; ///< learning rates (default constant 0.001)
         rx_ladder_spec tau; ///< temperatures (default geometric 1..10)
+        rx_ladder_adapt adapt;  ///< default none
+        int monotone_projection; ///< keep the adapted ladder sorted
+                                 ///< (default 1)
     } ladder;
 
     /* step rules */
@@ -271,6 +313,7 @@ typedef struct rx_results {
     int64_t restarts;       ///< arrivals at position 1 coming from P
     int64_t total_swaps;    ///< executed swaps (all pairs)
     const rx_pair_stats *pairs;  ///< P-1 entries, pair p = (p, p+1)
+    double correction;      ///< final buffer C (deterministic rule)
     const double *eta;      ///< final learning-rate ladder, P entries
     const double *tau;      ///< final temperature ladder, P entries
     int64_t n_samples;      ///< rows of samples

@@ -39,7 +39,8 @@ enum {
     RX_STREAM_GRADNOISE = 3,/* injected gradient noise                */
     RX_STREAM_ENERGYNOISE = 4, /* injected energy noise               */
     RX_STREAM_SWAP = 5,     /* per-pair uniforms of the swap rule     */
-    RX_STREAM_SCHED = 6     /* schedule coins (SEO, APE pair choice)  */
+    RX_STREAM_SCHED = 6,    /* schedule coins (SEO, APE pair choice)  */
+    RX_STREAM_PAIRNOISE = 7 /* fresh energy noise per comparison      */
 };
 
 /*

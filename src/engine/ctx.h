@@ -6,6 +6,7 @@
 
 #include "../core/internal.h"
 #include "../exchange/exchange.h"
+#include "../ladder/ladder.h"
 #include "../record/record.h"
 #include "../target/target.h"
 
@@ -33,9 +34,11 @@ struct rx_ctx {
     rx_err err;
     rx__target *target;
     rx__xconf xc;
+    rx__aconf ac;
+    double C_final;             /* thread 0's buffer after the run */
     int P, nt_req, nt_used;
     size_t dim;
-    double *eta, *tau;          /* ladders by position (shared, read-only) */
+    double *eta, *tau;          /* initial ladders; final ones after run */
     rx__particle **parts;       /* P, allocated by owner threads */
     double *E[2];               /* energies by particle, by parity of k */
     rx__tstate *ts;             /* nt_req slots */

@@ -103,10 +103,36 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     c->xc.scheme = cfg->tempering.scheme;
     c->xc.rule = cfg->tempering.rule;
     c->xc.accept_prob = cfg->tempering.accept_prob;
-    if (c->xc.W > 1 && cfg->tempering.rule == RX_RULE_METROPOLIS)
+    c->xc.sequential = cfg->tempering.sequential_stats;
+    if (c->xc.W > 1 && (cfg->tempering.rule == RX_RULE_METROPOLIS ||
+                        cfg->tempering.rule == RX_RULE_BIAS_CORRECTED))
         c->xc.wcorr = cfg->tempering.window_correction == RX_WCORR_LOGW
                           ? log((double)c->xc.W)
                           : cfg->tempering.window_correction;
+    {
+        double s2 = cfg->tempering.sigma2 == RX_SIGMA2_AUTO
+                        ? cfg->target.energy_noise_sd *
+                              cfg->target.energy_noise_sd
+                        : cfg->tempering.sigma2;
+        c->xc.sigma2 = s2 / cfg->tempering.sigma2_factor;
+    }
+    if (cfg->energy.fresh_per_pair && cfg->target.energy_noise_sd > 0.0) {
+        /* the chains keep exact energies; the rule adds the noise */
+        c->xc.fresh_sd = cfg->target.energy_noise_sd;
+        c->target->energy_noise_sd = 0.0;
+    }
+    c->ac.P = c->P;
+    c->ac.adapt = cfg->ladder.adapt;
+    c->ac.project = cfg->ladder.monotone_projection;
+    c->ac.adapt_c = cfg->tempering.rule == RX_RULE_DETERMINISTIC &&
+                    cfg->correction.adapt;
+    c->ac.S = cfg->tempering.target_swap_rate;
+    c->ac.c_scale = cfg->correction.step_scale;
+    c->ac.a = cfg->stepsize.a;
+    c->ac.b = cfg->stepsize.b;
+    c->ac.alpha = cfg->stepsize.alpha;
+    c->ac.cap = cfg->stepsize.cap;
+    c->C_final = cfg->correction.init;
     c->xc.seed = cfg->seed;
     c->nt_req = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
     if (c->nt_req > c->P)
@@ -197,14 +223,16 @@ void rx_destroy(rx_ctx **cp)
 const char *rx_errmsg(const rx_ctx *c) { return c ? c->err.msg : ""; }
 
 /* One block per thread: at, pos (P each), ev, u, gate (P-1 each; u is
- * rounded up to a multiple of 4 for the 4-uniform Philox blocks). */
-static rx_status tstate_alloc(rx__tstate *ts, int P)
+ * rounded up to a multiple of 4 for the 4-uniform Philox blocks), and the
+ * thread's copy of the adaptive state: eta, tau, scratch (P each), C. */
+static rx_status tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
 {
     size_t up = (size_t)P;
     size_t off_pos = up * sizeof(int32_t);
     size_t off_ev = (off_pos + up * sizeof(int32_t) + 7) & ~(size_t)7;
     size_t off_u = off_ev + up * sizeof(rx__pairev);
-    size_t off_gate = off_u + (up + 4) * sizeof(double);
+    size_t off_lad = off_u + (up + 4) * sizeof(double);
+    size_t off_gate = off_lad + 3 * up * sizeof(double);
     size_t total = off_gate + up;
     char *b = rx__calloc_aligned(total, RX_CACHELINE);
     if (!b)
@@ -213,7 +241,13 @@ static rx_status tstate_alloc(rx__tstate *ts, int P)
     ts->x.pos = (int32_t *)(b + off_pos);
     ts->x.ev = (rx__pairev *)(b + off_ev);
     ts->x.u = (double *)(b + off_u);
+    ts->x.eta = (double *)(b + off_lad);
+    ts->x.tau = ts->x.eta + up;
+    ts->x.tmp = ts->x.tau + up;
     ts->x.gate = (uint8_t *)(b + off_gate);
+    memcpy(ts->x.eta, c->eta, sizeof(double) * up);
+    memcpy(ts->x.tau, c->tau, sizeof(double) * up);
+    ts->x.C = c->cfg.correction.init;
     for (int q = 0; q < P; ++q)
         ts->x.at[q] = ts->x.pos[q] = q;
     for (int p = 0; p < P - 1; ++p)
@@ -308,7 +342,7 @@ rx_status rx_run(rx_ctx *c)
             bar->n = nthr;
         }
         ts->st = RX_OK;
-        if (tstate_alloc(ts, P) != RX_OK)
+        if (tstate_alloc(c, ts, P) != RX_OK)
             chain_fail(c, ts, 2, RX_ENOMEM, -1, -1, 0.0);
         for (int i = lo; i < hi && ts->st == RX_OK; ++i) {
             if (particle_alloc(c, i) != RX_OK) {
@@ -341,8 +375,8 @@ rx_status rx_run(rx_ctx *c)
                     rx__stream_init(&s, seed, (uint32_t)i, RX_STREAM_STEP,
                                     (uint64_t)k);
                     rx__step_apply(q == 0 ? kind_target : kind_other,
-                                   p->theta, p->grad, c->dim, c->eta[q],
-                                   c->tau[q], &s);
+                                   p->theta, p->grad, c->dim, ts->x.eta[q],
+                                   ts->x.tau[q], &s);
                     double last = p->energy;
                     rx_status st = rx__target_eval_noisy(
                         c->target, p->theta, &p->energy, p->grad, seed,
@@ -358,10 +392,11 @@ rx_status rx_run(rx_ctx *c)
                 if (failed)
                     break;
                 double tc = timing && t == 0 ? rx__now() : 0.0;
-                rx__exchange(&c->xc, &ts->x, Ek, c->tau, k);
+                rx__exchange(&c->xc, &ts->x, Ek, k);
+                rx__adapt(&c->ac, &ts->x, k);
                 if (t == 0) {
                     double td = timing ? rx__now() : 0.0;
-                    rx__rec_iter(&c->rec, k, &ts->x, c->eta, c->tau);
+                    rx__rec_iter(&c->rec, k, &ts->x);
                     if (timing) {
                         double te = rx__now();
                         ts->t_step += tb - ta;
@@ -384,6 +419,9 @@ rx_status rx_run(rx_ctx *c)
         if (t == 0) {
             c->iters_done = k;
             memcpy(c->final_at, ts->x.at, sizeof(int32_t) * (size_t)P);
+            memcpy(c->eta, ts->x.eta, sizeof(double) * (size_t)P);
+            memcpy(c->tau, ts->x.tau, sizeof(double) * (size_t)P);
+            c->C_final = ts->x.C;
             c->rec.total_swaps += ts->x.nonadjacent_swaps;
         }
     }
@@ -434,6 +472,7 @@ rx_status rx_get_results(const rx_ctx *c, rx_results *r)
     r->restarts = c->rec.restarts;
     r->total_swaps = c->rec.total_swaps;
     r->pairs = c->rec.pairs;
+    r->correction = c->C_final;
     r->eta = c->eta;
     r->tau = c->tau;
     r->n_samples = c->ran ? c->n_samples : 0;

@@ -13,14 +13,32 @@
  * the decision is bitwise the same on all of them.
  */
 static int decide(const rx__xconf *xc, const rx__xstate *xs, const double *E,
-                  const double *tau, int a, int b, double u, double *prob)
+                  int a, int b, double u, int64_t k, double *prob)
 {
     if (xc->rule == RX_RULE_BERNOULLI) {
         *prob = xc->accept_prob;
         return u < xc->accept_prob;
     }
+    double ea = E[xs->at[a]], eb = E[xs->at[b]];
+    if (xc->fresh_sd > 0.0) {
+        /* the notebook: both energies re-drawn for this comparison */
+        rx__stream s;
+        rx__stream_init(&s, xc->seed, (uint32_t)a, RX_STREAM_PAIRNOISE,
+                        (uint64_t)k);
+        ea += xc->fresh_sd * rx__normal(&s);
+        eb += xc->fresh_sd * rx__normal(&s);
+    }
+    if (xc->rule == RX_RULE_DETERMINISTIC) {
+        /* Eq. 8: the hotter chain's energy lower by more than C */
+        int acc = eb + xs->C < ea;
+        *prob = acc;
+        return acc;
+    }
+    const double *tau = xs->tau;
     double dT = 1.0 / tau[a] - 1.0 / tau[b];
-    double x = dT * (E[xs->at[a]] - E[xs->at[b]]) - xc->wcorr;
+    double x = dT * (ea - eb) - xc->wcorr;
+    if (xc->rule == RX_RULE_BIAS_CORRECTED)
+        x -= dT * dT * xc->sigma2; /* Eq. 16 */
     if (x >= 0.0) {
         *prob = 1.0;
         return 1;
@@ -55,7 +73,7 @@ static inline void clear_ev(rx__pairev *e)
 }
 
 void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
-                  const double *tau, int64_t k)
+                  int64_t k)
 {
     const int np = xc->P - 1;
     if (xc->scheme != RX_SCHEME_APE)
@@ -67,7 +85,7 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
             rx__pairev *e = &xs->ev[p];
             clear_ev(e);
             e->evaluated = e->attempt = 1;
-            e->cond = (uint8_t)decide(xc, xs, E, tau, p, p + 1, xs->u[p],
+            e->cond = (uint8_t)decide(xc, xs, E, p, p + 1, xs->u[p], k,
                                       &e->prob);
             if (e->cond) {
                 do_swap(xs, p, p + 1);
@@ -93,7 +111,7 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
         int j = i + 1 + (int)r;
         double prob, u4[4];
         rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k, 0, u4);
-        int acc = decide(xc, xs, E, tau, i, j, u4[0], &prob);
+        int acc = decide(xc, xs, E, i, j, u4[0], k, &prob);
         if (j == i + 1) {
             rx__pairev *e = &xs->ev[i];
             e->evaluated = e->attempt = 1;
@@ -124,12 +142,32 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
         if (k % W == 0)
             for (int p = 0; p < np; ++p)
                 xs->gate[p] = 1;
+        if (xc->sequential) {
+            /* Algorithm 1 / the authors' loop: pair p sees the occupants
+             * left by the swap of pair p-1 */
+            for (int p = 0; p < np; ++p) {
+                rx__pairev *e = &xs->ev[p];
+                clear_ev(e);
+                e->evaluated = 1;
+                e->cond = (uint8_t)decide(xc, xs, E, p, p + 1, xs->u[p], k,
+                                          &e->prob);
+                if (((p + 1) & 1) == par && xs->gate[p]) {
+                    e->attempt = 1;
+                    if (e->cond) {
+                        do_swap(xs, p, p + 1);
+                        e->swapped = 1;
+                        xs->gate[p] = 0;
+                    }
+                }
+            }
+            break;
+        }
         /* conditions for ALL pairs from the pre-swap state */
         for (int p = 0; p < np; ++p) {
             rx__pairev *e = &xs->ev[p];
             clear_ev(e);
             e->evaluated = 1;
-            e->cond = (uint8_t)decide(xc, xs, E, tau, p, p + 1, xs->u[p],
+            e->cond = (uint8_t)decide(xc, xs, E, p, p + 1, xs->u[p], k,
                                       &e->prob);
         }
         /* active pairs (1-based p with p % 2 == par) are disjoint */

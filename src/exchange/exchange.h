@@ -19,6 +19,9 @@ typedef struct rx__xconf {
     rx_rule rule;
     double accept_prob; /* bernoulli rule */
     double wcorr;       /* c_W subtracted from the Metropolis exponent */
+    double sigma2;      /* bias_corrected: sigma_p^2 / F */
+    double fresh_sd;    /* > 0: fresh energy noise per comparison */
+    int sequential;     /* conditions after the swaps of lower pairs */
     uint64_t seed;
 } rx__xconf;
 
@@ -38,16 +41,21 @@ typedef struct rx__xstate {
     uint8_t *gate; /* P-1: 1 = pair may still swap in this window */
     rx__pairev *ev; /* P-1 */
     double *u;      /* P-1 (rounded up to 4): this iteration's uniforms */
+    double *eta;    /* P: learning rates by position (adaptive copy)   */
+    double *tau;    /* P: temperatures by position (adaptive copy)     */
+    double *tmp;    /* P: scratch of the ladder update                 */
+    double C;       /* correction buffer of the deterministic rule     */
     int64_t nonadjacent_swaps; /* APE swaps between non-neighbours */
 } rx__xstate;
 
 /*
- * One exchange phase at iteration k. E[i] is the energy of particle i,
- * tau[q] the temperature of position q. Updates xs->at/pos/gate and fills
+ * One exchange phase at iteration k. E[i] is the energy of particle i
+ * (exact when xc->fresh_sd > 0: the rule adds fresh noise per comparison);
+ * temperatures and C come from xs. Updates xs->at/pos/gate and fills
  * xs->ev.
  */
 void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
-                  const double *tau, int64_t k);
+                  int64_t k);
 
 /* Is pair p (0-based) active at iteration k under DEO_W parity? */
 static inline int rx__deo_active(int p, int64_t k, int W, int phase)

@@ -229,7 +229,7 @@ static rx_status parse_yaml(const unsigned char *buf, size_t len,
 
 typedef enum {
     K_U64, K_I64, K_INT, K_REAL, K_BOOL, K_ENUM, K_VEC, K_MAT, K_LADDER,
-    K_WINDOW, K_WCORR
+    K_WINDOW, K_WCORR, K_SIGMA2
 } kkind;
 
 typedef struct keydef {
@@ -246,7 +246,9 @@ typedef struct keydef {
 static const char *const target_kinds[] = {"mixture25", "gmm", "none", NULL};
 static const char *const schemes[] = {"adj", "seo", "deo", "deo_w",
                                       "deo_star", "ape", NULL};
-static const char *const rules[] = {"metropolis", "bernoulli", NULL};
+static const char *const rules[] = {"metropolis", "bernoulli",
+                                    "deterministic", "bias_corrected", NULL};
+static const char *const adapts[] = {"none", "eta", "tau", NULL};
 static const char *const steps[] = {"sgld", "sgd", NULL};
 
 #define OFF(f) offsetof(rx_config, f)
@@ -310,6 +312,39 @@ static const keydef KEYS[] = {
      OFF(tempering.window_correction), "0", 0, INF, 0, 0, NULL,
      "c_W >= 0 subtracted from the metropolis exponent when W > 1 (deo.md "
      "2.5: offsets the bias of at most one swap per window), or logW"},
+    {"tempering.sigma2", K_SIGMA2, OFF(tempering.sigma2), "auto", 0, INF, 0,
+     0, NULL,
+     "bias_corrected: sigma_p^2 = Var(U~(p) - U~(p+1)) / 2 (note the "
+     "factor 2), or auto = target.energy_noise_sd^2"},
+    {"tempering.sigma2_factor", K_REAL, OFF(tempering.sigma2_factor), "1", 1,
+     INF, 0, 0, NULL,
+     "bias_corrected: F >= 1 dividing the correction dT^2 sigma^2 (less "
+     "correction, more swaps, some bias)"},
+    {"tempering.sequential_stats", K_BOOL, OFF(tempering.sequential_stats),
+     "false", 0, 0, 0, 0, NULL,
+     "false: every pair's condition from the pre-swap state (deo.md 6.2 #3); "
+     "true: pair by pair after the swaps of lower pairs, as Algorithm 1 and "
+     "the authors' code (bit-compatible semantics)"},
+    {"correction.init", K_REAL, OFF(correction.init), "0", -INF, INF, 0, 0,
+     NULL, "deterministic rule: initial buffer C_0 (the notebook uses 4)"},
+    {"correction.adapt", K_BOOL, OFF(correction.adapt), "true", 0, 0, 0, 0,
+     NULL,
+     "deterministic rule: C += step_scale gamma_k (mean_p A_p - S) every "
+     "iteration (Eq. 13)"},
+    {"correction.step_scale", K_REAL, OFF(correction.step_scale), "1", 0, INF,
+     0, 0, NULL, "multiplies gamma_k in the C update (the CIFAR code: 0.1)"},
+    {"stepsize.a", K_REAL, OFF(stepsize.a), "50", 0, INF, 1, 0, NULL,
+     "gamma_k = min(cap, a / (k^alpha + b)) for the ladder and C updates"},
+    {"stepsize.b", K_REAL, OFF(stepsize.b), "500", 0, INF, 0, 0, NULL,
+     "offset b of gamma_k"},
+    {"stepsize.alpha", K_REAL, OFF(stepsize.alpha), "0.8", 0.5, 1, 1, 0,
+     NULL, "decay exponent alpha in (0.5, 1] (Robbins-Monro)"},
+    {"stepsize.cap", K_REAL, OFF(stepsize.cap), "0.5", 0, INF, 1, 0, NULL,
+     "upper bound on gamma_k"},
+    {"energy.fresh_per_pair", K_BOOL, OFF(energy.fresh_per_pair), "false", 0,
+     0, 0, 0, NULL,
+     "draw new energy noise for each chain of every comparison (the 2-D "
+     "notebook) instead of one noisy energy per chain per iteration"},
     {"ladder.eta", K_LADDER, OFF(ladder.eta), "0.001", 0, INF, 1, 0, NULL,
      "learning rates by position: a number (constant), {min, max} "
      "(geometric) or a list of n_chains values, non-decreasing, > 0"},
@@ -317,6 +352,13 @@ static const keydef KEYS[] = {
      0, NULL,
      "temperatures by position, same forms as ladder.eta; used by SGLD and "
      "by the metropolis rule"},
+    {"ladder.adapt", K_ENUM, OFF(ladder.adapt), "none", 0, 0, 0, 0, adapts,
+     "adaptive ladder (deo.md 2.6, Eq. 12): none, eta (learning rates, the "
+     "papers) or tau (temperatures); the ends stay fixed"},
+    {"ladder.monotone_projection", K_BOOL, OFF(ladder.monotone_projection),
+     "true", 0, 0, 0, 0, NULL,
+     "after each adaptive update clamp every interior value between its new "
+     "lower and old upper neighbour (a library addition; false = the papers)"},
     {"step.target", K_ENUM, OFF(step.target), "sgld", 0, 0, 0, 0, steps,
      "step rule at position 1 (the target): sgld or sgd"},
     {"step.others", K_ENUM, OFF(step.others), "sgld", 0, 0, 0, 0, steps,
@@ -357,6 +399,7 @@ static const char *kind_name(kkind k)
     case K_LADDER: return "number | {min, max} | list";
     case K_WINDOW: return "integer | auto";
     case K_WCORR: return "number | logW";
+    case K_SIGMA2: return "number | auto";
     }
     return "?";
 }
@@ -885,6 +928,23 @@ static rx_status set_leaf(rx_config *c, const keydef *kd, const ynode *n,
         return get_mat(n, kd, (rx_mat *)(void *)base, err);
     case K_LADDER:
         return get_ladder(n, kd, (rx_ladder_spec *)(void *)base, err);
+    case K_SIGMA2:
+        if (n->type == YN_SCALAR && !n->quoted &&
+            strcmp(n->str, "auto") == 0) {
+            *(double *)(void *)base = RX_SIGMA2_AUTO;
+            return RX_OK;
+        }
+        st = get_real(n, kd->path, &dv, err);
+        if (st != RX_OK)
+            return node_err(err, n, kd->path,
+                            "expected a number >= 0 or auto, got %s%s%s",
+                            n->type == YN_SCALAR ? "'" : type_of(n),
+                            n->type == YN_SCALAR ? n->str : "",
+                            n->type == YN_SCALAR ? "'" : "");
+        st = check_range(n, kd, dv, err);
+        if (st == RX_OK)
+            *(double *)(void *)base = dv;
+        return st;
     case K_WCORR:
         if (n->type == YN_SCALAR && !n->quoted &&
             strcmp(n->str, "logW") == 0) {
@@ -1250,7 +1310,7 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
                        "must be in [0, 1], got %.17g", a);
     if ((unsigned)c->tempering.scheme > RX_SCHEME_APE)
         return key_err(err, mk, "tempering.scheme", "unknown scheme");
-    if ((unsigned)c->tempering.rule > RX_RULE_BERNOULLI)
+    if ((unsigned)c->tempering.rule > RX_RULE_BIAS_CORRECTED)
         return key_err(err, mk, "tempering.rule", "unknown rule");
     if (c->tempering.parity_phase != 0 && c->tempering.parity_phase != 1)
         return key_err(err, mk, "tempering.parity_phase", "must be 0 or 1");
@@ -1362,10 +1422,45 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
                        "only used with target.kind gmm");
     }
     if (c->target.kind == RX_TARGET_NONE &&
-        c->tempering.rule == RX_RULE_METROPOLIS &&
-        c->tempering.scheme != RX_SCHEME_APE)
+        c->tempering.rule != RX_RULE_BERNOULLI)
         return key_err(err, mk, "tempering.rule",
                        "target none has no energies; use rule bernoulli");
+    if (c->tempering.scheme == RX_SCHEME_APE &&
+        (c->tempering.rule == RX_RULE_DETERMINISTIC))
+        return key_err(err, mk, "tempering.rule",
+                       "ape needs temperatures (metropolis, bias_corrected "
+                       "or bernoulli); the deterministic condition compares "
+                       "neighbours only");
+    double s2 = c->tempering.sigma2;
+    if (!(s2 >= 0.0 || s2 == RX_SIGMA2_AUTO) || !isfinite(s2))
+        return key_err(err, mk, "tempering.sigma2",
+                       "must be a number >= 0 or auto");
+    if (c->tempering.rule == RX_RULE_BIAS_CORRECTED &&
+        s2 == RX_SIGMA2_AUTO && !(c->target.energy_noise_sd > 0.0))
+        return key_err(err, mk, "tempering.sigma2",
+                       "rule bias_corrected needs sigma2: give a number, or "
+                       "use auto with target.energy_noise_sd > 0");
+    if (!(c->tempering.sigma2_factor >= 1.0))
+        return key_err(err, mk, "tempering.sigma2_factor", "must be >= 1");
+    if ((unsigned)c->ladder.adapt > RX_ADAPT_TAU)
+        return key_err(err, mk, "ladder.adapt", "unknown value");
+    if (c->ladder.adapt != RX_ADAPT_NONE && P < 3)
+        return key_err(err, mk, "ladder.adapt",
+                       "an adaptive ladder needs n_chains >= 3 (the ends are "
+                       "fixed)");
+    if (c->ladder.adapt == RX_ADAPT_TAU &&
+        c->tempering.rule == RX_RULE_DETERMINISTIC)
+        return key_err(err, mk, "ladder.adapt",
+                       "the deterministic rule does not use temperatures; "
+                       "adapt eta");
+    if (!(c->stepsize.a > 0) || !(c->stepsize.b >= 0) ||
+        !(c->stepsize.alpha > 0.5 && c->stepsize.alpha <= 1) ||
+        !(c->stepsize.cap > 0))
+        return key_err(err, mk, "stepsize",
+                       "needs a > 0, b >= 0, alpha in (0.5, 1], cap > 0");
+    if (!isfinite(c->correction.init) || !(c->correction.step_scale >= 0))
+        return key_err(err, mk, "correction.step_scale",
+                       "must be >= 0 (and correction.init finite)");
     return RX_OK;
 }
 
@@ -1565,6 +1660,14 @@ static void put_leaf(FILE *f, const rx_config *c, const keydef *kd)
             put_real(f, L->max);
             fputc('}', f);
         }
+        break;
+    }
+    case K_SIGMA2: {
+        double v = *(const double *)(const void *)base;
+        if (v == RX_SIGMA2_AUTO)
+            fputs("auto", f);
+        else
+            put_real(f, v);
         break;
     }
     case K_WCORR: {

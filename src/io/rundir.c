@@ -88,9 +88,11 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             (unsigned long long)c->cfg.seed, (long long)K);
     fprintf(f, "  \"n_chains\": %d,\n  \"scheme\": \"%s\",\n  \"window\": %d,\n",
             P, scheme_name(c->cfg.tempering.scheme), c->xc.W);
+    static const char *const rule_names[] = {"metropolis", "bernoulli",
+                                             "deterministic",
+                                             "bias_corrected"};
     fprintf(f, "  \"rule\": \"%s\",\n",
-            c->cfg.tempering.rule == RX_RULE_METROPOLIS ? "metropolis"
-                                                        : "bernoulli");
+            rule_names[(unsigned)c->cfg.tempering.rule & 3]);
     double per = K > 0 ? 1000.0 / (double)K : 0.0;
     fprintf(f,
             "  \"round_trips\": {\"a5\": %lld, \"l1\": %lld, \"restarts\": "
@@ -118,7 +120,8 @@ static rx_status write_summary(rx_ctx *c, const char *path,
                 (long long)s->attempts, (long long)s->swaps,
                 p + 2 < P ? "," : "");
     }
-    fprintf(f, "  ]},\n  \"ladder\": {\"eta\": ");
+    fprintf(f, "  ]},\n  \"correction\": %.17g,\n", c->C_final);
+    fprintf(f, "  \"ladder\": {\"eta\": ");
     json_vec(f, c->eta, P);
     fprintf(f, ", \"tau\": ");
     json_vec(f, c->tau, P);

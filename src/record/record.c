@@ -18,9 +18,9 @@ rx_status rx__rec_init(rx__recorder *r, int P, int64_t K,
     r->trace_every = trace_every;
     r->cap_index = index_every > 0 ? (K + index_every - 1) / index_every : 0;
     r->cap_trace = trace_every > 0 ? (K + trace_every - 1) / trace_every : 0;
-    /* columns: k, trips_a5, trips_l1, restarts, mean_cond,
+    /* columns: k, trips_a5, trips_l1, restarts, mean_cond, C,
      * cond_p (P-1), swaps_p (P-1), eta_q (P), tau_q (P) */
-    r->n_trace_cols = 5 + 2 * (P - 1) + 2 * P;
+    r->n_trace_cols = 6 + 2 * (P - 1) + 2 * P;
     size_t up = (size_t)P;
     r->visited = calloc(up, 1);
     r->last_end = calloc(up, 1);
@@ -76,9 +76,9 @@ static inline void a5_check(rx__recorder *r, const rx__xstate *xs, int32_t i)
     }
 }
 
-void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs,
-                  const double *eta, const double *tau)
+void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs)
 {
+    const double *eta = xs->eta, *tau = xs->tau;
     const int P = r->P;
     for (int p = 0; p < P - 1; ++p) {
         const rx__pairev *e = &xs->ev[p];
@@ -146,6 +146,7 @@ void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs,
         row[c++] = (double)r->trips_l1;
         row[c++] = (double)r->restarts;
         row[c++] = se ? (double)sc / (double)se : 0.0;
+        row[c++] = xs->C;
         for (int p = 0; p < P - 1; ++p)
             row[c++] = r->win_eval[p]
                            ? (double)r->win_cond[p] / (double)r->win_eval[p]
@@ -167,7 +168,7 @@ void rx__rec_trace_header(const rx__recorder *r, char *buf, size_t cap)
 {
     size_t n = 0;
     n += (size_t)snprintf(buf + n, cap - n,
-                          "iteration,trips_a5,trips_l1,restarts,mean_cond");
+                          "iteration,trips_a5,trips_l1,restarts,mean_cond,C");
     for (int p = 1; p < r->P && n < cap; ++p)
         n += (size_t)snprintf(buf + n, cap - n, ",cond_%d", p);
     for (int p = 1; p < r->P && n < cap; ++p)

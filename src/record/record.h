@@ -33,9 +33,8 @@ typedef struct rx__recorder {
 rx_status rx__rec_init(rx__recorder *r, int P, int64_t K,
                        int64_t index_every, int64_t trace_every);
 void rx__rec_free(rx__recorder *r);
-/* After the exchange of iteration k. eta/tau: ladders by position. */
-void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs,
-                  const double *eta, const double *tau);
+/* After the exchange and adapt phases of iteration k. */
+void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs);
 /* Trace column names, written to buf as a CSV header line. */
 void rx__rec_trace_header(const rx__recorder *r, char *buf, size_t cap);
 
