@@ -15,6 +15,9 @@ typedef struct {
     rx_target_kind target;
     int P;
     double enoise, gnoise;
+    rx_rule rule;
+    rx_ladder_adapt adapt;
+    int fresh, sequential;
 } variant;
 
 static rx_ctx *run(const variant *v, int threads)
@@ -44,6 +47,15 @@ static rx_ctx *run(const variant *v, int threads)
     c.tempering.n_chains = v->P;
     c.tempering.scheme = v->scheme;
     c.ladder.eta.min = 0.003;
+    c.tempering.rule = v->rule;
+    c.ladder.adapt = v->adapt;
+    c.energy.fresh_per_pair = v->fresh;
+    c.tempering.sequential_stats = v->sequential;
+    if (v->adapt == RX_ADAPT_ETA) {
+        c.ladder.eta.kind = RX_LADDER_GEOMETRIC;
+        c.ladder.eta.max = 0.6;
+        c.correction.init = 4;
+    }
     c.ladder.tau.kind = RX_LADDER_GEOMETRIC;
     c.ladder.tau.min = 1;
     c.ladder.tau.max = 25;
@@ -77,6 +89,10 @@ static int same(const rx_results *a, const rx_results *b)
         return 0;
     if (memcmp(a->pairs, b->pairs, sizeof(rx_pair_stats) * (size_t)(P - 1)))
         return 0;
+    if (memcmp(a->eta, b->eta, sizeof(double) * (size_t)P) ||
+        memcmp(a->tau, b->tau, sizeof(double) * (size_t)P) ||
+        memcmp(&a->correction, &b->correction, sizeof(double)))
+        return 0;
     return a->trips_a5 == b->trips_a5 && a->trips_l1 == b->trips_l1 &&
            a->restarts == b->restarts && a->total_swaps == b->total_swaps;
 }
@@ -85,12 +101,20 @@ int main(void)
 {
     const variant vs[] = {
         {"deo_star mixture25 noisy", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25,
-         16, 2.0, 2.0},
-        {"deo mixture25 exact", RX_SCHEME_DEO, RX_TARGET_MIXTURE25, 7, 0, 0},
-        {"seo gmm", RX_SCHEME_SEO, RX_TARGET_GMM, 5, 0.5, 0},
-        {"adj gmm", RX_SCHEME_ADJ, RX_TARGET_GMM, 6, 0, 0.3},
-        {"ape mixture25", RX_SCHEME_APE, RX_TARGET_MIXTURE25, 9, 0, 0},
-        {"deo_star P=64", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25, 64, 0, 1},
+         16, 2.0, 2.0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0},
+        {"deo mixture25 exact", RX_SCHEME_DEO, RX_TARGET_MIXTURE25, 7, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0},
+        {"seo gmm", RX_SCHEME_SEO, RX_TARGET_GMM, 5, 0.5, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0},
+        {"adj gmm", RX_SCHEME_ADJ, RX_TARGET_GMM, 6, 0, 0.3, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0},
+        {"ape mixture25", RX_SCHEME_APE, RX_TARGET_MIXTURE25, 9, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0},
+        {"deo_star P=64", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25, 64, 0, 1, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0},
+        {"deo_star-sgd deterministic adaptive", RX_SCHEME_DEO_STAR,
+         RX_TARGET_MIXTURE25, 16, 2, 2, RX_RULE_DETERMINISTIC, RX_ADAPT_ETA,
+         1, 1},
+        {"deo deterministic adaptive parallel stats", RX_SCHEME_DEO,
+         RX_TARGET_MIXTURE25, 11, 2, 2, RX_RULE_DETERMINISTIC, RX_ADAPT_ETA,
+         0, 0},
+        {"bias-corrected tau ladder", RX_SCHEME_DEO_STAR, RX_TARGET_GMM, 9, 1,
+         0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_TAU, 0, 0},
     };
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; ++i) {
         rx_ctx *c1 = run(&vs[i], 1), *c2 = run(&vs[i], 2),
