@@ -84,7 +84,8 @@ typedef enum rx_scheme {
     RX_SCHEME_DEO = 2,      ///< deterministic even-odd (DEO_W with W = 1)
     RX_SCHEME_DEO_W = 3,    ///< generalised DEO with window W and gate
     RX_SCHEME_DEO_STAR = 4, ///< DEO_W with W = W*(P, S)
-    RX_SCHEME_APE = 5       ///< all-pairs exchange, one random pair / iter
+    RX_SCHEME_APE = 5,      ///< all-pairs exchange, one random pair / iter
+    RX_SCHEME_NONE = 6      ///< no swaps: P independent chains (baselines)
 } rx_scheme;
 
 typedef enum rx_rule {
@@ -216,6 +217,9 @@ typedef struct rx_config {
     struct {
         rx_step_kind target; ///< rule at position 1 (default sgld)
         rx_step_kind others; ///< rule at positions 2..P (default sgld)
+        int cyclical_cycles; ///< > 0: cosine learning-rate cycles over the
+                             ///< run, eta_k = eta/2 (cos(pi r_k) + 1)
+                             ///< (cyclical SG-MCMC) (default 0 = off)
     } step;
 
     /* recording */
@@ -228,6 +232,8 @@ typedef struct rx_config {
         double grid_low;     ///< density grid lower edge (default -3)
         double grid_high;    ///< density grid upper edge (default 3)
         int phase_timing;    ///< time phases on thread 0 (default 0)
+        int all_positions;   ///< samples from every position, not only
+                             ///< the target (baselines) (default 0)
     } record;
 } rx_config;
 

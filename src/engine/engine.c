@@ -147,7 +147,9 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     int64_t ns = K > cfg->record.burn_in
                      ? (K - 1 - cfg->record.burn_in) / cfg->record.thin + 1
                      : 0;
-    double smp_bytes = (double)ns * (double)c->dim * 4.0;
+    /* all_positions: P rows per kept iteration, position-minor */
+    const int64_t per = cfg->record.all_positions ? (int64_t)P : 1;
+    double smp_bytes = (double)ns * (double)per * (double)c->dim * 4.0;
     if (smp_bytes > RX_RECORD_LIMIT_BYTES) {
         st = rx__fail(err, RX_ECONFIG,
                       "record.thin: the samples would take %.1f GiB in "
@@ -155,7 +157,7 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
                       smp_bytes / 1073741824.0);
         goto fail;
     }
-    c->n_samples = ns;
+    c->n_samples = ns * per;
     c->eta = malloc(P * sizeof(double));
     c->tau = malloc(P * sizeof(double));
     c->parts = calloc(P, sizeof *c->parts);
@@ -170,7 +172,7 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
         goto fail;
     }
     if (ns > 0 && c->dim > 0) {
-        c->samples = malloc((size_t)ns * c->dim * sizeof(float));
+        c->samples = malloc((size_t)(ns * per) * c->dim * sizeof(float));
         if (!c->samples) {
             st = rx__fail(err, RX_ENOMEM,
                           "rx_create: out of memory for %lld samples",
@@ -283,8 +285,14 @@ static rx_status particle_alloc(rx_ctx *c, int i)
     return RX_OK;
 }
 
-static void store_sample(rx_ctx *c, const rx__particle *p, int64_t row)
+/* The sample of particle p at position q for kept-iteration `row`. */
+static void store_sample(rx_ctx *c, const rx__particle *p, int q,
+                         int64_t row)
 {
+    if (c->cfg.record.all_positions)
+        row = row * c->P + q;
+    else if (q != 0)
+        return;
     float *dst = c->samples + (size_t)row * c->dim;
     for (size_t j = 0; j < c->dim; ++j)
         dst[j] = (float)p->theta[j];
@@ -319,6 +327,11 @@ rx_status rx_run(rx_ctx *c)
     const int64_t K = c->cfg.iterations;
     const uint64_t seed = c->cfg.seed;
     const int timing = c->cfg.record.phase_timing;
+    /* cyclical learning rates: cycles of ceil(K / M) iterations */
+    const int64_t cyc_len =
+        c->cfg.step.cyclical_cycles > 0
+            ? (K + c->cfg.step.cyclical_cycles - 1) / c->cfg.step.cyclical_cycles
+            : 0;
     const rx_step_kind kind_target = c->cfg.step.target;
     const rx_step_kind kind_other = c->cfg.step.others;
     int nt_used = 0;
@@ -362,21 +375,26 @@ rx_status rx_run(rx_ctx *c)
         if (!failed) {
             for (k = 0; k < K; ++k) {
                 double *Ek = c->E[k & 1];
+                double cyc = 1.0;
+                if (cyc_len > 0) {
+                    double r = (double)(k % cyc_len) / (double)cyc_len;
+                    cyc = 0.5 * (cos(3.14159265358979323846 * r) + 1.0);
+                }
                 double ta = timing && t == 0 ? rx__now() : 0.0;
                 for (int i = lo; i < hi; ++i) {
                     rx__particle *p = c->parts[i];
                     const int q = ts->x.pos[i];
-                    if (q == 0 && k > 0) {
+                    if (k > 0 && c->samples) {
                         int64_t row = sample_row(&c->cfg, k - 1);
-                        if (row >= 0 && c->samples)
-                            store_sample(c, p, row);
+                        if (row >= 0)
+                            store_sample(c, p, q, row);
                     }
                     rx__stream s;
                     rx__stream_init(&s, seed, (uint32_t)i, RX_STREAM_STEP,
                                     (uint64_t)k);
                     rx__step_apply(q == 0 ? kind_target : kind_other,
-                                   p->theta, p->grad, c->dim, ts->x.eta[q],
-                                   ts->x.tau[q], &s);
+                                   p->theta, p->grad, c->dim,
+                                   ts->x.eta[q] * cyc, ts->x.tau[q], &s);
                     double last = p->energy;
                     rx_status st = rx__target_eval_noisy(
                         c->target, p->theta, &p->energy, p->grad, seed,
@@ -408,13 +426,10 @@ rx_status rx_run(rx_ctx *c)
             }
         }
         /* the sample of the last iteration */
-        if (!failed && K > 0) {
-            for (int i = lo; i < hi; ++i)
-                if (ts->x.pos[i] == 0) {
-                    int64_t row = sample_row(&c->cfg, K - 1);
-                    if (row >= 0 && c->samples)
-                        store_sample(c, c->parts[i], row);
-                }
+        if (!failed && K > 0 && c->samples) {
+            int64_t row = sample_row(&c->cfg, K - 1);
+            for (int i = lo; i < hi && row >= 0; ++i)
+                store_sample(c, c->parts[i], ts->x.pos[i], row);
         }
         if (t == 0) {
             c->iters_done = k;

@@ -76,9 +76,13 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
                   int64_t k)
 {
     const int np = xc->P - 1;
+    if (xc->scheme == RX_SCHEME_NONE)
+        return; /* independent chains: nothing evaluated, nothing swapped */
     if (xc->scheme != RX_SCHEME_APE)
         draw_uniforms(xc, xs, k, np);
     switch (xc->scheme) {
+    case RX_SCHEME_NONE:
+        break;
     case RX_SCHEME_ADJ:
         /* sequential sweep, each pair sees the current occupants */
         for (int p = 0; p < np; ++p) {

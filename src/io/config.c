@@ -245,7 +245,7 @@ typedef struct keydef {
 
 static const char *const target_kinds[] = {"mixture25", "gmm", "none", NULL};
 static const char *const schemes[] = {"adj", "seo", "deo", "deo_w",
-                                      "deo_star", "ape", NULL};
+                                      "deo_star", "ape", "none", NULL};
 static const char *const rules[] = {"metropolis", "bernoulli",
                                     "deterministic", "bias_corrected", NULL};
 static const char *const adapts[] = {"none", "eta", "tau", NULL};
@@ -286,12 +286,12 @@ static const keydef KEYS[] = {
      "initial particles i.i.d. uniform on [low, high]^d"},
     {"init.high", K_REAL, OFF(init.high), "1", -INF, INF, 0, 0, NULL,
      "upper end of the initial box (> low)"},
-    {"tempering.n_chains", K_INT, OFF(tempering.n_chains), "16", 2, 1048576,
-     0, 0, NULL, "P, number of chains (positions), >= 2"},
+    {"tempering.n_chains", K_INT, OFF(tempering.n_chains), "16", 1, 1048576,
+     0, 0, NULL, "P, number of chains (positions), >= 2 (1 with scheme none)"},
     {"tempering.scheme", K_ENUM, OFF(tempering.scheme), "deo_star", 0, 0, 0,
      0, schemes,
      "swap schedule: adj, seo, deo (W = 1), deo_w (window W), deo_star "
-     "(W = W*), ape (one random pair)"},
+     "(W = W*), ape (one random pair), none (independent chains)"},
     {"tempering.window", K_WINDOW, OFF(tempering.window), "auto", 1, 1e9, 0,
      0, NULL,
      "deo_w window W >= 1, or auto = W*(P, S) = ceil((log P + log log P) / "
@@ -363,6 +363,11 @@ static const keydef KEYS[] = {
      "step rule at position 1 (the target): sgld or sgd"},
     {"step.others", K_ENUM, OFF(step.others), "sgld", 0, 0, 0, 0, steps,
      "step rule at positions 2..P: sgld or sgd"},
+    {"step.cyclical_cycles", K_INT, OFF(step.cyclical_cycles), "0", 0,
+     1000000000, 0, 0, NULL,
+     "> 0: cyclical learning rates, M cosine cycles over the run: eta_k = "
+     "eta/2 (cos(pi mod(k, K/M) / (K/M)) + 1) at every position (cycSGLD); "
+     "0 = constant"},
     {"record.burn_in", K_I64, OFF(record.burn_in), "0", 0, 1e15, 0, 0, NULL,
      "first iteration whose target-position sample is kept"},
     {"record.thin", K_I64, OFF(record.thin), "1", 1, 1e15, 0, 0, NULL,
@@ -379,6 +384,10 @@ static const keydef KEYS[] = {
      NULL, "lower edge of that grid, every axis"},
     {"record.grid_high", K_REAL, OFF(record.grid_high), "3", -INF, INF, 0, 0,
      NULL, "upper edge of that grid (> grid_low)"},
+    {"record.all_positions", K_BOOL, OFF(record.all_positions), "false", 0,
+     0, 0, 0, NULL,
+     "keep the samples of every position (rows k-major, position-minor), not "
+     "only the target's; for baselines of independent chains"},
     {"record.phase_timing", K_BOOL, OFF(record.phase_timing), "false", 0, 0,
      0, 0, NULL,
      "time the phases of each iteration on thread 0 (summary.json timing)"},
@@ -1295,9 +1304,14 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
     const int P = c->tempering.n_chains;
     if (c->iterations < 1)
         return key_err(err, mk, "iterations", "must be >= 1");
-    if (P < 2 || P > 1048576)
+    if (P < 1 || P > 1048576)
         return key_err(err, mk, "tempering.n_chains",
-                       "must be in [2, 1048576], got %d", P);
+                       "must be in [1, 1048576], got %d", P);
+    if (P < 2 && c->tempering.scheme != RX_SCHEME_NONE)
+        return key_err(err, mk, "tempering.n_chains",
+                       "replica exchange needs >= 2 chains, got %d (a single "
+                       "chain only with scheme none)",
+                       P);
     if (c->threads < 0)
         return key_err(err, mk, "threads", "must be >= 0");
     double S = c->tempering.target_swap_rate;
@@ -1308,7 +1322,7 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
     if (!(a >= 0.0 && a <= 1.0))
         return key_err(err, mk, "tempering.accept_prob",
                        "must be in [0, 1], got %.17g", a);
-    if ((unsigned)c->tempering.scheme > RX_SCHEME_APE)
+    if ((unsigned)c->tempering.scheme > RX_SCHEME_NONE)
         return key_err(err, mk, "tempering.scheme", "unknown scheme");
     if ((unsigned)c->tempering.rule > RX_RULE_BIAS_CORRECTED)
         return key_err(err, mk, "tempering.rule", "unknown rule");
@@ -1377,7 +1391,8 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
                          : 0.0;
         double ns = c->iterations > c->record.burn_in
                         ? (double)(c->iterations - c->record.burn_in) /
-                              (double)c->record.thin
+                              (double)c->record.thin *
+                              (c->record.all_positions ? (double)P : 1.0)
                         : 0.0;
         if (idx > limit)
             return key_err(err, mk, "record.index_every",

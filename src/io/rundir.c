@@ -69,8 +69,8 @@ static void json_vec(FILE *f, const double *v, int n)
 static const char *scheme_name(rx_scheme s)
 {
     static const char *const n[] = {"adj", "seo", "deo", "deo_w",
-                                    "deo_star", "ape"};
-    return (unsigned)s < 6 ? n[s] : "?";
+                                    "deo_star", "ape", "none"};
+    return (unsigned)s < 7 ? n[s] : "?";
 }
 
 static rx_status write_summary(rx_ctx *c, const char *path,

@@ -20,8 +20,8 @@ void rx__ladder_fill(const rx_ladder_spec *s, int P, double *out)
         double ratio = s->max / s->min;
         for (int q = 0; q < P; ++q)
             out[q] = s->min * pow(ratio, (double)q / (double)(P - 1));
-        out[0] = s->min;
         out[P - 1] = s->max;
+        out[0] = s->min; /* P = 1: the single chain takes min */
         break;
     }
     case RX_LADDER_LIST:

@@ -98,6 +98,8 @@ void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs)
      * that moved or sits at an end can newly satisfy that, so those are
      * the ones checked (the same counts as checking all P, in O(swaps)). */
     int32_t lo = xs->at[0], hi = xs->at[P - 1];
+    if (P < 2)
+        goto rows; /* one chain: no round trips */
     r->visited[lo] |= RX_VIS_LOW;
     r->visited[hi] |= RX_VIS_HIGH;
     if (xs->nonadjacent_swaps != r->seen_nonadjacent) {
@@ -126,6 +128,7 @@ void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs)
     if (r->l1_state[hi] == 1)
         r->l1_state[hi] = 2;
 
+rows:
     if (r->index_every > 0 && k % r->index_every == 0 &&
         r->n_index < r->cap_index) {
         memcpy(r->index + (size_t)r->n_index * (size_t)P, xs->at,
