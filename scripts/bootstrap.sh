@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(gcc meson ninja-build pkg-config libopenblas-dev libyaml-dev zlib1g-dev)
+# gnuplot-nox draws the plots of `replex run` (optional for the library)
+pkgs=(gcc meson ninja-build pkg-config libopenblas-dev libyaml-dev zlib1g-dev
+      gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

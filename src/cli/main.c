@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "../io/config.h"
+#include "plots.h"
 #include "replex/replex.h"
 
 enum { EXIT_RUNFAIL = 1, EXIT_BADINPUT = 2 };
@@ -20,7 +21,7 @@ static void usage(FILE *f)
           "\n"
           "commands:\n"
           "  run FILE.yaml [-o DIR] [--threads N] [--set key=value ...]\n"
-          "                [--force] [--quiet]\n"
+          "                [--force] [--quiet] [--no-plots]\n"
           "      run the experiment; outputs go to DIR (default\n"
           "      runs/<file name without .yaml>), which must not exist\n"
           "      unless --force is given\n"
@@ -121,7 +122,7 @@ int main(int argc, char **argv)
         return EXIT_BADINPUT;
     }
     const char *file = NULL, *out = NULL;
-    int threads = -1, force = 0, quiet = 0;
+    int threads = -1, force = 0, quiet = 0, no_plots = 0;
     const char **sets = calloc((size_t)argc, sizeof *sets);
     int nsets = 0;
     if (!sets)
@@ -148,6 +149,8 @@ int main(int argc, char **argv)
             sets[nsets++] = a + 6;
         else if (!strcmp(a, "--force") && is_run)
             force = 1;
+        else if (!strcmp(a, "--no-plots") && is_run)
+            no_plots = 1;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
             quiet = 1;
         else if (a[0] == '-' && a[1]) {
@@ -224,30 +227,34 @@ int main(int argc, char **argv)
     rx_logger lg = {NULL, quiet ? NULL : log_stderr};
     rx_ctx *ctx = NULL;
     st = rx_create(&ctx, &cfg, NULL, lg, &err);
-    rx_config_free(&cfg);
     if (st != RX_OK) {
+        rx_config_free(&cfg);
         fprintf(stderr, "replex: %s: %s\n", file, err.msg);
         return st == RX_ECONFIG || st == RX_EINVAL ? EXIT_BADINPUT
                                                    : EXIT_RUNFAIL;
     }
     st = rx_run(ctx);
-    if (st != RX_OK) {
-        fprintf(stderr, "replex: run failed: %s\n", rx_errmsg(ctx));
-        rx_destroy(&ctx);
-        return EXIT_RUNFAIL;
-    }
-    if (mkdir_parents(out) != 0) {
+    if (st == RX_OK && mkdir_parents(out) != 0) {
         fprintf(stderr, "replex: %s: cannot create parent directories: %s\n",
                 out, strerror(errno));
-        rx_destroy(&ctx);
-        return EXIT_RUNFAIL;
-    }
-    st = rx_write_rundir(ctx, out, force, file);
-    if (st != RX_OK) {
+        st = RX_EIO;
+    } else if (st != RX_OK) {
+        fprintf(stderr, "replex: run failed: %s\n", rx_errmsg(ctx));
+    } else if ((st = rx_write_rundir(ctx, out, force, file)) != RX_OK) {
         fprintf(stderr, "replex: %s\n", rx_errmsg(ctx));
+    }
+    if (st != RX_OK) {
         rx_destroy(&ctx);
+        rx_config_free(&cfg);
         return EXIT_RUNFAIL;
     }
+    if (!no_plots) {
+        char why[256];
+        int pr = rx_cli_plots(ctx, &cfg, out, why, sizeof why);
+        if (pr != 0 && !quiet)
+            fprintf(stderr, "replex: %s\n", why);
+    }
+    rx_config_free(&cfg);
     if (!quiet) {
         rx_results r;
         rx_get_results(ctx, &r);

@@ -11,9 +11,9 @@
 
 #define SUB 4 /* midpoint sub-samples per bin and axis for the true mass */
 
-rx_status rx_density_tv(const rx_ctx *c, double *tv)
+rx_status rx_density_grid(const rx_ctx *c, double *ptrue, double *pemp)
 {
-    if (!c || !tv)
+    if (!c || !ptrue || !pemp)
         return RX_EINVAL;
     const size_t d = c->dim;
     if ((d != 1 && d != 2) || !c->ran || c->n_samples == 0)
@@ -22,22 +22,14 @@ rx_status rx_density_tv(const rx_ctx *c, double *tv)
     const double lo = c->cfg.record.grid_low, hi = c->cfg.record.grid_high;
     const double h = (hi - lo) / B;
     const size_t ncell = d == 1 ? (size_t)B : (size_t)B * (size_t)B;
-    double *ptrue = calloc(ncell, sizeof(double));
-    double *pemp = calloc(ncell, sizeof(double));
-    if (!ptrue || !pemp) {
-        free(ptrue);
-        free(pemp);
-        return RX_ENOMEM;
-    }
+    for (size_t k = 0; k < ncell; ++k)
+        ptrue[k] = pemp[k] = 0.0;
     /* log density on the sub-grid, shifted by its max for stability */
     const int nsub = B * SUB;
     const size_t npts = d == 1 ? (size_t)nsub : (size_t)nsub * (size_t)nsub;
     double *lp = malloc(npts * sizeof(double));
-    if (!lp) {
-        free(ptrue);
-        free(pemp);
+    if (!lp)
         return RX_ENOMEM;
-    }
     double mx = -INFINITY;
     rx_status st = RX_OK;
     for (size_t t = 0; t < npts && st == RX_OK; ++t) {
@@ -60,6 +52,8 @@ rx_status rx_density_tv(const rx_ctx *c, double *tv)
             ptrue[cell] += w;
             z += w;
         }
+        for (size_t k = 0; k < ncell; ++k)
+            ptrue[k] /= z;
         int64_t inside = 0;
         for (int64_t s = 0; s < c->n_samples; ++s) {
             const float *x = c->samples + (size_t)s * d;
@@ -70,16 +64,34 @@ rx_status rx_density_tv(const rx_ctx *c, double *tv)
             pemp[(size_t)bx + (size_t)by * (size_t)B] += 1.0;
             inside++;
         }
-        double acc = 0.0;
-        for (size_t k = 0; k < ncell; ++k) {
-            double q = inside ? pemp[k] / (double)inside : 0.0;
-            acc += fabs(ptrue[k] / z - q);
-        }
-        *tv = 0.5 * acc;
+        if (inside)
+            for (size_t k = 0; k < ncell; ++k)
+                pemp[k] /= (double)inside;
     }
     free(lp);
-    free(ptrue);
-    free(pemp);
+    return st;
+}
+
+rx_status rx_density_tv(const rx_ctx *c, double *tv)
+{
+    if (!c || !tv)
+        return RX_EINVAL;
+    const size_t d = c->dim;
+    if ((d != 1 && d != 2) || !c->ran || c->n_samples == 0)
+        return RX_ENOTSUP;
+    const int B = c->cfg.record.grid_bins;
+    const size_t ncell = d == 1 ? (size_t)B : (size_t)B * (size_t)B;
+    double *pt = malloc(ncell * sizeof(double));
+    double *pe = malloc(ncell * sizeof(double));
+    rx_status st = pt && pe ? rx_density_grid(c, pt, pe) : RX_ENOMEM;
+    if (st == RX_OK) {
+        double acc = 0.0;
+        for (size_t k = 0; k < ncell; ++k)
+            acc += fabs(pt[k] - pe[k]);
+        *tv = 0.5 * acc;
+    }
+    free(pt);
+    free(pe);
     return st;
 }
 

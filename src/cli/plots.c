@@ -1,0 +1,157 @@
+/*
+ * Plots of a finished run, drawn by gnuplot (an external, well-kept tool)
+ * when it is on PATH: the index process with particle 1's path
+ * highlighted, the condition rate of every pair over time, the ladder over
+ * time, the buffer C over time, and for 2-D targets the sample histogram
+ * beside the true density. Writes CSV data, plots.gp and SVG files into the run
+ * directory's plots/. Part of the CLI: the library never starts programs.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "plots.h"
+
+static int have_gnuplot(void)
+{
+    return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+static FILE *open_in(const char *dir, const char *name, char *path,
+                     size_t cap)
+{
+    snprintf(path, cap, "%s/plots/%s", dir, name);
+    return fopen(path, "w");
+}
+
+int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
+                 char *why, size_t cap)
+{
+    if (!have_gnuplot()) {
+        snprintf(why, cap, "gnuplot not found; plots skipped (apt-get "
+                 "install gnuplot-nox)");
+        return 1;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/plots", dir);
+    if (mkdir(path, 0777) != 0) {
+        snprintf(why, cap, "%s: cannot create", path);
+        return -1;
+    }
+    rx_results r;
+    rx_get_results(ctx, &r);
+    const int P = r.n_chains;
+    FILE *gp = open_in(dir, "plots.gp", path, sizeof path);
+    if (!gp) {
+        snprintf(why, cap, "%s: cannot write", path);
+        return -1;
+    }
+    fprintf(gp, "set terminal svg size 900,500 dynamic background rgb "
+                "'white'\nset datafile separator ','\nset key off\n");
+
+    /* index process: positions (1-based) of every particle over the last
+     * 2000 stored rows; particle 1 drawn thick */
+    if (r.n_index > 1 && P > 1) {
+        FILE *f = open_in(dir, "index.csv", path, sizeof path);
+        if (f) {
+            int64_t first = r.n_index > 2000 ? r.n_index - 2000 : 0;
+            int *pos = malloc(sizeof(int) * (size_t)P);
+            for (int64_t k = first; pos && k < r.n_index; ++k) {
+                const int32_t *row = r.index + (size_t)k * (size_t)P;
+                for (int q = 0; q < P; ++q)
+                    pos[row[q]] = q + 1;
+                fprintf(f, "%lld", (long long)r.index_iter[k]);
+                for (int i = 0; i < P; ++i)
+                    fprintf(f, ",%d", pos[i]);
+                fputc('\n', f);
+            }
+            free(pos);
+            fclose(f);
+            int shown = P < 32 ? P : 32;
+            fprintf(gp, "set output '%s/plots/index.svg'\n", dir);
+            fprintf(gp, "set title 'index process: position of each "
+                        "particle (particle 1 bold)'\n");
+            fprintf(gp, "set xlabel 'iteration'; set ylabel 'position'\n");
+            fprintf(gp, "set yrange [0.5:%d.5]\n", P);
+            fprintf(gp, "plot for [i=3:%d] '%s/plots/index.csv' using 1:i "
+                        "with steps lc rgb '#c0c0c0' lw 1, '%s/plots/"
+                        "index.csv' using 1:2 with steps lc rgb '#d62728' "
+                        "lw 3\n",
+                    shown + 1, dir, dir);
+            fprintf(gp, "unset yrange\n");
+        }
+    }
+    /* trace columns: 1 k, 2 a5, 3 l1, 4 restarts, 5 mean_cond, 6 C,
+     * 7.. cond_p (P-1), swaps_p (P-1), eta_q (P), tau_q (P) */
+    const int c_cond = 7, c_eta = 7 + 2 * (P - 1), c_tau = c_eta + P;
+    fprintf(gp, "set output '%s/plots/acceptance.svg'\n", dir);
+    fprintf(gp, "set title 'swap-condition rate of each pair per trace "
+                "interval (thick: mean)'\nset xlabel 'iteration'; "
+                "set ylabel 'rate'\n");
+    fprintf(gp, "plot for [i=%d:%d] '%s/trace.csv' every ::1 using 1:i with "
+                "lines lw 1, '%s/trace.csv' every ::1 using 1:5 with lines "
+                "lw 3 lc rgb 'black'\n",
+            c_cond, c_cond + P - 2, dir, dir);
+    fprintf(gp, "set output '%s/plots/ladder.svg'\n", dir);
+    fprintf(gp, "set multiplot layout 1,2\nset logscale y\n");
+    fprintf(gp, "set title 'learning rates'\nplot for [i=%d:%d] "
+                "'%s/trace.csv' every ::1 using 1:i with lines\n",
+            c_eta, c_eta + P - 1, dir);
+    fprintf(gp, "set title 'temperatures'\nplot for [i=%d:%d] "
+                "'%s/trace.csv' every ::1 using 1:i with lines\n",
+            c_tau, c_tau + P - 1, dir);
+    fprintf(gp, "unset multiplot\nunset logscale y\n");
+    fprintf(gp, "set output '%s/plots/correction.svg'\n", dir);
+    fprintf(gp, "set title 'correction buffer C'\nset ylabel 'C'\n");
+    fprintf(gp, "plot '%s/trace.csv' every ::1 using 1:6 with lines lw 2\n",
+            dir);
+
+    /* 2-D: histogram of the target samples beside the true density */
+    if (r.dim == 2) {
+        {
+            int B = cfg->record.grid_bins;
+            double glow = cfg->record.grid_low, ghigh = cfg->record.grid_high;
+            size_t n = (size_t)B * (size_t)B;
+            double *pt = malloc(n * sizeof(double));
+            double *pe = malloc(n * sizeof(double));
+            FILE *f = open_in(dir, "density.csv", path, sizeof path);
+            if (pt && pe && f && rx_density_grid(ctx, pt, pe) == RX_OK) {
+                double h = (ghigh - glow) / B;
+                for (int y = 0; y < B; ++y) {
+                    for (int x = 0; x < B; ++x)
+                        fprintf(f, "%.6g,%.6g,%.6g,%.6g\n",
+                                glow + (x + 0.5) * h, glow + (y + 0.5) * h,
+                                pt[x + y * B], pe[x + y * B]);
+                    fputc('\n', f);
+                }
+                fprintf(gp, "set output '%s/plots/density.svg'\n", dir);
+                fprintf(gp, "set terminal svg size 1000,480\nset multiplot "
+                            "layout 1,2\nset view map\nset size ratio 1\n"
+                            "unset xlabel; unset ylabel\n");
+                fprintf(gp, "set title 'true density (grid)'\nsplot "
+                            "'%s/plots/density.csv' using 1:2:3 with "
+                            "image\n",
+                            dir);
+                fprintf(gp, "set title 'target-chain samples'\nsplot "
+                            "'%s/plots/density.csv' using 1:2:4 with "
+                            "image\nunset multiplot\n",
+                            dir);
+            }
+            if (f)
+                fclose(f);
+            free(pt);
+            free(pe);
+        }
+    }
+    fclose(gp);
+    char cmd[8400];
+    snprintf(cmd, sizeof cmd, "gnuplot '%s/plots/plots.gp' 2>'%s/plots/"
+             "gnuplot.log'", dir, dir);
+    if (system(cmd) != 0) {
+        snprintf(why, cap, "gnuplot failed; see %s/plots/gnuplot.log", dir);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,15 @@
+/*
+ * gnuplot figures of a finished run (CLI only).
+ */
+#ifndef RX_CLI_PLOTS_H
+#define RX_CLI_PLOTS_H
+
+#include <stddef.h>
+
+#include "replex/replex.h"
+
+/* 0: plots written to DIR/plots; 1: skipped (why says so); -1: failed. */
+int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
+                 char *why, size_t cap);
+
+#endif
