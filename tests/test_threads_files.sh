@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `replex run --threads 1|2|3` writes byte-identical samples.npy, index.npy,
+# trace.csv, config.yaml (but its threads line) and summary.json (but its
+# "timing" line).
+set -u
+cd "$RX_SRCDIR"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+for f in deo_star_sgd_2d.yaml mixture25_deo_star.yaml gmm_2d.yaml; do
+  for t in 1 2 3; do
+    "$RX_REPLEX" run "yaml/$f" -o "$tmp/$f.$t" -q --no-plots --threads "$t" \
+      --set iterations=4000 || { echo "run failed: $f threads $t"; fail=$((fail+1)); }
+    grep -v '"timing"' "$tmp/$f.$t/summary.json" > "$tmp/$f.$t/summary.notiming"
+    grep -v '^threads:' "$tmp/$f.$t/config.yaml" > "$tmp/$f.$t/config.nothreads"
+  done
+  for t in 2 3; do
+    for x in samples.npy index.npy trace.csv config.nothreads summary.notiming; do
+      if cmp -s "$tmp/$f.1/$x" "$tmp/$f.$t/$x"; then pass=$((pass+1)); else
+        echo "$f: $x differs between 1 and $t threads"; fail=$((fail+1)); fi
+    done
+  done
+  grep -q '"threads": 2' "$tmp/$f.2/summary.json" && pass=$((pass+1)) ||
+    { echo "$f: the 2-thread run did not use 2 threads"; fail=$((fail+1)); }
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
