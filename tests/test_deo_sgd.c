@@ -169,7 +169,8 @@ static void t12(void)
     xc.scheme = RX_SCHEME_DEO;
     xc.rule = RX_RULE_BIAS_CORRECTED;
     xc.seed = 3;
-    xc.sigma2 = 1.0;
+    xc.inv_F = 1.0;
+    double s2hat[2] = {1.0, 1.0};
     int32_t at[2], pos[2];
     uint8_t gate[1];
     rx__pairev ev[1];
@@ -184,6 +185,7 @@ static void t12(void)
     xs.eta = eta;
     xs.tau = tau;
     xs.tmp = tmp;
+    xs.s2hat = s2hat;
     rx__stream s;
     rx__stream_init(&s, 11, 0, RX_STREAM_INIT, 0);
     const int n = 1000000;

@@ -104,6 +104,8 @@ typedef enum rx_ladder_adapt {
 
 /** sigma2 value meaning "energy_noise_sd^2" (exact for injected noise). */
 #define RX_SIGMA2_AUTO (-1.0)
+/** sigma2 value meaning "estimate online" (resgld_vr.md 1.5). */
+#define RX_SIGMA2_ESTIMATE (-2.0)
 
 typedef enum rx_step_kind {
     RX_STEP_SGLD = 0, ///< theta -= eta*grad + sqrt(2 eta tau) xi
@@ -176,7 +178,8 @@ typedef struct rx_config {
                                   ///< Metropolis exponent when W > 1, or
                                   ///< RX_WCORR_LOGW for log W (default 0)
         double sigma2;        ///< bias_corrected: sigma_p^2 = Var(dU~)/2,
-                              ///< or RX_SIGMA2_AUTO (default auto)
+                              ///< RX_SIGMA2_AUTO or RX_SIGMA2_ESTIMATE
+                              ///< (default auto)
         double sigma2_factor; ///< F >= 1 dividing the correction (default 1)
         int sequential_stats; ///< conditions evaluated pair by pair after
                               ///< the swaps of lower pairs, as Algorithm 1
@@ -189,6 +192,15 @@ typedef struct rx_config {
         int adapt;         ///< Eq. 13 towards target_swap_rate (default 1)
         double step_scale; ///< multiplies gamma_k for C (default 1)
     } correction;
+
+    /* online estimate of sigma_p^2 (resgld_vr.md 1.5), sigma2: estimate */
+    struct {
+        int64_t every; ///< iterations between SA steps (default 100)
+        int samples;   ///< J noisy energies per chain per SA step (def. 10)
+        double gamma;  ///< 0: harmonic 1/m (fixed variance); in (0,1]:
+                       ///< constant smoothing (time-varying) (default 0)
+        double init;   ///< sigma^2 before the first SA step (default 100)
+    } variance;
 
     /* stochastic-approximation step size gamma_k = min(cap, a/(k^alpha+b)) */
     struct {
@@ -320,6 +332,8 @@ typedef struct rx_results {
     int64_t total_swaps;    ///< executed swaps (all pairs)
     const rx_pair_stats *pairs;  ///< P-1 entries, pair p = (p, p+1)
     double correction;      ///< final buffer C (deterministic rule)
+    const double *sigma2;   ///< P-1 final sigma_p^2 of the bias-corrected
+                            ///< rule (estimated or given; before F)
     const double *eta;      ///< final learning-rate ladder, P entries
     const double *tau;      ///< final temperature ladder, P entries
     int64_t n_samples;      ///< rows of samples
@@ -349,6 +363,14 @@ RX_API rx_status rx_write_rundir(const rx_ctx *c, const char *dir, int force,
  * normalised over the grid; 1-D and 2-D targets). RX_ENOTSUP otherwise.
  */
 RX_API rx_status rx_density_tv(const rx_ctx *c, double *tv);
+
+/**
+ * The two densities behind rx_density_tv, per grid cell (bins^d cells,
+ * x fastest), each summing to 1: ptrue and pemp must hold bins^d doubles
+ * (bins = record.grid_bins, d = 1 or 2).
+ */
+RX_API rx_status rx_density_grid(const rx_ctx *c, double *ptrue,
+                                 double *pemp);
 
 /**
  * Gaussian-mixture targets: estimated component weights, the mean over the

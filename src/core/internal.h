@@ -40,7 +40,8 @@ enum {
     RX_STREAM_ENERGYNOISE = 4, /* injected energy noise               */
     RX_STREAM_SWAP = 5,     /* per-pair uniforms of the swap rule     */
     RX_STREAM_SCHED = 6,    /* schedule coins (SEO, APE pair choice)  */
-    RX_STREAM_PAIRNOISE = 7 /* fresh energy noise per comparison      */
+    RX_STREAM_PAIRNOISE = 7,/* fresh energy noise per comparison      */
+    RX_STREAM_VARIANCE = 8  /* repeated energies of a sigma^2 estimate */
 };
 
 /*

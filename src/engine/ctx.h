@@ -15,6 +15,7 @@ typedef struct rx__particle {
     alignas(RX_CACHELINE) double *theta;
     double *grad;
     double energy;
+    double var_raw[2]; /* sigma^2 raw estimate, by parity of k */
     int32_t id;
 } rx__particle;
 
@@ -36,6 +37,8 @@ struct rx_ctx {
     rx__xconf xc;
     rx__aconf ac;
     double C_final;             /* thread 0's buffer after the run */
+    double *s2_final;           /* P-1: thread 0's sigma_p^2 after run */
+    int s2_estimate;            /* sigma2: estimate */
     int P, nt_req, nt_used;
     size_t dim;
     double *eta, *tau;          /* initial ladders; final ones after run */

@@ -109,13 +109,9 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
         c->xc.wcorr = cfg->tempering.window_correction == RX_WCORR_LOGW
                           ? log((double)c->xc.W)
                           : cfg->tempering.window_correction;
-    {
-        double s2 = cfg->tempering.sigma2 == RX_SIGMA2_AUTO
-                        ? cfg->target.energy_noise_sd *
-                              cfg->target.energy_noise_sd
-                        : cfg->tempering.sigma2;
-        c->xc.sigma2 = s2 / cfg->tempering.sigma2_factor;
-    }
+    c->xc.inv_F = 1.0 / cfg->tempering.sigma2_factor;
+    c->s2_estimate = cfg->tempering.sigma2 == RX_SIGMA2_ESTIMATE &&
+                     cfg->tempering.rule == RX_RULE_BIAS_CORRECTED;
     if (cfg->energy.fresh_per_pair && cfg->target.energy_noise_sd > 0.0) {
         /* the chains keep exact energies; the rule adds the noise */
         c->xc.fresh_sd = cfg->target.energy_noise_sd;
@@ -166,8 +162,9 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     c->ts = rx__calloc_aligned((size_t)c->nt_req * sizeof(rx__tstate),
                                RX_CACHELINE);
     c->final_at = malloc(P * sizeof(int32_t));
+    c->s2_final = malloc(P * sizeof(double));
     if (!c->eta || !c->tau || !c->parts || !c->E[0] || !c->E[1] || !c->ts ||
-        !c->final_at) {
+        !c->final_at || !c->s2_final) {
         st = rx__fail(err, RX_ENOMEM, "rx_create: out of memory");
         goto fail;
     }
@@ -215,6 +212,7 @@ void rx_destroy(rx_ctx **cp)
     free(c->tau);
     free(c->samples);
     free(c->final_at);
+    free(c->s2_final);
     rx__rec_free(&c->rec);
     rx__target_destroy(&c->target);
     rx_config_free(&c->cfg);
@@ -234,7 +232,7 @@ static rx_status tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
     size_t off_ev = (off_pos + up * sizeof(int32_t) + 7) & ~(size_t)7;
     size_t off_u = off_ev + up * sizeof(rx__pairev);
     size_t off_lad = off_u + (up + 4) * sizeof(double);
-    size_t off_gate = off_lad + 3 * up * sizeof(double);
+    size_t off_gate = off_lad + 4 * up * sizeof(double);
     size_t total = off_gate + up;
     char *b = rx__calloc_aligned(total, RX_CACHELINE);
     if (!b)
@@ -246,6 +244,18 @@ static rx_status tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
     ts->x.eta = (double *)(b + off_lad);
     ts->x.tau = ts->x.eta + up;
     ts->x.tmp = ts->x.tau + up;
+    ts->x.s2hat = ts->x.tmp + up;
+    {
+        const rx_config *cf = &c->cfg;
+        double s2 = cf->tempering.sigma2 == RX_SIGMA2_AUTO
+                        ? cf->target.energy_noise_sd * cf->target.energy_noise_sd
+                    : cf->tempering.sigma2 == RX_SIGMA2_ESTIMATE
+                        ? cf->variance.init
+                        : cf->tempering.sigma2;
+        for (int p = 0; p < P; ++p)
+            ts->x.s2hat[p] = s2;
+        ts->x.sa_count = 0;
+    }
     ts->x.gate = (uint8_t *)(b + off_gate);
     memcpy(ts->x.eta, c->eta, sizeof(double) * up);
     memcpy(ts->x.tau, c->tau, sizeof(double) * up);
@@ -298,6 +308,27 @@ static void store_sample(rx_ctx *c, const rx__particle *p, int q,
         dst[j] = (float)p->theta[j];
 }
 
+/*
+ * One stochastic-approximation step of sigma_p^2 (resgld_vr.md 1.5) at
+ * iteration k, after the exchange (replicated on every thread): the raw
+ * estimate of pair p is (s^2 of the particle now at p + s^2 of the one at
+ * p+1) / 2, each s^2 from J noisy energies at the point the particle
+ * reached in this iteration's step. The first step takes it as is; then
+ * gamma_m = 1/m (harmonic) or the configured constant.
+ */
+static void sigma2_sa(const rx_ctx *c, rx__xstate *xs, int64_t k)
+{
+    const int P = c->P;
+    int64_t m = ++xs->sa_count;
+    double g = c->cfg.variance.gamma > 0.0 ? c->cfg.variance.gamma
+                                           : 1.0 / (double)m;
+    for (int p = 0; p < P - 1; ++p) {
+        double raw = 0.5 * (c->parts[xs->at[p]]->var_raw[k & 1] +
+                            c->parts[xs->at[p + 1]]->var_raw[k & 1]);
+        xs->s2hat[p] = m == 1 ? raw : (1.0 - g) * xs->s2hat[p] + g * raw;
+    }
+}
+
 /* slot: k & 1 inside the loop (read after barrier k), 2 during set-up.
  * Parity slots keep a failure raised in step k+1 invisible to a thread that
  * has not yet read the flag of k, so all threads leave at the same k. */
@@ -327,6 +358,7 @@ rx_status rx_run(rx_ctx *c)
     const int64_t K = c->cfg.iterations;
     const uint64_t seed = c->cfg.seed;
     const int timing = c->cfg.record.phase_timing;
+    const int64_t sa_every = c->s2_estimate ? c->cfg.variance.every : 0;
     /* cyclical learning rates: cycles of ceil(K / M) iterations */
     const int64_t cyc_len =
         c->cfg.step.cyclical_cycles > 0
@@ -402,6 +434,10 @@ rx_status rx_run(rx_ctx *c)
                     if (st != RX_OK)
                         chain_fail(c, ts, (int)(k & 1), st, i, k, last);
                     Ek[i] = p->energy;
+                    if (sa_every > 0 && k % sa_every == 0)
+                        p->var_raw[k & 1] = rx__target_noise_var(
+                            c->target, c->cfg.variance.samples, seed,
+                            (uint32_t)i, (uint64_t)k);
                 }
                 double tb = timing && t == 0 ? rx__now() : 0.0;
                 barrier_wait(bar, &sense);
@@ -412,6 +448,8 @@ rx_status rx_run(rx_ctx *c)
                 double tc = timing && t == 0 ? rx__now() : 0.0;
                 rx__exchange(&c->xc, &ts->x, Ek, k);
                 rx__adapt(&c->ac, &ts->x, k);
+                if (sa_every > 0 && k % sa_every == 0)
+                    sigma2_sa(c, &ts->x, k);
                 if (t == 0) {
                     double td = timing ? rx__now() : 0.0;
                     rx__rec_iter(&c->rec, k, &ts->x);
@@ -437,6 +475,7 @@ rx_status rx_run(rx_ctx *c)
             memcpy(c->eta, ts->x.eta, sizeof(double) * (size_t)P);
             memcpy(c->tau, ts->x.tau, sizeof(double) * (size_t)P);
             c->C_final = ts->x.C;
+            memcpy(c->s2_final, ts->x.s2hat, sizeof(double) * (size_t)P);
             c->rec.total_swaps += ts->x.nonadjacent_swaps;
         }
     }
@@ -488,6 +527,7 @@ rx_status rx_get_results(const rx_ctx *c, rx_results *r)
     r->total_swaps = c->rec.total_swaps;
     r->pairs = c->rec.pairs;
     r->correction = c->C_final;
+    r->sigma2 = c->s2_final;
     r->eta = c->eta;
     r->tau = c->tau;
     r->n_samples = c->ran ? c->n_samples : 0;

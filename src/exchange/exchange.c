@@ -38,7 +38,7 @@ static int decide(const rx__xconf *xc, const rx__xstate *xs, const double *E,
     double dT = 1.0 / tau[a] - 1.0 / tau[b];
     double x = dT * (ea - eb) - xc->wcorr;
     if (xc->rule == RX_RULE_BIAS_CORRECTED)
-        x -= dT * dT * xc->sigma2; /* Eq. 16 */
+        x -= dT * dT * xs->s2hat[a] * xc->inv_F; /* Eq. 16 */
     if (x >= 0.0) {
         *prob = 1.0;
         return 1;

@@ -19,7 +19,7 @@ typedef struct rx__xconf {
     rx_rule rule;
     double accept_prob; /* bernoulli rule */
     double wcorr;       /* c_W subtracted from the Metropolis exponent */
-    double sigma2;      /* bias_corrected: sigma_p^2 / F */
+    double inv_F;       /* bias_corrected: 1 / sigma2_factor */
     double fresh_sd;    /* > 0: fresh energy noise per comparison */
     int sequential;     /* conditions after the swaps of lower pairs */
     uint64_t seed;
@@ -45,6 +45,8 @@ typedef struct rx__xstate {
     double *tau;    /* P: temperatures by position (adaptive copy)     */
     double *tmp;    /* P: scratch of the ladder update                 */
     double C;       /* correction buffer of the deterministic rule     */
+    double *s2hat;  /* P-1: sigma_p^2 of the bias-corrected rule        */
+    int64_t sa_count; /* stochastic-approximation steps of s2hat so far */
     int64_t nonadjacent_swaps; /* APE swaps between non-neighbours */
 } rx__xstate;
 

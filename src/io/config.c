@@ -315,7 +315,8 @@ static const keydef KEYS[] = {
     {"tempering.sigma2", K_SIGMA2, OFF(tempering.sigma2), "auto", 0, INF, 0,
      0, NULL,
      "bias_corrected: sigma_p^2 = Var(U~(p) - U~(p+1)) / 2 (note the "
-     "factor 2), or auto = target.energy_noise_sd^2"},
+     "factor 2), auto = target.energy_noise_sd^2, or estimate (online, see "
+     "variance.*)"},
     {"tempering.sigma2_factor", K_REAL, OFF(tempering.sigma2_factor), "1", 1,
      INF, 0, 0, NULL,
      "bias_corrected: F >= 1 dividing the correction dT^2 sigma^2 (less "
@@ -325,6 +326,18 @@ static const keydef KEYS[] = {
      "false: every pair's condition from the pre-swap state (deo.md 6.2 #3); "
      "true: pair by pair after the swaps of lower pairs, as Algorithm 1 and "
      "the authors' code (bit-compatible semantics)"},
+    {"variance.every", K_I64, OFF(variance.every), "100", 1, 1e15, 0, 0,
+     NULL, "sigma2 estimate: iterations between stochastic-approximation steps"},
+    {"variance.samples", K_INT, OFF(variance.samples), "10", 2, 100000, 0, 0,
+     NULL,
+     "sigma2 estimate: J noisy energies per chain at its frozen position per "
+     "step; their sample variance (ddof 1) is the raw estimate"},
+    {"variance.gamma", K_REAL, OFF(variance.gamma), "0", 0, 1, 0, 0, NULL,
+     "sigma2 estimate: 0 = harmonic 1/m (fixed variance, Eq. 2.13); in (0, "
+     "1] = constant smoothing for a time-varying variance (Eq. 2.14)"},
+    {"variance.init", K_REAL, OFF(variance.init), "100", 0, INF, 0, 0, NULL,
+     "sigma2 estimate: the value used before the first step (the "
+     "dissertation's initial correction 100)"},
     {"correction.init", K_REAL, OFF(correction.init), "0", -INF, INF, 0, 0,
      NULL, "deterministic rule: initial buffer C_0 (the notebook uses 4)"},
     {"correction.adapt", K_BOOL, OFF(correction.adapt), "true", 0, 0, 0, 0,
@@ -408,7 +421,7 @@ static const char *kind_name(kkind k)
     case K_LADDER: return "number | {min, max} | list";
     case K_WINDOW: return "integer | auto";
     case K_WCORR: return "number | logW";
-    case K_SIGMA2: return "number | auto";
+    case K_SIGMA2: return "number | auto | estimate";
     }
     return "?";
 }
@@ -943,10 +956,16 @@ static rx_status set_leaf(rx_config *c, const keydef *kd, const ynode *n,
             *(double *)(void *)base = RX_SIGMA2_AUTO;
             return RX_OK;
         }
+        if (n->type == YN_SCALAR && !n->quoted &&
+            strcmp(n->str, "estimate") == 0) {
+            *(double *)(void *)base = RX_SIGMA2_ESTIMATE;
+            return RX_OK;
+        }
         st = get_real(n, kd->path, &dv, err);
         if (st != RX_OK)
             return node_err(err, n, kd->path,
-                            "expected a number >= 0 or auto, got %s%s%s",
+                            "expected a number >= 0, auto or estimate, got "
+                            "%s%s%s",
                             n->type == YN_SCALAR ? "'" : type_of(n),
                             n->type == YN_SCALAR ? n->str : "",
                             n->type == YN_SCALAR ? "'" : "");
@@ -1447,9 +1466,15 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
                        "or bernoulli); the deterministic condition compares "
                        "neighbours only");
     double s2 = c->tempering.sigma2;
-    if (!(s2 >= 0.0 || s2 == RX_SIGMA2_AUTO) || !isfinite(s2))
+    if (!(s2 >= 0.0 || s2 == RX_SIGMA2_AUTO || s2 == RX_SIGMA2_ESTIMATE) ||
+        !isfinite(s2))
         return key_err(err, mk, "tempering.sigma2",
-                       "must be a number >= 0 or auto");
+                       "must be a number >= 0, auto or estimate");
+    if (s2 == RX_SIGMA2_ESTIMATE && c->target.kind != RX_TARGET_GMM &&
+        c->target.kind != RX_TARGET_MIXTURE25)
+        return key_err(err, mk, "tempering.sigma2",
+                       "estimate needs repeated noisy energies, which the "
+                       "analytic targets with energy_noise_sd provide");
     if (c->tempering.rule == RX_RULE_BIAS_CORRECTED &&
         s2 == RX_SIGMA2_AUTO && !(c->target.energy_noise_sd > 0.0))
         return key_err(err, mk, "tempering.sigma2",
@@ -1681,6 +1706,8 @@ static void put_leaf(FILE *f, const rx_config *c, const keydef *kd)
         double v = *(const double *)(const void *)base;
         if (v == RX_SIGMA2_AUTO)
             fputs("auto", f);
+        else if (v == RX_SIGMA2_ESTIMATE)
+            fputs("estimate", f);
         else
             put_real(f, v);
         break;

@@ -121,6 +121,11 @@ static rx_status write_summary(rx_ctx *c, const char *path,
                 p + 2 < P ? "," : "");
     }
     fprintf(f, "  ]},\n  \"correction\": %.17g,\n", c->C_final);
+    if (c->cfg.tempering.rule == RX_RULE_BIAS_CORRECTED && P > 1) {
+        fprintf(f, "  \"sigma2\": ");
+        json_vec(f, c->s2_final, P - 1);
+        fprintf(f, ",\n");
+    }
     fprintf(f, "  \"ladder\": {\"eta\": ");
     json_vec(f, c->eta, P);
     fprintf(f, ", \"tau\": ");

@@ -34,6 +34,7 @@ rx_status rx__target_create(rx__target **out, const rx_config *cfg,
     if (!t)
         return rx__fail(err, RX_ENOMEM, "target: out of memory");
     t->energy_noise_sd = cfg->target.energy_noise_sd;
+    t->noise_model_sd = cfg->target.energy_noise_sd;
     t->grad_noise_sd = cfg->target.grad_noise_sd;
     rx_status st = RX_OK;
     switch (cfg->target.kind) {
@@ -79,6 +80,23 @@ void rx__target_destroy(rx__target **t)
         (*t)->destroy(*t);
     free(*t);
     *t = NULL;
+}
+
+double rx__target_noise_var(const rx__target *t, int J, uint64_t seed,
+                            uint32_t entity, uint64_t k)
+{
+    /* the injected noise does not depend on theta: the J estimates differ
+     * only by their draws (a minibatch target would re-draw batches) */
+    rx__stream s;
+    rx__stream_init(&s, seed, entity, RX_STREAM_VARIANCE, k);
+    double m = 0.0, q = 0.0;
+    for (int j = 0; j < J; ++j) {
+        double e = t->noise_model_sd * rx__normal(&s);
+        double d = e - m;
+        m += d / (j + 1);
+        q += d * (e - m);
+    }
+    return J > 1 ? q / (J - 1) : 0.0;
 }
 
 rx_status rx__target_eval_noisy(const rx__target *t, const double *theta,

@@ -19,6 +19,8 @@ struct rx__target {
     void (*destroy)(rx__target *t);
     double energy_noise_sd;
     double grad_noise_sd;
+    double noise_model_sd; /* the configured energy noise, kept when the
+                            * rule draws it (fresh_per_pair) */
     /* kind-specific data */
     union {
         struct {
@@ -40,6 +42,11 @@ struct rx__target {
 
 rx_status rx__mixture25_init(rx__target *t, const rx_config *cfg);
 rx_status rx__gmm_init(rx__target *t, const rx_config *cfg, rx_err *err);
+
+/* Sample variance (ddof 1) of J noisy energy draws at a frozen point: the
+ * raw estimate of an SA step for sigma^2 (resgld_vr.md 1.5.1). */
+double rx__target_noise_var(const rx__target *t, int J, uint64_t seed,
+                            uint32_t entity, uint64_t k);
 
 /* Build the target a config describes (cb for RX_TARGET_CALLBACK). */
 rx_status rx__target_create(rx__target **out, const rx_config *cfg,
