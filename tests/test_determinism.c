@@ -60,6 +60,14 @@ static rx_ctx *run(const variant *v, int threads)
     c.ladder.tau.min = 1;
     c.ladder.tau.max = 25;
     c.step.others = RX_STEP_SGD;
+    if (v->rule == RX_RULE_BIAS_CORRECTED && v->sequential) {
+        /* reuse the flag: stateful steps and an online sigma2 */
+        c.step.target = RX_STEP_SGHMC;
+        c.step.others = RX_STEP_MSGD;
+        c.tempering.sigma2 = RX_SIGMA2_ESTIMATE;
+        c.variance.every = 7;
+        c.tempering.sequential_stats = 0;
+    }
     c.record.thin = 3;
     c.record.trace_every = 50;
     rx_ctx *ctx = NULL;
@@ -115,6 +123,8 @@ int main(void)
          0, 0},
         {"bias-corrected tau ladder", RX_SCHEME_DEO_STAR, RX_TARGET_GMM, 9, 1,
          0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_TAU, 0, 0},
+        {"sghmc/msgd estimated sigma2", RX_SCHEME_DEO_STAR, RX_TARGET_GMM, 10,
+         1, 0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_NONE, 0, 1},
     };
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; ++i) {
         rx_ctx *c1 = run(&vs[i], 1), *c2 = run(&vs[i], 2),

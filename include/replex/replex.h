@@ -108,9 +108,21 @@ typedef enum rx_ladder_adapt {
 #define RX_SIGMA2_ESTIMATE (-2.0)
 
 typedef enum rx_step_kind {
-    RX_STEP_SGLD = 0, ///< theta -= eta*grad + sqrt(2 eta tau) xi
-    RX_STEP_SGD = 1   ///< theta -= eta*grad
+    RX_STEP_SGLD = 0,  ///< theta -= eta*grad + sqrt(2 eta tau) xi
+    RX_STEP_SGD = 1,   ///< theta -= eta*grad
+    RX_STEP_MSGD = 2,  ///< b = mu b + grad; theta -= eta b
+    RX_STEP_PSGD = 3,  ///< RMSprop: V = a V + (1-a) g^2; theta -= eta g/(l+sqrt V)
+    RX_STEP_SGHMC = 4  ///< v = rho v - eta g + N(0, 2 eta (1-rho-b) tau)
 } rx_step_kind;
+
+/** What a particle's optimiser state does when the particle changes
+ *  position. */
+typedef enum rx_state_on_swap {
+    RX_STATE_FOLLOW = 0,     ///< moves with the particle, velocity rescaled
+                             ///< by sqrt(eta' tau' / (eta tau))
+    RX_STATE_FOLLOW_RAW = 1, ///< moves with the particle unchanged
+    RX_STATE_RESET = 2       ///< zeroed (the authors' CIFAR code)
+} rx_state_on_swap;
 
 typedef enum rx_ladder_kind {
     RX_LADDER_CONSTANT = 0,  ///< every position gets `min`
@@ -229,6 +241,12 @@ typedef struct rx_config {
     struct {
         rx_step_kind target; ///< rule at position 1 (default sgld)
         rx_step_kind others; ///< rule at positions 2..P (default sgld)
+        double momentum;     ///< mSGD mu / SGHMC rho (default 0.9)
+        double rms_alpha;    ///< pSGD decay alpha (default 0.99)
+        double rms_eps;      ///< pSGD lambda (default 1e-5)
+        double sghmc_vhat;   ///< SGHMC noise estimate V^: beta^ =
+                             ///< V^ eta / 2 (default 0)
+        rx_state_on_swap state_on_swap; ///< default follow
         int cyclical_cycles; ///< > 0: cosine learning-rate cycles over the
                              ///< run, eta_k = eta/2 (cos(pi r_k) + 1)
                              ///< (cyclical SG-MCMC) (default 0 = off)

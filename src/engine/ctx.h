@@ -8,12 +8,15 @@
 #include "../exchange/exchange.h"
 #include "../ladder/ladder.h"
 #include "../record/record.h"
+#include "../step/step.h"
 #include "../target/target.h"
 
 /* Particle header; theta and grad follow in the same aligned block. */
 typedef struct rx__particle {
     alignas(RX_CACHELINE) double *theta;
     double *grad;
+    double *state;     /* optimiser state (mSGD, pSGD, SGHMC) or NULL */
+    int32_t last_q;    /* position during the previous step */
     double energy;
     double var_raw[2]; /* sigma^2 raw estimate, by parity of k */
     int32_t id;
@@ -36,6 +39,7 @@ struct rx_ctx {
     rx__target *target;
     rx__xconf xc;
     rx__aconf ac;
+    rx__stepconf sc;
     double C_final;             /* thread 0's buffer after the run */
     double *s2_final;           /* P-1: thread 0's sigma_p^2 after run */
     int s2_estimate;            /* sigma2: estimate */

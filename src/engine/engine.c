@@ -117,6 +117,10 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
         c->xc.fresh_sd = cfg->target.energy_noise_sd;
         c->target->energy_noise_sd = 0.0;
     }
+    c->sc.momentum = cfg->step.momentum;
+    c->sc.rms_alpha = cfg->step.rms_alpha;
+    c->sc.rms_eps = cfg->step.rms_eps;
+    c->sc.sghmc_vhat = cfg->step.sghmc_vhat;
     c->ac.P = c->P;
     c->ac.adapt = cfg->ladder.adapt;
     c->ac.project = cfg->ladder.monotone_projection;
@@ -274,13 +278,19 @@ static rx_status particle_alloc(rx_ctx *c, int i)
                  RX_CACHELINE * RX_CACHELINE;
     size_t vec = (c->dim * sizeof(double) + RX_CACHELINE - 1) /
                  RX_CACHELINE * RX_CACHELINE;
-    char *b = rx__alloc_aligned(hdr + 2 * (vec ? vec : RX_CACHELINE),
-                                RX_CACHELINE);
+    size_t v = vec ? vec : RX_CACHELINE;
+    int stateful = rx__step_has_state(c->cfg.step.target) ||
+                   rx__step_has_state(c->cfg.step.others);
+    char *b = rx__alloc_aligned(hdr + (stateful ? 3 : 2) * v, RX_CACHELINE);
     if (!b)
         return RX_ENOMEM;
     rx__particle *p = (rx__particle *)b;
     p->theta = (double *)(b + hdr);
-    p->grad = (double *)(b + hdr + (vec ? vec : RX_CACHELINE));
+    p->grad = (double *)(b + hdr + v);
+    p->state = stateful ? (double *)(b + hdr + 2 * v) : NULL;
+    p->last_q = i;
+    if (p->state)
+        memset(p->state, 0, sizeof(double) * c->dim);
     p->id = i;
     p->energy = 0.0;
     c->parts[i] = p;
@@ -424,9 +434,19 @@ rx_status rx_run(rx_ctx *c)
                     rx__stream s;
                     rx__stream_init(&s, seed, (uint32_t)i, RX_STREAM_STEP,
                                     (uint64_t)k);
-                    rx__step_apply(q == 0 ? kind_target : kind_other,
-                                   p->theta, p->grad, c->dim,
-                                   ts->x.eta[q] * cyc, ts->x.tau[q], &s);
+                    rx_step_kind kind = q == 0 ? kind_target : kind_other;
+                    if (q != p->last_q && p->state) {
+                        int q0 = p->last_q;
+                        rx__step_on_move(c->cfg.step.state_on_swap,
+                                         q0 == 0 ? kind_target : kind_other,
+                                         kind, p->state, c->dim,
+                                         ts->x.eta[q0], ts->x.tau[q0],
+                                         ts->x.eta[q], ts->x.tau[q]);
+                    }
+                    p->last_q = q;
+                    rx__step_apply(kind, &c->sc, p->theta, p->state, p->grad,
+                                   c->dim, ts->x.eta[q] * cyc, ts->x.tau[q],
+                                   &s);
                     double last = p->energy;
                     rx_status st = rx__target_eval_noisy(
                         c->target, p->theta, &p->energy, p->grad, seed,

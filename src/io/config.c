@@ -249,7 +249,9 @@ static const char *const schemes[] = {"adj", "seo", "deo", "deo_w",
 static const char *const rules[] = {"metropolis", "bernoulli",
                                     "deterministic", "bias_corrected", NULL};
 static const char *const adapts[] = {"none", "eta", "tau", NULL};
-static const char *const steps[] = {"sgld", "sgd", NULL};
+static const char *const steps[] = {"sgld", "sgd", "msgd", "psgd", "sghmc",
+                                    NULL};
+static const char *const on_swap[] = {"follow", "follow_raw", "reset", NULL};
 
 #define OFF(f) offsetof(rx_config, f)
 #define INF HUGE_VAL
@@ -373,9 +375,24 @@ static const keydef KEYS[] = {
      "after each adaptive update clamp every interior value between its new "
      "lower and old upper neighbour (a library addition; false = the papers)"},
     {"step.target", K_ENUM, OFF(step.target), "sgld", 0, 0, 0, 0, steps,
-     "step rule at position 1 (the target): sgld or sgd"},
+     "step rule at position 1 (the target): sgld, sgd, msgd, psgd, sghmc"},
     {"step.others", K_ENUM, OFF(step.others), "sgld", 0, 0, 0, 0, steps,
-     "step rule at positions 2..P: sgld or sgd"},
+     "step rule at positions 2..P: sgld, sgd, msgd, psgd, sghmc"},
+    {"step.momentum", K_REAL, OFF(step.momentum), "0.9", 0, 1, 0, 1, NULL,
+     "msgd: momentum mu; sghmc: rho (friction 1 - rho), in [0, 1)"},
+    {"step.rms_alpha", K_REAL, OFF(step.rms_alpha), "0.99", 0, 1, 0, 1, NULL,
+     "psgd: decay of the squared-gradient average, in [0, 1)"},
+    {"step.rms_eps", K_REAL, OFF(step.rms_eps), "1e-05", 0, INF, 1, 0, NULL,
+     "psgd: lambda in G = 1 / (lambda + sqrt(V)), > 0"},
+    {"step.sghmc_vhat", K_REAL, OFF(step.sghmc_vhat), "0", 0, INF, 0, 0,
+     NULL,
+     "sghmc: estimate V^ of the gradient-noise variance; beta^ = V^ eta / 2 "
+     "is subtracted from the injected noise (needs beta^ <= 1 - rho)"},
+    {"step.state_on_swap", K_ENUM, OFF(step.state_on_swap), "follow", 0, 0,
+     0, 0, on_swap,
+     "optimiser state (momentum, preconditioner) when its particle changes "
+     "position: follow (velocities rescaled by sqrt(eta' tau' / (eta tau))), "
+     "follow_raw, reset (zeroed, as the authors' code)"},
     {"step.cyclical_cycles", K_INT, OFF(step.cyclical_cycles), "0", 0,
      1000000000, 0, 0, NULL,
      "> 0: cyclical learning rates, M cosine cycles over the run: eta_k = "
@@ -1482,6 +1499,17 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
                        "use auto with target.energy_noise_sd > 0");
     if (!(c->tempering.sigma2_factor >= 1.0))
         return key_err(err, mk, "tempering.sigma2_factor", "must be >= 1");
+    if (c->step.target == RX_STEP_SGHMC || c->step.others == RX_STEP_SGHMC) {
+        double eta_max = c->ladder.eta.kind == RX_LADDER_CONSTANT
+                             ? c->ladder.eta.min
+                             : c->ladder.eta.max;
+        if (0.5 * c->step.sghmc_vhat * eta_max > 1.0 - c->step.momentum)
+            return key_err(err, mk, "step.sghmc_vhat",
+                           "beta^ = V^ eta / 2 = %.3g exceeds the friction 1 "
+                           "- rho = %.3g at the largest learning rate",
+                           0.5 * c->step.sghmc_vhat * eta_max,
+                           1.0 - c->step.momentum);
+    }
     if ((unsigned)c->ladder.adapt > RX_ADAPT_TAU)
         return key_err(err, mk, "ladder.adapt", "unknown value");
     if (c->ladder.adapt != RX_ADAPT_NONE && P < 3)

@@ -1,12 +1,16 @@
 /*
- * SGLD and SGD steps. No allocation, no state outside the arguments.
+ * SGLD, SGD, momentum SGD, RMSprop-preconditioned SGD and SGHMC steps
+ * (deo.md 3.1, resgld_vr.md 2.1). No allocation; state lives with the
+ * particle.
  */
 #include <math.h>
+#include <string.h>
 
 #include "step.h"
 
-void rx__step_apply(rx_step_kind kind, double *theta, const double *grad,
-                    size_t dim, double eta, double tau, rx__stream *s)
+void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc, double *theta,
+                    double *state, const double *grad, size_t dim,
+                    double eta, double tau, rx__stream *s)
 {
     switch (kind) {
     case RX_STEP_SGLD: {
@@ -19,5 +23,48 @@ void rx__step_apply(rx_step_kind kind, double *theta, const double *grad,
         for (size_t j = 0; j < dim; ++j)
             theta[j] -= eta * grad[j];
         break;
+    case RX_STEP_MSGD: /* PyTorch SGD: b = mu b + g; theta -= eta b */
+        for (size_t j = 0; j < dim; ++j) {
+            state[j] = sc->momentum * state[j] + grad[j];
+            theta[j] -= eta * state[j];
+        }
+        break;
+    case RX_STEP_PSGD: { /* Li et al. 2016 preconditioner, no noise */
+        const double a = sc->rms_alpha;
+        for (size_t j = 0; j < dim; ++j) {
+            state[j] = a * state[j] + (1.0 - a) * grad[j] * grad[j];
+            theta[j] -= eta * grad[j] / (sc->rms_eps + sqrt(state[j]));
+        }
+        break;
     }
+    case RX_STEP_SGHMC: { /* v = rho v - eta g + N(0, 2 eta (a - b) tau) */
+        const double rho = sc->momentum, alpha = 1.0 - rho;
+        const double bhat = 0.5 * sc->sghmc_vhat * eta;
+        const double sd = sqrt(2.0 * eta * (alpha - bhat) * tau);
+        for (size_t j = 0; j < dim; ++j) {
+            state[j] = rho * state[j] - eta * grad[j] + sd * rx__normal(s);
+            theta[j] += state[j];
+        }
+        break;
+    }
+    }
+}
+
+void rx__step_on_move(rx_state_on_swap pol, rx_step_kind kind0,
+                      rx_step_kind kind1, double *state, size_t dim,
+                      double eta0, double tau0, double eta1, double tau1)
+{
+    if (!state || !rx__step_has_state(kind1))
+        return;
+    if (pol == RX_STATE_RESET || kind0 != kind1) {
+        memset(state, 0, sizeof(double) * dim);
+        return;
+    }
+    if (pol == RX_STATE_FOLLOW_RAW || kind1 == RX_STEP_PSGD)
+        return;
+    double r = sqrt((eta1 * tau1) / (eta0 * tau0));
+    if (kind1 == RX_STEP_MSGD)
+        r *= eta0 / eta1; /* b is the velocity divided by eta */
+    for (size_t j = 0; j < dim; ++j)
+        state[j] *= r;
 }
