@@ -99,7 +99,9 @@ typedef enum rx_rule {
 typedef enum rx_ladder_adapt {
     RX_ADAPT_NONE = 0, ///< fixed ladders
     RX_ADAPT_ETA = 1,  ///< Eq. 12 on the learning rates (the papers)
-    RX_ADAPT_TAU = 2   ///< the same rule on the temperatures (extension)
+    RX_ADAPT_TAU = 2,  ///< the same rule on the temperatures (extension)
+    RX_ADAPT_BARRIER = 3 ///< Syed et al.: equalise the communication
+                         ///< barrier of the temperatures every round
 } rx_ladder_adapt;
 
 /** sigma2 value meaning "energy_noise_sd^2" (exact for injected noise). */
@@ -235,6 +237,9 @@ typedef struct rx_config {
         rx_ladder_adapt adapt;  ///< default none
         int monotone_projection; ///< keep the adapted ladder sorted
                                  ///< (default 1)
+        int64_t barrier_round;   ///< barrier: iterations per round; each
+                                 ///< round is twice as long as the last
+                                 ///< (default 100)
     } ladder;
 
     /* step rules */

@@ -132,6 +132,7 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     c->ac.b = cfg->stepsize.b;
     c->ac.alpha = cfg->stepsize.alpha;
     c->ac.cap = cfg->stepsize.cap;
+    c->ac.round0 = cfg->ladder.barrier_round;
     c->C_final = cfg->correction.init;
     c->xc.seed = cfg->seed;
     c->nt_req = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
@@ -236,7 +237,7 @@ static rx_status tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
     size_t off_ev = (off_pos + up * sizeof(int32_t) + 7) & ~(size_t)7;
     size_t off_u = off_ev + up * sizeof(rx__pairev);
     size_t off_lad = off_u + (up + 4) * sizeof(double);
-    size_t off_gate = off_lad + 4 * up * sizeof(double);
+    size_t off_gate = off_lad + 7 * up * sizeof(double);
     size_t total = off_gate + up;
     char *b = rx__calloc_aligned(total, RX_CACHELINE);
     if (!b)
@@ -248,7 +249,12 @@ static rx_status tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
     ts->x.eta = (double *)(b + off_lad);
     ts->x.tau = ts->x.eta + up;
     ts->x.tmp = ts->x.tau + up;
-    ts->x.s2hat = ts->x.tmp + up;
+    ts->x.s2hat = ts->x.tmp + 3 * up; /* tmp holds 3P for the barrier */
+    ts->x.acc_sum = ts->x.s2hat + up;
+    for (int p = 0; p < P; ++p)
+        ts->x.acc_sum[p] = 0.0;
+    ts->x.round = 0;
+    ts->x.round_end = c->cfg.ladder.barrier_round - 1;
     {
         const rx_config *cf = &c->cfg;
         double s2 = cf->tempering.sigma2 == RX_SIGMA2_AUTO

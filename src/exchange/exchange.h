@@ -47,6 +47,8 @@ typedef struct rx__xstate {
     double C;       /* correction buffer of the deterministic rule     */
     double *s2hat;  /* P-1: sigma_p^2 of the bias-corrected rule        */
     int64_t sa_count; /* stochastic-approximation steps of s2hat so far */
+    double *acc_sum;  /* P-1: acceptance probabilities this barrier round */
+    int64_t round, round_end; /* barrier ladder: round index, last k */
     int64_t nonadjacent_swaps; /* APE swaps between non-neighbours */
 } rx__xstate;
 

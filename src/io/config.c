@@ -248,7 +248,8 @@ static const char *const schemes[] = {"adj", "seo", "deo", "deo_w",
                                       "deo_star", "ape", "none", NULL};
 static const char *const rules[] = {"metropolis", "bernoulli",
                                     "deterministic", "bias_corrected", NULL};
-static const char *const adapts[] = {"none", "eta", "tau", NULL};
+static const char *const adapts[] = {"none", "eta", "tau", "barrier",
+                                     NULL};
 static const char *const steps[] = {"sgld", "sgd", "msgd", "psgd", "sghmc",
                                     NULL};
 static const char *const on_swap[] = {"follow", "follow_raw", "reset", NULL};
@@ -368,8 +369,13 @@ static const keydef KEYS[] = {
      "temperatures by position, same forms as ladder.eta; used by SGLD and "
      "by the metropolis rule"},
     {"ladder.adapt", K_ENUM, OFF(ladder.adapt), "none", 0, 0, 0, 0, adapts,
-     "adaptive ladder (deo.md 2.6, Eq. 12): none, eta (learning rates, the "
-     "papers) or tau (temperatures); the ends stay fixed"},
+     "adaptive ladder: none, eta (Eq. 12 on the learning rates, the papers), "
+     "tau (Eq. 12 on the temperatures) or barrier (Syed et al.: equal "
+     "communication barrier between temperatures, per round); ends fixed"},
+    {"ladder.barrier_round", K_I64, OFF(ladder.barrier_round), "100", 1,
+     1e15, 0, 0, NULL,
+     "adapt barrier: length of the first round; round r lasts "
+     "barrier_round * 2^r iterations and is followed by one update"},
     {"ladder.monotone_projection", K_BOOL, OFF(ladder.monotone_projection),
      "true", 0, 0, 0, 0, NULL,
      "after each adaptive update clamp every interior value between its new "
@@ -1510,13 +1516,14 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
                            0.5 * c->step.sghmc_vhat * eta_max,
                            1.0 - c->step.momentum);
     }
-    if ((unsigned)c->ladder.adapt > RX_ADAPT_TAU)
+    if ((unsigned)c->ladder.adapt > RX_ADAPT_BARRIER)
         return key_err(err, mk, "ladder.adapt", "unknown value");
     if (c->ladder.adapt != RX_ADAPT_NONE && P < 3)
         return key_err(err, mk, "ladder.adapt",
                        "an adaptive ladder needs n_chains >= 3 (the ends are "
                        "fixed)");
-    if (c->ladder.adapt == RX_ADAPT_TAU &&
+    if ((c->ladder.adapt == RX_ADAPT_TAU ||
+         c->ladder.adapt == RX_ADAPT_BARRIER) &&
         c->tempering.rule == RX_RULE_DETERMINISTIC)
         return key_err(err, mk, "ladder.adapt",
                        "the deterministic rule does not use temperatures; "

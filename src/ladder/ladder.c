@@ -59,6 +59,25 @@ void rx__ladder_update(double *L, double *tmp, const double *H, int P,
 void rx__adapt(const rx__aconf *ac, rx__xstate *xs, int64_t k)
 {
     const int P = ac->P;
+    if (ac->adapt == RX_ADAPT_BARRIER) {
+        for (int p = 0; p < P - 1; ++p)
+            xs->acc_sum[p] += xs->ev[p].prob;
+        if (k == xs->round_end) {
+            /* r_j = 1 - mean acceptance probability over the round */
+            int64_t len = ac->round0 << xs->round;
+            for (int p = 0; p < P - 1; ++p) {
+                xs->acc_sum[p] = 1.0 - xs->acc_sum[p] / (double)len;
+                if (xs->acc_sum[p] < 0.0)
+                    xs->acc_sum[p] = 0.0;
+            }
+            rx__barrier_update(xs->tau, xs->acc_sum, P, xs->tmp);
+            for (int p = 0; p < P - 1; ++p)
+                xs->acc_sum[p] = 0.0;
+            xs->round++;
+            xs->round_end = k + (ac->round0 << xs->round);
+        }
+        return;
+    }
     if (ac->adapt == RX_ADAPT_NONE && !ac->adapt_c)
         return;
     double gamma = rx__gamma(ac, k);
@@ -74,4 +93,65 @@ void rx__adapt(const rx__aconf *ac, rx__xstate *xs, int64_t k)
                           xs->tmp, H, P, gamma, ac->project);
     if (ac->adapt_c)
         xs->C += ac->c_scale * gamma * (sum / (double)(P - 1) - ac->S);
+}
+
+/* Fritsch-Carlson monotone cubic through (x[i], y[i]), x strictly
+ * increasing, evaluated at t; d holds the P slopes (computed here). */
+static double fc_eval(const double *x, const double *y, const double *d,
+                      int n, double t)
+{
+    if (t <= x[0])
+        return y[0];
+    if (t >= x[n - 1])
+        return y[n - 1];
+    int i = 0;
+    while (i < n - 2 && t > x[i + 1])
+        ++i;
+    double h = x[i + 1] - x[i], s = (t - x[i]) / h;
+    double h00 = (1 + 2 * s) * (1 - s) * (1 - s), h10 = s * (1 - s) * (1 - s);
+    double h01 = s * s * (3 - 2 * s), h11 = s * s * (s - 1);
+    return h00 * y[i] + h10 * h * d[i] + h01 * y[i + 1] + h11 * h * d[i + 1];
+}
+
+static void fc_slopes(const double *x, const double *y, double *d, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        if (i == 0)
+            d[i] = (y[1] - y[0]) / (x[1] - x[0]);
+        else if (i == n - 1)
+            d[i] = (y[n - 1] - y[n - 2]) / (x[n - 1] - x[n - 2]);
+        else {
+            double a = (y[i] - y[i - 1]) / (x[i] - x[i - 1]);
+            double b = (y[i + 1] - y[i]) / (x[i + 1] - x[i]);
+            d[i] = a * b <= 0 ? 0.0 : 0.5 * (a + b);
+        }
+    }
+    for (int i = 0; i < n - 1; ++i) {
+        double delta = (y[i + 1] - y[i]) / (x[i + 1] - x[i]);
+        if (delta == 0.0) {
+            d[i] = d[i + 1] = 0.0;
+            continue;
+        }
+        double al = d[i] / delta, be = d[i + 1] / delta;
+        double s = al * al + be * be;
+        if (s > 9.0) {
+            double t = 3.0 / sqrt(s);
+            d[i] = t * al * delta;
+            d[i + 1] = t * be * delta;
+        }
+    }
+}
+
+void rx__barrier_update(double *tau, const double *r, int P, double *tmp)
+{
+    double *lam = tmp, *beta = tmp + P, *d = tmp + 2 * P;
+    lam[0] = 0.0;
+    for (int q = 1; q < P; ++q)
+        lam[q] = lam[q - 1] + r[q - 1] + 1e-6;
+    for (int q = 0; q < P; ++q)
+        beta[q] = 1.0 / tau[q];
+    fc_slopes(lam, beta, d, P);
+    const double total = lam[P - 1];
+    for (int q = 1; q < P - 1; ++q)
+        tau[q] = 1.0 / fc_eval(lam, beta, d, P, total * q / (P - 1));
 }

@@ -20,7 +20,18 @@ typedef struct rx__aconf {
     int adapt_c;      /* deterministic rule with correction.adapt */
     double S, c_scale;
     double a, b, alpha, cap;
+    int64_t round0; /* barrier: first round length */
 } rx__aconf;
+
+/*
+ * Syed et al.'s update (anchors.md 2.1) of a temperature ladder tau (P
+ * values, ends fixed) from the mean rejection r_j of each pair over the
+ * last round: the cumulative barrier Lambda_q = sum_{j<q} r_j (+1e-6 per
+ * pair against ties) is interpolated monotonically (Fritsch-Carlson) as a
+ * function giving beta = 1/tau, and the new betas are taken at equal
+ * steps Lambda * i / (P-1). tmp needs 3P doubles.
+ */
+void rx__barrier_update(double *tau, const double *r, int P, double *tmp);
 
 /* gamma_k = min(cap, a / (k^alpha + b)) */
 double rx__gamma(const rx__aconf *ac, int64_t k);
