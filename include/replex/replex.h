@@ -286,6 +286,23 @@ RX_API rx_status rx_config_copy(rx_config *dst, const rx_config *src);
  */
 RX_API rx_status rx_config_load(const char *path, const char *const *sets,
                                 int n_sets, rx_config *out, rx_err *err);
+/** A grid of runs: the `sweep:` block of an experiment file. */
+typedef struct rx_sweep {
+    int n_keys;      ///< swept keys (0: the file has no sweep block)
+    char **keys;     ///< dotted key paths
+    int *n_values;   ///< values per key
+    char ***values;  ///< values as YAML scalars, usable as --set key=value
+} rx_sweep;
+
+/**
+ * Read the `sweep:` block of an experiment file (a mapping of key paths to
+ * non-empty lists of scalars). rx_config_load checks the block and ignores
+ * it; run each combination with rx_config_load(path, sets) where sets
+ * holds "key=value" for every swept key.
+ */
+RX_API rx_status rx_sweep_load(const char *path, rx_sweep *out, rx_err *err);
+RX_API void rx_sweep_free(rx_sweep *s);
+
 /** Validate cross-field constraints of an in-memory config. */
 RX_API rx_status rx_config_validate(const rx_config *c, rx_err *err);
 /** Write the fully resolved config as YAML to path. */

@@ -11,6 +11,7 @@
 
 #include "../io/config.h"
 #include "plots.h"
+#include "sweep.h"
 #include "replex/replex.h"
 
 enum { EXIT_RUNFAIL = 1, EXIT_BADINPUT = 2 };
@@ -177,9 +178,10 @@ int main(int argc, char **argv)
     rx_config cfg;
     rx_err err = {""};
     rx_status st = rx_config_load(file, sets, nsets, &cfg, &err);
-    free(sets);
+    const char **sets_kept = sets; /* a sweep adds its own overrides */
     if (st != RX_OK) {
         fprintf(stderr, "replex: %s\n", err.msg);
+        free(sets_kept);
         return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
     }
     if (threads >= 0)
@@ -201,7 +203,15 @@ int main(int argc, char **argv)
         }
         fprintf(stderr, "%s: valid\n", file);
         rx_config_free(&cfg);
+        free(sets_kept);
         return 0;
+    }
+    rx_sweep sw;
+    if (rx_sweep_load(file, &sw, &err) != RX_OK) {
+        fprintf(stderr, "replex: %s\n", err.msg);
+        rx_config_free(&cfg);
+        free(sets_kept);
+        return EXIT_BADINPUT;
     }
     char dflt[4096];
     if (!out) {
@@ -215,6 +225,21 @@ int main(int argc, char **argv)
         snprintf(dflt, sizeof dflt, "runs/%.*s", (int)bl, base);
         out = dflt;
     }
+    if (sw.n_keys > 0) {
+        rx_config_free(&cfg);
+        if (mkdir_parents(out) != 0) {
+            fprintf(stderr, "replex: %s: cannot create parent directories\n",
+                    out);
+            rx_sweep_free(&sw);
+            free(sets_kept);
+            return EXIT_RUNFAIL;
+        }
+        int rc = rx_cli_sweep(file, (const char *const *)sets_kept, nsets,
+                              &sw, out, threads, force, quiet, !no_plots);
+        rx_sweep_free(&sw);
+        free(sets_kept);
+        return rc;
+    }
     struct stat sb;
     if (!force && stat(out, &sb) == 0) {
         fprintf(stderr,
@@ -222,6 +247,7 @@ int main(int argc, char **argv)
                 "--force\n",
                 out);
         rx_config_free(&cfg);
+        free(sets_kept);
         return EXIT_BADINPUT;
     }
     rx_logger lg = {NULL, quiet ? NULL : log_stderr};
@@ -230,6 +256,7 @@ int main(int argc, char **argv)
     if (st != RX_OK) {
         rx_config_free(&cfg);
         fprintf(stderr, "replex: %s: %s\n", file, err.msg);
+        free(sets_kept);
         return st == RX_ECONFIG || st == RX_EINVAL ? EXIT_BADINPUT
                                                    : EXIT_RUNFAIL;
     }
@@ -246,6 +273,7 @@ int main(int argc, char **argv)
     if (st != RX_OK) {
         rx_destroy(&ctx);
         rx_config_free(&cfg);
+        free(sets_kept);
         return EXIT_RUNFAIL;
     }
     if (!no_plots) {
@@ -271,5 +299,6 @@ int main(int argc, char **argv)
             printf("TV distance to the true density on the grid: %.4f\n", tv);
     }
     rx_destroy(&ctx);
+    free(sets_kept);
     return 0;
 }

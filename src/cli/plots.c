@@ -155,3 +155,53 @@ int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
     }
     return 0;
 }
+
+int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
+                       size_t cap)
+{
+    if (!have_gnuplot()) {
+        snprintf(why, cap, "gnuplot not found; sweep plots skipped");
+        return 1;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/plots", out);
+    if (mkdir(path, 0777) != 0) {
+        snprintf(why, cap, "%s: cannot create", path);
+        return -1;
+    }
+    FILE *gp = open_in(out, "sweep.gp", path, sizeof path);
+    if (!gp) {
+        snprintf(why, cap, "%s: cannot write", path);
+        return -1;
+    }
+    fprintf(gp, "set terminal svg size 900,420 dynamic background rgb "
+                "'white'\nset datafile separator ','\nset key below\n"
+                "set y2tics\nset ytics nomirror\n");
+    int ncol = 1 + sw->n_keys;
+    for (int i = 0; i < sw->n_keys; ++i) {
+        char name[128];
+        snprintf(name, sizeof name, "%s", sw->keys[i]);
+        for (char *c = name; *c; ++c)
+            if (*c == '.')
+                *c = '_';
+        fprintf(gp, "set output '%s/plots/sweep_%s.svg'\n", out, name);
+        fprintf(gp, "set title 'sweep of %s (every run a point)'\n",
+                sw->keys[i]);
+        fprintf(gp, "set xlabel '%s'\nset ylabel 'A.5 round trips per "
+                    "1000'\nset y2label 'TV distance'\n",
+                sw->keys[i]);
+        fprintf(gp, "plot '%s/sweep.csv' every ::1 using %d:%d with points "
+                    "pt 7 title 'round trips', '' every ::1 using %d:%d axes "
+                    "x1y2 with points pt 5 title 'TV'\n",
+                out, i + 2, ncol + 1, i + 2, ncol + 6);
+    }
+    fclose(gp);
+    char cmd[8400];
+    snprintf(cmd, sizeof cmd, "gnuplot '%s/plots/sweep.gp' 2>'%s/plots/"
+             "gnuplot.log'", out, out);
+    if (system(cmd) != 0) {
+        snprintf(why, cap, "gnuplot failed; see %s/plots/gnuplot.log", out);
+        return -1;
+    }
+    return 0;
+}

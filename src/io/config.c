@@ -1079,6 +1079,48 @@ static int children(const char *prefix, const char **out, int cap)
     return n;
 }
 
+/* The sweep block: key path -> non-empty list of scalars. */
+static rx_status check_sweep(const ynode *v, rx_err *err)
+{
+    if (v->type != YN_MAP || v->n == 0)
+        return node_err(err, v, "sweep",
+                        "expected a mapping of key paths to lists of values, "
+                        "got %s", v->type == YN_MAP ? "an empty mapping"
+                                                    : type_of(v));
+    for (int i = 0; i < v->n; ++i) {
+        const ynode *k = v->keys[i], *l = v->items[i];
+        if (k->type != YN_SCALAR)
+            return node_err(err, k, "sweep", "keys must be key paths");
+        char p[300];
+        snprintf(p, sizeof p, "sweep.%s", k->str);
+        if (key_index(k->str) < 0) {
+            const char *names[NKEYS];
+            for (int j = 0; j < NKEYS; ++j)
+                names[j] = KEYS[j].path;
+            const char *sug = closest(k->str, names, NKEYS);
+            if (sug)
+                return node_err(err, k, p,
+                                "'%s' is not a key; did you mean '%s'?",
+                                k->str, sug);
+            return node_err(err, k, p, "'%s' is not a key (see replex keys)",
+                            k->str);
+        }
+        for (int j = 0; j < i; ++j)
+            if (strcmp(v->keys[j]->str, k->str) == 0)
+                return node_err(err, k, p, "swept twice");
+        if (l->type != YN_SEQ || l->n == 0 || l->n > 10000)
+            return node_err(err, l, p,
+                            "expected a list of 1 to 10000 values, got %s",
+                            l->type == YN_SEQ ? "an empty list" : type_of(l));
+        for (int j = 0; j < l->n; ++j)
+            if (l->items[j]->type != YN_SCALAR)
+                return node_err(err, l->items[j], p,
+                                "sweep values must be scalars, got %s",
+                                type_of(l->items[j]));
+    }
+    return RX_OK;
+}
+
 static rx_status walk(rx_config *c, marks *mk, const ynode *map,
                       const char *prefix, rx_err *err)
 {
@@ -1102,6 +1144,12 @@ static rx_status walk(rx_config *c, marks *mk, const ynode *map,
                                 "duplicate key (first given at line %d)",
                                 map->keys[j]->line);
             }
+        if (!prefix[0] && strcmp(k->str, "sweep") == 0) {
+            rx_status st = check_sweep(v, err);
+            if (st != RX_OK)
+                return st;
+            continue;
+        }
         char path[256];
         if (strchr(k->str, '.') || !k->str[0])
             return node_err(err, k, prefix[0] ? prefix : "(top level)",
@@ -1795,4 +1843,76 @@ rx_status rx_config_write(const rx_config *c, const char *path, rx_err *err)
         return rx__fail(err, RX_EIO, "%s: write failed: %s", path,
                         strerror(errno));
     return RX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sweeps.                                                                   */
+/* ------------------------------------------------------------------------ */
+
+void rx_sweep_free(rx_sweep *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->n_keys; ++i) {
+        free(s->keys ? s->keys[i] : NULL);
+        if (s->values && s->values[i]) {
+            for (int j = 0; j < s->n_values[i]; ++j)
+                free(s->values[i][j]);
+            free(s->values[i]);
+        }
+    }
+    free(s->keys);
+    free(s->values);
+    free(s->n_values);
+    memset(s, 0, sizeof *s);
+}
+
+rx_status rx_sweep_load(const char *path, rx_sweep *out, rx_err *err)
+{
+    if (!path || !out)
+        return rx__fail(err, RX_EINVAL, "rx_sweep_load: invalid argument");
+    memset(out, 0, sizeof *out);
+    unsigned char *buf;
+    size_t len = 0;
+    rx_status st = read_file(path, &buf, &len, err);
+    if (st != RX_OK)
+        return st;
+    ynode *root = NULL;
+    st = parse_yaml(buf, len, path, 0, 0, &root, err);
+    free(buf);
+    if (st != RX_OK)
+        return st;
+    const ynode *sw = NULL;
+    if (root->type == YN_MAP)
+        for (int i = 0; i < root->n; ++i)
+            if (root->keys[i]->type == YN_SCALAR &&
+                strcmp(root->keys[i]->str, "sweep") == 0)
+                sw = root->items[i];
+    if (sw) {
+        st = check_sweep(sw, err);
+        int n = sw->n;
+        if (st == RX_OK) {
+            out->keys = calloc((size_t)n, sizeof(char *));
+            out->values = calloc((size_t)n, sizeof(char **));
+            out->n_values = calloc((size_t)n, sizeof(int));
+            if (!out->keys || !out->values || !out->n_values)
+                st = rx__fail(err, RX_ENOMEM, "out of memory");
+        }
+        for (int i = 0; st == RX_OK && i < n; ++i) {
+            out->n_keys = i + 1;
+            const ynode *l = sw->items[i];
+            out->keys[i] = strdup(sw->keys[i]->str);
+            out->values[i] = calloc((size_t)l->n, sizeof(char *));
+            out->n_values[i] = l->n;
+            if (!out->keys[i] || !out->values[i])
+                st = rx__fail(err, RX_ENOMEM, "out of memory");
+            for (int j = 0; st == RX_OK && j < l->n; ++j)
+                if (!(out->values[i][j] = strdup(l->items[j]->str)))
+                    st = rx__fail(err, RX_ENOMEM, "out of memory");
+        }
+    }
+    ynode_free(root);
+    if (st != RX_OK)
+        rx_sweep_free(out);
+    return st;
 }

@@ -1,0 +1,224 @@
+/*
+ * Sweeps: the cartesian product of the values of every swept key, each
+ * combination a normal run (the sweep values become --set overrides, so
+ * they are validated exactly like a file). All combinations are validated
+ * before the first run: a bad value exits 2 with nothing written.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "plots.h"
+#include "sweep.h"
+
+enum { EXIT_RUNFAIL = 1, EXIT_BADINPUT = 2 };
+
+/* the figures of one run, one table row */
+typedef struct {
+    double a5, l1, cond, tv, moderr, corr, wall;
+    int64_t swaps;
+    int has_tv, has_mod;
+} row_t;
+
+static void combo_sets(const rx_sweep *sw, long idx, char **buf)
+{
+    for (int i = sw->n_keys - 1; i >= 0; --i) {
+        int j = (int)(idx % sw->n_values[i]);
+        idx /= sw->n_values[i];
+        snprintf(buf[i], 512, "%s=%s", sw->keys[i], sw->values[i][j]);
+    }
+}
+
+static const char *combo_value(const rx_sweep *sw, long idx, int key)
+{
+    for (int i = sw->n_keys - 1; i >= 0; --i) {
+        int j = (int)(idx % sw->n_values[i]);
+        idx /= sw->n_values[i];
+        if (i == key)
+            return sw->values[i][j];
+    }
+    return "";
+}
+
+int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
+                 const rx_sweep *sw, const char *out, int threads, int force,
+                 int quiet, int plots)
+{
+    long n = 1;
+    for (int i = 0; i < sw->n_keys; ++i) {
+        n *= sw->n_values[i];
+        if (n > 100000) {
+            fprintf(stderr, "replex: %s: sweep of more than 100000 runs\n",
+                    file);
+            return EXIT_BADINPUT;
+        }
+    }
+    int ns = nsets + sw->n_keys;
+    const char **all = calloc((size_t)ns, sizeof *all);
+    char **combo = calloc((size_t)sw->n_keys, sizeof *combo);
+    row_t *rows = calloc((size_t)n, sizeof *rows);
+    if (!all || !combo || !rows)
+        return EXIT_RUNFAIL;
+    for (int i = 0; i < sw->n_keys; ++i)
+        combo[i] = malloc(512);
+    for (int i = 0; i < nsets; ++i)
+        all[i] = sets[i];
+    for (int i = 0; i < sw->n_keys; ++i)
+        all[nsets + i] = combo[i];
+    int rc = 0;
+    rx_err err;
+    /* validate every combination first */
+    for (long r = 0; r < n && rc == 0; ++r) {
+        combo_sets(sw, r, combo);
+        rx_config c;
+        if (rx_config_load(file, all, ns, &c, &err) != RX_OK) {
+            fprintf(stderr, "replex: sweep run %ld: %s\n", r + 1, err.msg);
+            rc = EXIT_BADINPUT;
+        } else {
+            rx_config_free(&c);
+        }
+    }
+    struct stat sb;
+    if (rc == 0 && stat(out, &sb) == 0 && !force) {
+        fprintf(stderr, "replex: %s: already exists; choose another -o or "
+                "pass --force\n", out);
+        rc = EXIT_BADINPUT;
+    }
+    if (rc == 0 && mkdir(out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "replex: %s: cannot create: %s\n", out,
+                strerror(errno));
+        rc = EXIT_RUNFAIL;
+    }
+    for (long r = 0; r < n && rc == 0; ++r) {
+        combo_sets(sw, r, combo);
+        rx_config c;
+        rx_ctx *ctx = NULL;
+        if (rx_config_load(file, all, ns, &c, &err) != RX_OK) {
+            rc = EXIT_BADINPUT;
+            break;
+        }
+        if (threads >= 0)
+            c.threads = threads;
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s/run-%03ld", out, r + 1);
+        rx_status st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
+        if (st != RX_OK)
+            fprintf(stderr, "replex: sweep run %ld: %s\n", r + 1, err.msg);
+        else if ((st = rx_run(ctx)) != RX_OK)
+            fprintf(stderr, "replex: sweep run %ld failed: %s\n", r + 1,
+                    rx_errmsg(ctx));
+        else if ((st = rx_write_rundir(ctx, dir, force, file)) != RX_OK)
+            fprintf(stderr, "replex: %s\n", rx_errmsg(ctx));
+        if (st == RX_OK) {
+            rx_results res;
+            rx_get_results(ctx, &res);
+            row_t *w = &rows[r];
+            double K = (double)res.iterations;
+            w->a5 = 1000.0 * (double)res.trips_a5 / K;
+            w->l1 = 1000.0 * (double)res.trips_l1 / K;
+            int64_t sc = 0, se = 0;
+            for (int p = 0; p + 1 < res.n_chains; ++p) {
+                sc += res.pairs[p].conditions;
+                se += res.pairs[p].evaluated;
+            }
+            w->cond = se ? (double)sc / (double)se : 0.0;
+            w->swaps = res.total_swaps;
+            w->corr = res.correction;
+            w->wall = res.wall_s;
+            w->has_tv = rx_density_tv(ctx, &w->tv) == RX_OK;
+            if (c.target.kind == RX_TARGET_GMM) {
+                int K2 = c.target.means.rows;
+                double *est = malloc(sizeof(double) * (size_t)K2), tot = 0;
+                if (est && rx_mode_weights(ctx, est, K2) == RX_OK) {
+                    for (int k = 0; k < K2; ++k)
+                        tot += c.target.weights.v[k];
+                    for (int k = 0; k < K2; ++k) {
+                        double e = est[k] - c.target.weights.v[k] / tot;
+                        e = e < 0 ? -e : e;
+                        if (e > w->moderr)
+                            w->moderr = e;
+                    }
+                    w->has_mod = 1;
+                }
+                free(est);
+            }
+            if (!quiet)
+                printf("%s: %s%s%s ... a5/1000 %.2f\n", dir, combo[0],
+                       sw->n_keys > 1 ? " " : "",
+                       sw->n_keys > 1 ? combo[1] : "", w->a5);
+        } else {
+            rc = EXIT_RUNFAIL;
+        }
+        rx_destroy(&ctx);
+        rx_config_free(&c);
+    }
+    if (rc == 0) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/sweep.csv", out);
+        FILE *f = fopen(p, "w");
+        snprintf(p, sizeof p, "%s/sweep.md", out);
+        FILE *m = fopen(p, "w");
+        if (!f || !m) {
+            fprintf(stderr, "replex: %s: cannot write the sweep tables\n",
+                    out);
+            rc = EXIT_RUNFAIL;
+        } else {
+            fprintf(f, "run");
+            fprintf(m, "| run");
+            for (int i = 0; i < sw->n_keys; ++i) {
+                fprintf(f, ",%s", sw->keys[i]);
+                fprintf(m, " | %s", sw->keys[i]);
+            }
+            fprintf(f, ",a5_per_1000,l1_per_1000,condition_rate,swaps,"
+                       "correction,tv_distance,mode_weight_error,wall_s\n");
+            fprintf(m, " | A.5 trips/1000 | 1->P->1 /1000 | condition rate "
+                       "| swaps | C | TV | mode-weight error | wall s |\n|---");
+            for (int i = 0; i < sw->n_keys + 8; ++i)
+                fprintf(m, "|---");
+            fprintf(m, "|\n");
+            for (long r = 0; r < n; ++r) {
+                const row_t *w = &rows[r];
+                fprintf(f, "%ld", r + 1);
+                fprintf(m, "| %ld", r + 1);
+                for (int i = 0; i < sw->n_keys; ++i) {
+                    fprintf(f, ",%s", combo_value(sw, r, i));
+                    fprintf(m, " | %s", combo_value(sw, r, i));
+                }
+                fprintf(f, ",%.6g,%.6g,%.6g,%lld,%.6g,", w->a5, w->l1,
+                        w->cond, (long long)w->swaps, w->corr);
+                fprintf(m, " | %.2f | %.2f | %.4f | %lld | %.4g | ", w->a5,
+                        w->l1, w->cond, (long long)w->swaps, w->corr);
+                if (w->has_tv) {
+                    fprintf(f, "%.6g", w->tv);
+                    fprintf(m, "%.4f", w->tv);
+                }
+                fprintf(f, ",");
+                fprintf(m, " | ");
+                if (w->has_mod) {
+                    fprintf(f, "%.6g", w->moderr);
+                    fprintf(m, "%.4f", w->moderr);
+                }
+                fprintf(f, ",%.4f\n", w->wall);
+                fprintf(m, " | %.3f |\n", w->wall);
+            }
+        }
+        if (f)
+            fclose(f);
+        if (m)
+            fclose(m);
+    }
+    if (rc == 0 && plots) {
+        char why[256];
+        if (rx_cli_sweep_plots(out, sw, why, sizeof why) != 0 && !quiet)
+            fprintf(stderr, "replex: %s\n", why);
+    }
+    for (int i = 0; i < sw->n_keys; ++i)
+        free(combo[i]);
+    free(combo);
+    free(all);
+    free(rows);
+    return rc;
+}

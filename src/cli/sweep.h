@@ -1,0 +1,15 @@
+/*
+ * `replex run` on a file with a sweep: block (CLI only).
+ */
+#ifndef RX_CLI_SWEEP_H
+#define RX_CLI_SWEEP_H
+
+#include "replex/replex.h"
+
+/* Runs every combination into out/run-NNN and writes out/sweep.csv,
+ * out/sweep.md and out/plots/sweep_<key>.svg. Returns the exit status. */
+int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
+                 const rx_sweep *sw, const char *out, int threads, int force,
+                 int quiet, int plots);
+
+#endif
