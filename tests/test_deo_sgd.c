@@ -156,25 +156,24 @@ static void t6(void)
     }
 }
 
-static void t12(void)
+/* Acceptance rate of one rule on the pair (p, p+1) with U_p - U_{p+1} = dU
+ * and independent N(0, sigma^2) noise on each energy, over n draws. */
+static double rate(rx_rule rule, double dU, double sigma, double dT,
+                   double F, double C, int n)
 {
-    /* Two positions, tau = (1, 1/2) so dT = 1; energies U1 = dU + s xi,
-     * U2 = s xi' with independent xi: Var(diff) = 2 s^2, sigma2 = s^2.
-     * Acceptance of Eq. 16 at dU = 0, sigma = 1: E[min(1, e^{Z - 1})],
-     * Z ~ N(0, 2): 0.4795 (deo.md T12); exact Metropolis would accept
-     * always (dU = 0). */
-    rx__xconf xc = {0};
+    rx__xconf xc;
+    memset(&xc, 0, sizeof xc);
     xc.P = 2;
     xc.W = 1;
     xc.scheme = RX_SCHEME_DEO;
-    xc.rule = RX_RULE_BIAS_CORRECTED;
+    xc.rule = rule;
     xc.seed = 3;
-    xc.inv_F = 1.0;
-    double s2hat[2] = {1.0, 1.0};
+    xc.inv_F = 1.0 / F;
     int32_t at[2], pos[2];
     uint8_t gate[1];
     rx__pairev ev[1];
-    double u[8], eta[2] = {1, 1}, tau[2] = {1, 0.5}, tmp[2];
+    double u[8], eta[2] = {1, 1}, tau[2] = {1, 1.0 / (1.0 - dT)}, tmp[6];
+    double s2hat[2] = {sigma * sigma, sigma * sigma};
     rx__xstate xs;
     memset(&xs, 0, sizeof xs);
     xs.at = at;
@@ -186,24 +185,49 @@ static void t12(void)
     xs.tau = tau;
     xs.tmp = tmp;
     xs.s2hat = s2hat;
+    xs.C = C;
     rx__stream s;
     rx__stream_init(&s, 11, 0, RX_STREAM_INIT, 0);
-    const int n = 1000000;
-    double acc = 0, probs = 0;
+    double acc = 0;
     for (int k = 0; k < n; ++k) {
-        double E[2] = {rx__normal(&s), rx__normal(&s)};
+        double E[2] = {dU + sigma * rx__normal(&s), sigma * rx__normal(&s)};
         at[0] = pos[0] = 0;
         at[1] = pos[1] = 1;
         rx__exchange(&xc, &xs, E, k);
         acc += ev[0].cond;
-        probs += ev[0].prob;
     }
-    acc /= n;
-    probs /= n;
-    printf("bias-corrected acceptance at dU = 0, sigma = 1: %.4f (mean "
-           "prob %.4f; T12: 0.4795)\n", acc, probs);
-    CHECK_NEAR(probs, 0.4795, 0.002);
-    CHECK_NEAR(acc, 0.4795, 0.003);
+    return acc / n;
+}
+
+static void t12(void)
+{
+    /* T12: Eq. 16 at dU = 0, dT = 1, sigma = 1 accepts E[min(1, e^{Z-1})],
+     * Z ~ N(0, 2): 0.4795, where exact Metropolis accepts always */
+    const int n = 1000000;
+    double a0 = rate(RX_RULE_BIAS_CORRECTED, 0, 1, 1, 1, 0, n);
+    printf("bias-corrected acceptance at dU = 0, sigma = 1: %.4f (T12: "
+           "0.4795)\n", a0);
+    CHECK_NEAR(a0, 0.4795, 0.002);
+    /* detailed balance of Eq. 16 (resgld_vr.md T1): A(u)/A(-u) = e^u for
+     * u = dT dU, dT = 0.9, sigma^2 = 4, dU = 3: e^2.7 = 14.88; F = 2
+     * breaks it (6.92) */
+    double ap = rate(RX_RULE_BIAS_CORRECTED, 3, 2, 0.9, 1, 0, n);
+    double am = rate(RX_RULE_BIAS_CORRECTED, -3, 2, 0.9, 1, 0, n);
+    double bp = rate(RX_RULE_BIAS_CORRECTED, 3, 2, 0.9, 2, 0, n);
+    double bm = rate(RX_RULE_BIAS_CORRECTED, -3, 2, 0.9, 2, 0, n);
+    printf("A(u)/A(-u): F = 1 %.3f (e^2.7 = 14.88), F = 2 %.3f (6.92)\n",
+           ap / am, bp / bm);
+    CHECK_NEAR(ap / am, exp(2.7), 0.04 * exp(2.7));
+    CHECK_NEAR(bp / bm, 6.92, 0.04 * 6.92);
+    /* T13 (Lemma 2): the deterministic condition with C* reproduces Eq. 16:
+     * dT = 1, sigma = 1: C* = 0.0727 at dU = 0, -0.3372 at dU = -2 */
+    double d0 = rate(RX_RULE_DETERMINISTIC, 0, 1, 1, 1, 0.0727, n);
+    double c2 = rate(RX_RULE_BIAS_CORRECTED, -2, 1, 1, 1, 0, n);
+    double d2 = rate(RX_RULE_DETERMINISTIC, -2, 1, 1, 1, -0.3372, n);
+    printf("deterministic with C*: %.4f vs Eq. 16 %.4f (dU = 0); %.4f vs "
+           "%.4f (dU = -2)\n", d0, a0, d2, c2);
+    CHECK_NEAR(d0, a0, 0.003);
+    CHECK_NEAR(d2, c2, 0.003);
 }
 
 /* Accuracy on the 25-mode target, equal sample counts (about 2000):
