@@ -72,6 +72,28 @@ static inline void clear_ev(rx__pairev *e)
     e->prob = 0.0;
 }
 
+/* Evaluate pair p's condition into a fresh event record. */
+static inline rx__pairev *eval_pair(const rx__xconf *xc, rx__xstate *xs,
+                                    const double *E, int p, int64_t k)
+{
+    rx__pairev *e = &xs->ev[p];
+    clear_ev(e);
+    e->evaluated = 1;
+    e->cond = (uint8_t)decide(xc, xs, E, p, p + 1, xs->u[p], k, &e->prob);
+    return e;
+}
+
+/* Pair p is active with an open gate: swap if its condition held. */
+static inline void attempt(rx__xstate *xs, rx__pairev *e, int p)
+{
+    e->attempt = 1;
+    if (e->cond) {
+        do_swap(xs, p, p + 1);
+        e->swapped = 1;
+        xs->gate[p] = 0;
+    }
+}
+
 void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
                   int64_t k)
 {
@@ -85,17 +107,8 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
         break;
     case RX_SCHEME_ADJ:
         /* sequential sweep, each pair sees the current occupants */
-        for (int p = 0; p < np; ++p) {
-            rx__pairev *e = &xs->ev[p];
-            clear_ev(e);
-            e->evaluated = e->attempt = 1;
-            e->cond = (uint8_t)decide(xc, xs, E, p, p + 1, xs->u[p], k,
-                                      &e->prob);
-            if (e->cond) {
-                do_swap(xs, p, p + 1);
-                e->swapped = 1;
-            }
-        }
+        for (int p = 0; p < np; ++p)
+            attempt(xs, eval_pair(xc, xs, E, p, k), p); /* gate unused */
         break;
     case RX_SCHEME_APE: {
         for (int p = 0; p < np; ++p)
@@ -150,42 +163,19 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
             /* Algorithm 1 / the authors' loop: pair p sees the occupants
              * left by the swap of pair p-1 */
             for (int p = 0; p < np; ++p) {
-                rx__pairev *e = &xs->ev[p];
-                clear_ev(e);
-                e->evaluated = 1;
-                e->cond = (uint8_t)decide(xc, xs, E, p, p + 1, xs->u[p], k,
-                                          &e->prob);
-                if (((p + 1) & 1) == par && xs->gate[p]) {
-                    e->attempt = 1;
-                    if (e->cond) {
-                        do_swap(xs, p, p + 1);
-                        e->swapped = 1;
-                        xs->gate[p] = 0;
-                    }
-                }
+                rx__pairev *e = eval_pair(xc, xs, E, p, k);
+                if (((p + 1) & 1) == par && xs->gate[p])
+                    attempt(xs, e, p);
             }
             break;
         }
         /* conditions for ALL pairs from the pre-swap state */
-        for (int p = 0; p < np; ++p) {
-            rx__pairev *e = &xs->ev[p];
-            clear_ev(e);
-            e->evaluated = 1;
-            e->cond = (uint8_t)decide(xc, xs, E, p, p + 1, xs->u[p], k,
-                                      &e->prob);
-        }
+        for (int p = 0; p < np; ++p)
+            eval_pair(xc, xs, E, p, k);
         /* active pairs (1-based p with p % 2 == par) are disjoint */
-        for (int p = par ? 0 : 1; p < np; p += 2) {
-            rx__pairev *e = &xs->ev[p];
-            if (!xs->gate[p])
-                continue;
-            e->attempt = 1;
-            if (e->cond) {
-                do_swap(xs, p, p + 1);
-                e->swapped = 1;
-                xs->gate[p] = 0;
-            }
-        }
+        for (int p = par ? 0 : 1; p < np; p += 2)
+            if (xs->gate[p])
+                attempt(xs, &xs->ev[p], p);
         break;
     }
     }

@@ -887,6 +887,30 @@ static rx_status get_ladder(const ynode *n, const keydef *kd,
     return RX_OK;
 }
 
+/* A number in the key's range, or one of the words (each mapped to a
+ * sentinel value). */
+static rx_status real_or_word(const ynode *n, const keydef *kd, double *out,
+                              const char *const *words, const double *vals,
+                              const char *expect, rx_err *err)
+{
+    if (n->type == YN_SCALAR && !n->quoted)
+        for (int i = 0; words[i]; ++i)
+            if (strcmp(n->str, words[i]) == 0) {
+                *out = vals[i];
+                return RX_OK;
+            }
+    double dv = 0.0;
+    if (get_real(n, kd->path, &dv, err) != RX_OK)
+        return node_err(err, n, kd->path, "expected %s, got %s%s%s", expect,
+                        n->type == YN_SCALAR ? "'" : type_of(n),
+                        n->type == YN_SCALAR ? n->str : "",
+                        n->type == YN_SCALAR ? "'" : "");
+    rx_status st = check_range(n, kd, dv, err);
+    if (st == RX_OK)
+        *out = dv;
+    return st;
+}
+
 /* Parse one leaf value into the config. */
 static rx_status set_leaf(rx_config *c, const keydef *kd, const ynode *n,
                           rx_err *err)
@@ -973,46 +997,18 @@ static rx_status set_leaf(rx_config *c, const keydef *kd, const ynode *n,
         return get_mat(n, kd, (rx_mat *)(void *)base, err);
     case K_LADDER:
         return get_ladder(n, kd, (rx_ladder_spec *)(void *)base, err);
-    case K_SIGMA2:
-        if (n->type == YN_SCALAR && !n->quoted &&
-            strcmp(n->str, "auto") == 0) {
-            *(double *)(void *)base = RX_SIGMA2_AUTO;
-            return RX_OK;
-        }
-        if (n->type == YN_SCALAR && !n->quoted &&
-            strcmp(n->str, "estimate") == 0) {
-            *(double *)(void *)base = RX_SIGMA2_ESTIMATE;
-            return RX_OK;
-        }
-        st = get_real(n, kd->path, &dv, err);
-        if (st != RX_OK)
-            return node_err(err, n, kd->path,
-                            "expected a number >= 0, auto or estimate, got "
-                            "%s%s%s",
-                            n->type == YN_SCALAR ? "'" : type_of(n),
-                            n->type == YN_SCALAR ? n->str : "",
-                            n->type == YN_SCALAR ? "'" : "");
-        st = check_range(n, kd, dv, err);
-        if (st == RX_OK)
-            *(double *)(void *)base = dv;
-        return st;
-    case K_WCORR:
-        if (n->type == YN_SCALAR && !n->quoted &&
-            strcmp(n->str, "logW") == 0) {
-            *(double *)(void *)base = RX_WCORR_LOGW;
-            return RX_OK;
-        }
-        st = get_real(n, kd->path, &dv, err);
-        if (st != RX_OK)
-            return node_err(err, n, kd->path,
-                            "expected a number >= 0 or logW, got %s%s%s",
-                            n->type == YN_SCALAR ? "'" : type_of(n),
-                            n->type == YN_SCALAR ? n->str : "",
-                            n->type == YN_SCALAR ? "'" : "");
-        st = check_range(n, kd, dv, err);
-        if (st == RX_OK)
-            *(double *)(void *)base = dv;
-        return st;
+    case K_SIGMA2: {
+        static const char *const w[] = {"auto", "estimate", NULL};
+        static const double v[] = {RX_SIGMA2_AUTO, RX_SIGMA2_ESTIMATE};
+        return real_or_word(n, kd, (double *)(void *)base, w, v,
+                            "a number >= 0, auto or estimate", err);
+    }
+    case K_WCORR: {
+        static const char *const w[] = {"logW", NULL};
+        static const double v[] = {RX_WCORR_LOGW};
+        return real_or_word(n, kd, (double *)(void *)base, w, v,
+                            "a number >= 0 or logW", err);
+    }
     case K_WINDOW:
         if (n->type == YN_SCALAR && !n->quoted &&
             strcmp(n->str, "auto") == 0) {
