@@ -65,6 +65,65 @@ static void barrier_wait(rx__barrier *b, int *local_sense)
     }
 }
 
+/*
+ * Thread placement. Started from one CPU, the team's threads can share it
+ * for a whole short run (measured: 1.7 M chain-steps/s instead of 5 M on 2
+ * cores), so when the run uses every CPU the process may run on and the
+ * user has not chosen a binding (OMP_PROC_BIND unset), thread t is pinned
+ * to the t-th CPU of that set for the run and its previous mask restored
+ * afterwards. Placement never changes results, only speed.
+ */
+typedef struct rx__pin {
+#if defined(__linux__)
+    cpu_set_t saved;
+#endif
+    int pinned;
+} rx__pin;
+
+static int pin_wanted(int nthreads)
+{
+#if defined(__linux__)
+    if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES"))
+        return 0;
+    cpu_set_t m;
+    if (sched_getaffinity(0, sizeof m, &m) != 0)
+        return 0;
+    return CPU_COUNT(&m) == nthreads && nthreads > 1;
+#else
+    (void)nthreads;
+    return 0;
+#endif
+}
+
+static void pin_thread(rx__pin *pn, int t)
+{
+    pn->pinned = 0;
+#if defined(__linux__)
+    if (sched_getaffinity(0, sizeof pn->saved, &pn->saved) != 0)
+        return;
+    int seen = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &pn->saved) && seen++ == t) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            pn->pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+            return;
+        }
+#else
+    (void)t;
+#endif
+}
+
+static void unpin_thread(rx__pin *pn)
+{
+#if defined(__linux__)
+    if (pn->pinned)
+        sched_setaffinity(0, sizeof pn->saved, &pn->saved);
+#endif
+    pn->pinned = 0;
+}
+
 static int64_t sample_row(const rx_config *c, int64_t k)
 {
     if (k < c->record.burn_in)
@@ -383,6 +442,7 @@ rx_status rx_run(rx_ctx *c)
     const rx_step_kind kind_target = c->cfg.step.target;
     const rx_step_kind kind_other = c->cfg.step.others;
     int nt_used = 0;
+    const int pin_team = pin_wanted(c->nt_req);
     rx__barrier *bar = rx__calloc_aligned(sizeof *bar, RX_CACHELINE);
     if (!bar)
         return rx__fail(&c->err, RX_ENOMEM, "rx_run: out of memory");
@@ -396,6 +456,9 @@ rx_status rx_run(rx_ctx *c)
         const int lo = (int)((int64_t)t * P / nthr);
         const int hi = (int)((int64_t)(t + 1) * P / nthr);
         int sense = 0;
+        rx__pin pin = {.pinned = 0};
+        if (pin_team && nthr == c->nt_req)
+            pin_thread(&pin, t);
         if (t == 0) {
             nt_used = nthr;
             atomic_init(&bar->count, 0);
@@ -495,6 +558,7 @@ rx_status rx_run(rx_ctx *c)
             for (int i = lo; i < hi && row >= 0; ++i)
                 store_sample(c, c->parts[i], ts->x.pos[i], row);
         }
+        unpin_thread(&pin);
         if (t == 0) {
             c->iters_done = k;
             memcpy(c->final_at, ts->x.at, sizeof(int32_t) * (size_t)P);
