@@ -185,6 +185,8 @@ static double rate(rx_rule rule, double dU, double sigma, double dT,
     xs.tau = tau;
     xs.tmp = tmp;
     xs.s2hat = s2hat;
+    double beta[2] = {1.0 / tau[0], 1.0 / tau[1]};
+    xs.beta = beta;
     xs.C = C;
     rx__stream s;
     rx__stream_init(&s, 11, 0, RX_STREAM_INIT, 0);

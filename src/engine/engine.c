@@ -296,7 +296,7 @@ static rx_status tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
     size_t off_ev = (off_pos + up * sizeof(int32_t) + 7) & ~(size_t)7;
     size_t off_u = off_ev + up * sizeof(rx__pairev);
     size_t off_lad = off_u + (up + 4) * sizeof(double);
-    size_t off_gate = off_lad + 7 * up * sizeof(double);
+    size_t off_gate = off_lad + 8 * up * sizeof(double);
     size_t total = off_gate + up;
     char *b = rx__calloc_aligned(total, RX_CACHELINE);
     if (!b)
@@ -310,6 +310,7 @@ static rx_status tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
     ts->x.tmp = ts->x.tau + up;
     ts->x.s2hat = ts->x.tmp + 3 * up; /* tmp holds 3P for the barrier */
     ts->x.acc_sum = ts->x.s2hat + up;
+    ts->x.beta = ts->x.acc_sum + up;
     for (int p = 0; p < P; ++p)
         ts->x.acc_sum[p] = 0.0;
     ts->x.round = 0;
@@ -328,6 +329,8 @@ static rx_status tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
     ts->x.gate = (uint8_t *)(b + off_gate);
     memcpy(ts->x.eta, c->eta, sizeof(double) * up);
     memcpy(ts->x.tau, c->tau, sizeof(double) * up);
+    for (int q = 0; q < P; ++q)
+        ts->x.beta[q] = 1.0 / ts->x.tau[q];
     ts->x.C = c->cfg.correction.init;
     for (int q = 0; q < P; ++q)
         ts->x.at[q] = ts->x.pos[q] = q;

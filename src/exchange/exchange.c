@@ -34,8 +34,7 @@ static int decide(const rx__xconf *xc, const rx__xstate *xs, const double *E,
         *prob = acc;
         return acc;
     }
-    const double *tau = xs->tau;
-    double dT = 1.0 / tau[a] - 1.0 / tau[b];
+    double dT = xs->beta[a] - xs->beta[b];
     double x = dT * (ea - eb) - xc->wcorr;
     if (xc->rule == RX_RULE_BIAS_CORRECTED)
         x -= dT * dT * xs->s2hat[a] * xc->inv_F; /* Eq. 16 */
@@ -100,8 +99,8 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
     const int np = xc->P - 1;
     if (xc->scheme == RX_SCHEME_NONE)
         return; /* independent chains: nothing evaluated, nothing swapped */
-    if (xc->scheme != RX_SCHEME_APE)
-        draw_uniforms(xc, xs, k, np);
+    if (xc->scheme != RX_SCHEME_APE && xc->rule != RX_RULE_DETERMINISTIC)
+        draw_uniforms(xc, xs, k, np); /* the deterministic rule draws none */
     switch (xc->scheme) {
     case RX_SCHEME_NONE:
         break;

@@ -43,6 +43,7 @@ typedef struct rx__xstate {
     double *u;      /* P-1 (rounded up to 4): this iteration's uniforms */
     double *eta;    /* P: learning rates by position (adaptive copy)   */
     double *tau;    /* P: temperatures by position (adaptive copy)     */
+    double *beta;   /* P: 1 / tau, refreshed whenever tau changes      */
     double *tmp;    /* P: scratch of the ladder update                 */
     double C;       /* correction buffer of the deterministic rule     */
     double *s2hat;  /* P-1: sigma_p^2 of the bias-corrected rule        */

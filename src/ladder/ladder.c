@@ -71,6 +71,8 @@ void rx__adapt(const rx__aconf *ac, rx__xstate *xs, int64_t k)
                     xs->acc_sum[p] = 0.0;
             }
             rx__barrier_update(xs->tau, xs->acc_sum, P, xs->tmp);
+            for (int q = 0; q < P; ++q)
+                xs->beta[q] = 1.0 / xs->tau[q];
             for (int p = 0; p < P - 1; ++p)
                 xs->acc_sum[p] = 0.0;
             xs->round++;
@@ -91,6 +93,9 @@ void rx__adapt(const rx__aconf *ac, rx__xstate *xs, int64_t k)
     if (ac->adapt != RX_ADAPT_NONE)
         rx__ladder_update(ac->adapt == RX_ADAPT_ETA ? xs->eta : xs->tau,
                           xs->tmp, H, P, gamma, ac->project);
+    if (ac->adapt == RX_ADAPT_TAU)
+        for (int q = 0; q < P; ++q)
+            xs->beta[q] = 1.0 / xs->tau[q];
     if (ac->adapt_c)
         xs->C += ac->c_scale * gamma * (sum / (double)(P - 1) - ac->S);
 }
