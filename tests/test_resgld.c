@@ -61,6 +61,37 @@ int main(void)
     out_t naive = run("metropolis", "auto", 0);
     out_t est = run("bias_corrected", "estimate", 0);
     out_t over = run("bias_corrected", "8", 0);
+    /* the same through the compatibility switch, with sigma2 estimated */
+    rx_config cc;
+    rx_err e2;
+    const char *lit[] = {"tempering.sigma2=estimate",
+                         "variance.definition_difference=true"};
+    double wl = 0, s2l = 0;
+    for (int s = 1; s <= 10; ++s) {
+        char seed[32];
+        snprintf(seed, sizeof seed, "seed=%d", s);
+        const char *sets[] = {lit[0], lit[1], seed};
+        if (rx_config_load(path, sets, 3, &cc, &e2) != RX_OK) {
+            CHECK_MSG(0, "%s", e2.msg);
+            break;
+        }
+        cc.threads = 1;
+        rx_ctx *ctx = NULL;
+        if (rx_create(&ctx, &cc, NULL, (rx_logger){0}, &e2) == RX_OK &&
+            rx_run(ctx) == RX_OK) {
+            double w[2];
+            rx_results res;
+            rx_mode_weights(ctx, w, 2);
+            rx_get_results(ctx, &res);
+            wl += w[1] / 10;
+            s2l += res.sigma2[0] / 10;
+        }
+        rx_destroy(&ctx);
+        rx_config_free(&cc);
+    }
+    printf("literal definition: sigma2 -> %.3f, weight %.4f\n", s2l, wl);
+    CHECK_NEAR(s2l, 8.0, 0.5);
+    CHECK(wl - ref.w > 0.03);
     printf("right-mode weight (true 0.6): exact-energy reference %.4f, "
            "corrected %.4f (swap rate %.3f), naive %.4f (%.3f), estimated "
            "sigma2 %.4f (sigma2 -> %.3f), over-corrected sigma2 = Var(D) "

@@ -214,6 +214,9 @@ typedef struct rx_config {
         double gamma;  ///< 0: harmonic 1/m (fixed variance); in (0,1]:
                        ///< constant smoothing (time-varying) (default 0)
         double init;   ///< sigma^2 before the first SA step (default 100)
+        int difference; ///< 1: the literal Algorithms 2/3 of the sources,
+                        ///< sigma^2 := Var(difference) (twice the
+                        ///< per-chain value; over-corrects) (default 0)
     } variance;
 
     /* stochastic-approximation step size gamma_k = min(cap, a/(k^alpha+b)) */

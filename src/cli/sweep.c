@@ -56,6 +56,8 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
             return EXIT_BADINPUT;
         }
     }
+    if (nsets < 0 || sw->n_keys < 1)
+        return EXIT_BADINPUT;
     int ns = nsets + sw->n_keys;
     const char **all = calloc((size_t)ns, sizeof *all);
     char **combo = calloc((size_t)sw->n_keys, sizeof *combo);

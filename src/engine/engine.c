@@ -322,6 +322,9 @@ static rx_status tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
                     : cf->tempering.sigma2 == RX_SIGMA2_ESTIMATE
                         ? cf->variance.init
                         : cf->tempering.sigma2;
+        if (cf->variance.difference &&
+            cf->tempering.sigma2 == RX_SIGMA2_AUTO)
+            s2 *= 2.0; /* Var(U~p - U~p+1) = 2 sd^2 */
         for (int p = 0; p < P; ++p)
             ts->x.s2hat[p] = s2;
         ts->x.sa_count = 0;
@@ -401,8 +404,10 @@ static void sigma2_sa(const rx_ctx *c, rx__xstate *xs, int64_t k)
     double g = c->cfg.variance.gamma > 0.0 ? c->cfg.variance.gamma
                                            : 1.0 / (double)m;
     for (int p = 0; p < P - 1; ++p) {
-        double raw = 0.5 * (c->parts[xs->at[p]]->var_raw[k & 1] +
-                            c->parts[xs->at[p + 1]]->var_raw[k & 1]);
+        /* per chain: (s_p^2 + s_p+1^2) / 2; literal: Var(difference) */
+        double raw = (c->cfg.variance.difference ? 1.0 : 0.5) *
+                     (c->parts[xs->at[p]]->var_raw[k & 1] +
+                      c->parts[xs->at[p + 1]]->var_raw[k & 1]);
         xs->s2hat[p] = m == 1 ? raw : (1.0 - g) * xs->s2hat[p] + g * raw;
     }
 }

@@ -341,6 +341,12 @@ static const keydef KEYS[] = {
     {"variance.init", K_REAL, OFF(variance.init), "100", 0, INF, 0, 0, NULL,
      "sigma2 estimate: the value used before the first step (the "
      "dissertation's initial correction 100)"},
+    {"variance.definition_difference", K_BOOL,
+     OFF(variance.difference), "false", 0, 0, 0, 0, NULL,
+     "compatibility: true takes sigma2 as the variance of the energy "
+     "difference, as Algorithms 2 and 3 of the dissertation literally say "
+     "(twice the per-chain value: over-corrects, resgld_vr.md 1.4.4); "
+     "applies to sigma2 auto and estimate"},
     {"correction.init", K_REAL, OFF(correction.init), "0", -INF, INF, 0, 0,
      NULL, "deterministic rule: initial buffer C_0 (the notebook uses 4)"},
     {"correction.adapt", K_BOOL, OFF(correction.adapt), "true", 0, 0, 0, 0,
