@@ -165,6 +165,16 @@ int main(void)
                 check_deo_invariants(&r, Ws[a], 0);
                 rx_destroy(&c);
             }
+    /* many chains: P = 1024 (idealised model) */
+    for (int w = 1; w <= 13; w += 12) {
+        rx_ctx *c = run(RX_SCHEME_DEO_W, w, 1024, 2001, RX_TARGET_NONE, 11, 2);
+        if (!c)
+            continue;
+        rx_results r;
+        rx_get_results(c, &r);
+        check_deo_invariants(&r, w, 0);
+        rx_destroy(&c);
+    }
     /* deo_star resolves W* and keeps the invariants */
     rx_ctx *cs = run(RX_SCHEME_DEO_STAR, RX_WINDOW_AUTO, 16, 4001,
                      RX_TARGET_MIXTURE25, 5, 2);
