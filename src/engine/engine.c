@@ -500,14 +500,14 @@ rx_status rx_run(rx_ctx *c)
                     cyc = 0.5 * (cos(3.14159265358979323846 * r) + 1.0);
                 }
                 double ta = timing && t == 0 ? rx__now() : 0.0;
+                /* the sample of iteration k-1, taken before stepping */
+                const int64_t row =
+                    k > 0 && c->samples ? sample_row(&c->cfg, k - 1) : -1;
                 for (int i = lo; i < hi; ++i) {
                     rx__particle *p = c->parts[i];
                     const int q = ts->x.pos[i];
-                    if (k > 0 && c->samples) {
-                        int64_t row = sample_row(&c->cfg, k - 1);
-                        if (row >= 0)
-                            store_sample(c, p, q, row);
-                    }
+                    if (row >= 0)
+                        store_sample(c, p, q, row);
                     rx__stream s;
                     rx__stream_init(&s, seed, (uint32_t)i, RX_STREAM_STEP,
                                     (uint64_t)k);
