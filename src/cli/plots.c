@@ -19,6 +19,20 @@ static int have_gnuplot(void)
     return system("command -v gnuplot >/dev/null 2>&1") == 0;
 }
 
+/* Run gnuplot on DIR/plots/SCRIPT; its messages go to plots/gnuplot.log. */
+static int run_gnuplot(const char *dir, const char *script, char *why,
+                       size_t cap)
+{
+    char cmd[8400];
+    snprintf(cmd, sizeof cmd, "gnuplot '%s/plots/%s' 2>'%s/plots/"
+             "gnuplot.log'", dir, script, dir);
+    if (system(cmd) != 0) {
+        snprintf(why, cap, "gnuplot failed; see %s/plots/gnuplot.log", dir);
+        return -1;
+    }
+    return 0;
+}
+
 static FILE *open_in(const char *dir, const char *name, char *path,
                      size_t cap)
 {
@@ -146,14 +160,7 @@ int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
         }
     }
     fclose(gp);
-    char cmd[8400];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s/plots/plots.gp' 2>'%s/plots/"
-             "gnuplot.log'", dir, dir);
-    if (system(cmd) != 0) {
-        snprintf(why, cap, "gnuplot failed; see %s/plots/gnuplot.log", dir);
-        return -1;
-    }
-    return 0;
+    return run_gnuplot(dir, "plots.gp", why, cap);
 }
 
 int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
@@ -196,12 +203,5 @@ int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
                 out, i + 2, ncol + 1, i + 2, ncol + 6);
     }
     fclose(gp);
-    char cmd[8400];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s/plots/sweep.gp' 2>'%s/plots/"
-             "gnuplot.log'", out, out);
-    if (system(cmd) != 0) {
-        snprintf(why, cap, "gnuplot failed; see %s/plots/gnuplot.log", out);
-        return -1;
-    }
-    return 0;
+    return run_gnuplot(out, "sweep.gp", why, cap);
 }

@@ -1787,20 +1787,16 @@ static void put_leaf(FILE *f, const rx_config *c, const keydef *kd)
         }
         break;
     }
-    case K_SIGMA2: {
-        double v = *(const double *)(const void *)base;
-        if (v == RX_SIGMA2_AUTO)
-            fputs("auto", f);
-        else if (v == RX_SIGMA2_ESTIMATE)
-            fputs("estimate", f);
-        else
-            put_real(f, v);
-        break;
-    }
+    case K_SIGMA2:
     case K_WCORR: {
         double v = *(const double *)(const void *)base;
-        if (v == RX_WCORR_LOGW)
-            fputs("logW", f);
+        const char *word = v == RX_SIGMA2_AUTO && kd->kind == K_SIGMA2 ? "auto"
+                           : v == RX_SIGMA2_ESTIMATE && kd->kind == K_SIGMA2
+                               ? "estimate"
+                           : v == RX_WCORR_LOGW && kd->kind == K_WCORR ? "logW"
+                                                                       : NULL;
+        if (word)
+            fputs(word, f);
         else
             put_real(f, v);
         break;
