@@ -1647,20 +1647,27 @@ static rx_status read_file(const char *path, unsigned char **buf, size_t *len,
     return RX_OK;
 }
 
+/* Read and parse a whole experiment file into a tree. */
+static rx_status load_tree(const char *path, ynode **root, rx_err *err)
+{
+    unsigned char *buf;
+    size_t len = 0;
+    rx_status st = read_file(path, &buf, &len, err);
+    if (st != RX_OK)
+        return st;
+    st = parse_yaml(buf, len, path, 0, 0, root, err);
+    free(buf);
+    return st;
+}
+
 rx_status rx_config_load(const char *path, const char *const *sets,
                          int n_sets, rx_config *out, rx_err *err)
 {
     if (!path || !out || n_sets < 0 || (n_sets > 0 && !sets))
         return rx__fail(err, RX_EINVAL, "rx_config_load: invalid argument");
     rx_config_default(out);
-    unsigned char *buf;
-    size_t len = 0;
-    rx_status st = read_file(path, &buf, &len, err);
-    if (st != RX_OK)
-        return st;
     ynode *root = NULL;
-    st = parse_yaml(buf, len, path, 0, 0, &root, err);
-    free(buf);
+    rx_status st = load_tree(path, &root, err);
     if (st != RX_OK)
         return st;
     if (root->type != YN_MAP) {
@@ -1870,14 +1877,8 @@ rx_status rx_sweep_load(const char *path, rx_sweep *out, rx_err *err)
     if (!path || !out)
         return rx__fail(err, RX_EINVAL, "rx_sweep_load: invalid argument");
     memset(out, 0, sizeof *out);
-    unsigned char *buf;
-    size_t len = 0;
-    rx_status st = read_file(path, &buf, &len, err);
-    if (st != RX_OK)
-        return st;
     ynode *root = NULL;
-    st = parse_yaml(buf, len, path, 0, 0, &root, err);
-    free(buf);
+    rx_status st = load_tree(path, &root, err);
     if (st != RX_OK)
         return st;
     const ynode *sw = NULL;
