@@ -33,15 +33,8 @@ static int run_gnuplot(const char *dir, const char *script, char *why,
     return 0;
 }
 
-static FILE *open_in(const char *dir, const char *name, char *path,
-                     size_t cap)
-{
-    snprintf(path, cap, "%s/plots/%s", dir, name);
-    return fopen(path, "w");
-}
-
-int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
-                 char *why, size_t cap)
+/* 0: DIR/plots created; 1: no gnuplot (skip); -1: cannot create. */
+static int plots_dir(const char *dir, char *why, size_t cap)
 {
     if (!have_gnuplot()) {
         snprintf(why, cap, "gnuplot not found; plots skipped (apt-get "
@@ -54,6 +47,23 @@ int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
         snprintf(why, cap, "%s: cannot create", path);
         return -1;
     }
+    return 0;
+}
+
+static FILE *open_in(const char *dir, const char *name, char *path,
+                     size_t cap)
+{
+    snprintf(path, cap, "%s/plots/%s", dir, name);
+    return fopen(path, "w");
+}
+
+int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
+                 char *why, size_t cap)
+{
+    int pr = plots_dir(dir, why, cap);
+    if (pr != 0)
+        return pr;
+    char path[4096];
     rx_results r;
     rx_get_results(ctx, &r);
     const int P = r.n_chains;
@@ -166,16 +176,10 @@ int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
 int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
                        size_t cap)
 {
-    if (!have_gnuplot()) {
-        snprintf(why, cap, "gnuplot not found; sweep plots skipped");
-        return 1;
-    }
+    int pr = plots_dir(out, why, cap);
+    if (pr != 0)
+        return pr;
     char path[4096];
-    snprintf(path, sizeof path, "%s/plots", out);
-    if (mkdir(path, 0777) != 0) {
-        snprintf(why, cap, "%s: cannot create", path);
-        return -1;
-    }
     FILE *gp = open_in(out, "sweep.gp", path, sizeof path);
     if (!gp) {
         snprintf(why, cap, "%s: cannot write", path);

@@ -183,22 +183,28 @@ else
     ok validate_roundtrip
 fi
 
+# check_run NAME [ARGS]: replex run tiny.yaml -o run exits 0, writes the five
+# files and leaves no temporary directory
+check_run() {
+    local name=$1; shift
+    "$REPLEX" run "$P/tiny.yaml" -o "$P/run" "$@" > "$P/out" 2> "$P/err"
+    local rc=$? missing="" f
+    for f in config.yaml summary.json trace.csv index.npy samples.npy; do
+        [ -s "$P/run/$f" ] || missing="$missing $f"
+    done
+    if [ "$rc" -ne 0 ]; then
+        fail "$name" "exit status $rc: $(line1 "$P/err")"
+    elif [ -n "$missing" ]; then
+        fail "$name" "missing or empty in the run directory:$missing"
+    elif [ -n "$(ls -d "$P"/run.tmp-* 2>/dev/null)" ]; then
+        fail "$name" "left a temporary directory behind"
+    else
+        ok "$name"
+    fi
+}
+
 # run: exit 0 and the five files
-"$REPLEX" run "$P/tiny.yaml" -o "$P/run" > "$P/out" 2> "$P/err"
-rc=$?
-missing=""
-for f in config.yaml summary.json trace.csv index.npy samples.npy; do
-    [ -s "$P/run/$f" ] || missing="$missing $f"
-done
-if [ "$rc" -ne 0 ]; then
-    fail run_valid "exit status $rc: $(line1 "$P/err")"
-elif [ -n "$missing" ]; then
-    fail run_valid "missing or empty in the run directory:$missing"
-elif [ -n "$(ls -d "$P"/run.tmp-* 2>/dev/null)" ]; then
-    fail run_valid "left a temporary directory behind"
-else
-    ok run_valid
-fi
+check_run run_valid
 # the run directory's config.yaml is the resolved config
 if cmp -s "$P/run/config.yaml" "$P/resolved1.yaml"; then
     ok run_config_is_resolved
@@ -228,21 +234,7 @@ else
 fi
 
 # --force replaces it
-"$REPLEX" run "$P/tiny.yaml" -o "$P/run" --force > "$P/out" 2> "$P/err"
-rc=$?
-missing=""
-for f in config.yaml summary.json trace.csv index.npy samples.npy; do
-    [ -s "$P/run/$f" ] || missing="$missing $f"
-done
-if [ "$rc" -ne 0 ]; then
-    fail run_force "exit status $rc: $(line1 "$P/err")"
-elif [ -n "$missing" ]; then
-    fail run_force "missing or empty after --force:$missing"
-elif [ -n "$(ls -d "$P"/run.tmp-* 2>/dev/null)" ]; then
-    fail run_force "left a temporary directory behind"
-else
-    ok run_force
-fi
+check_run run_force --force
 
 # keys, info, unknown command, missing arguments
 "$REPLEX" keys > "$P/keys" 2> "$P/err"
