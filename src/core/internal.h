@@ -41,7 +41,10 @@ enum {
     RX_STREAM_SWAP = 5,     /* per-pair uniforms of the swap rule     */
     RX_STREAM_SCHED = 6,    /* schedule coins (SEO, APE pair choice)  */
     RX_STREAM_PAIRNOISE = 7,/* fresh energy noise per comparison      */
-    RX_STREAM_VARIANCE = 8  /* repeated energies of a sigma^2 estimate */
+    RX_STREAM_VARIANCE = 8, /* repeated energies of a sigma^2 estimate */
+    RX_STREAM_DATA = 9,     /* train/test split permutations          */
+    RX_STREAM_BATCH = 10,   /* minibatch permutations, per epoch      */
+    RX_STREAM_MODELINIT = 11 /* network weight initialisation         */
 };
 
 /*

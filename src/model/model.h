@@ -1,0 +1,93 @@
+/*
+ * Feed-forward networks on ONE flat float32 parameter vector: dense,
+ * conv2d (im2col lowering onto cblas_sgemm), 2-D max-pooling, ReLU, tanh,
+ * flatten; likelihoods softmax cross-entropy and Gaussian (fixed noise
+ * variance or a learned log-precision as the last parameter).
+ *
+ * A net (rx__net) is immutable after creation and shared by all chains.
+ * Each thread owns one workspace (rx__netws), allocated once for a maximum
+ * batch; forward/backward allocate nothing. BLAS is called single-threaded
+ * (the caller guarantees OpenBLAS runs with one thread inside a chain).
+ * Results depend only on the inputs: same bits whichever thread calls.
+ *
+ * Activations are float32; the returned loss sums are accumulated in double.
+ */
+#ifndef RX_MODEL_H
+#define RX_MODEL_H
+
+#include "../core/internal.h"
+
+typedef enum rx__layer_kind {
+    RX_LAYER_DENSE = 1,   /* units                                  */
+    RX_LAYER_CONV2D,      /* filters, ksize, stride, pad            */
+    RX_LAYER_MAXPOOL,     /* ksize (window), stride                 */
+    RX_LAYER_RELU,
+    RX_LAYER_TANH,
+    RX_LAYER_FLATTEN      /* no-op on the flat layout, for clarity  */
+} rx__layer_kind;
+
+typedef struct rx__layerspec {
+    rx__layer_kind kind;
+    int units;                       /* dense                        */
+    int filters, ksize, stride, pad; /* conv2d; maxpool uses ksize/stride */
+} rx__layerspec;
+
+typedef enum rx__lik_kind {
+    RX_LIK_SOFTMAX = 1,  /* l_i = logsumexp(z_i) - z_i[y_i]; y_i class index */
+    RX_LIK_GAUSSIAN      /* l_i = (y_i - f_i)^2 / (2 s2) + 0.5 log(2 pi s2)  */
+} rx__lik_kind;
+
+typedef struct rx__netspec {
+    int in_c, in_h, in_w;   /* input shape; a vector input is c = 1, h = 1, w = D */
+    int n_layers;
+    const rx__layerspec *layers;
+    rx__lik_kind lik;
+    int n_out;              /* outputs of the last layer (classes, or 1) */
+    double noise_var;       /* gaussian, fixed: s2 > 0                    */
+    int learn_precision;    /* gaussian: 1 = extra last parameter rho =
+                               log(1 / s2), so s2 = exp(-rho)            */
+} rx__netspec;
+
+typedef struct rx__net rx__net;
+typedef struct rx__netws rx__netws;
+
+/* Validates shapes (message names the layer, e.g. "model.layers[2]: conv2d
+ * kernel 5 larger than input 4x4"), computes parameter offsets. */
+rx_status rx__net_create(rx__net **out, const rx__netspec *spec, rx_err *err);
+void rx__net_destroy(rx__net **net);
+
+size_t rx__net_nparams(const rx__net *net);  /* incl. rho if learned  */
+size_t rx__net_in_dim(const rx__net *net);   /* c * h * w              */
+int rx__net_out_dim(const rx__net *net);
+/* Forward floating-point operations per example (multiply-add = 2). */
+double rx__net_flops_fwd(const rx__net *net);
+
+/* use_blas = 0 selects the plain-C reference path (same results within
+ * float rounding; used by tests). */
+rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas);
+void rx__netws_destroy(rx__netws **ws);
+size_t rx__netws_bytes(const rx__netws *ws);
+
+/* PyTorch's default initialisation: weights and biases of dense/conv layers
+ * Uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)); rho (if learned) = log(1/noise_var).
+ * Draws from s. */
+void rx__net_init_params(const rx__net *net, float *w, rx__stream *s);
+
+/*
+ * Loss and gradient on a batch of n <= max_batch examples: x is n x in_dim
+ * row-major, y holds n targets (class index as float, or the regression
+ * target). Returns loss_sum = sum_i l_i (double) and, if grad != NULL,
+ * grad = scale * d(sum_i l_i)/dw (float, nparams, overwritten).
+ * per_example (if not NULL) receives the n values l_i (for control variates).
+ */
+rx_status rx__net_loss_grad(const rx__net *net, rx__netws *ws, const float *w,
+                            const float *x, const float *y, int n,
+                            double scale, double *loss_sum, float *grad,
+                            double *per_example);
+
+/* Forward only: out = n x n_out outputs (softmax probabilities for
+ * RX_LIK_SOFTMAX, the mean f for gaussian). */
+rx_status rx__net_predict(const rx__net *net, rx__netws *ws, const float *w,
+                          const float *x, int n, float *out);
+
+#endif
