@@ -348,6 +348,27 @@ typedef struct rx_ctx rx_ctx;
 RX_API rx_status rx_create(rx_ctx **out, const rx_config *cfg,
                            const rx_callback_target *cb, rx_logger logger,
                            rx_err *err);
+/** What a progress callback sees (thread 0, between iterations). */
+typedef struct rx_progress {
+    int64_t iteration;      ///< iterations completed
+    int64_t iterations;     ///< K
+    int64_t trips_a5;       ///< round trips so far
+    int64_t swaps;          ///< executed swaps so far
+    double mean_accept;     ///< mean swap acceptance probability so far
+    double elapsed_s;       ///< wall seconds since rx_run started
+} rx_progress;
+
+/**
+ * Progress callback: called from one thread every `every` iterations
+ * (and after the last one) while the others wait at the next barrier, so
+ * keep it short. Return RX_OK to continue, anything else to stop the run
+ * cleanly (rx_run then returns RX_EABORTED). Does not change the results.
+ */
+typedef rx_status (*rx_progress_fn)(void *user, const rx_progress *p);
+/** Install a progress callback before rx_run (fn NULL = none). */
+RX_API rx_status rx_set_progress(rx_ctx *c, rx_progress_fn fn, void *user,
+                                 int64_t every);
+
 /** Run all cfg->iterations iterations. Call once per context. */
 RX_API rx_status rx_run(rx_ctx *c);
 /** Free everything; sets *c = NULL. NULL-safe. */

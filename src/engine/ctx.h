@@ -58,6 +58,9 @@ struct rx_ctx {
     double wall_s;
     double phase_s[4];
     int32_t *final_at;          /* P, after the run */
+    rx_progress_fn progress_fn; /* optional, thread 0 */
+    void *progress_user;
+    int64_t progress_every;
 };
 
 #endif

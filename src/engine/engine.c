@@ -428,6 +428,42 @@ static void chain_fail(rx_ctx *c, rx__tstate *ts, int slot, rx_status st,
     c->fail_flag[slot] = 1;
 }
 
+rx_status rx_set_progress(rx_ctx *c, rx_progress_fn fn, void *user,
+                          int64_t every)
+{
+    if (!c)
+        return RX_EINVAL;
+    if (fn && every < 1)
+        return rx__fail(&c->err, RX_EINVAL,
+                        "rx_set_progress: every must be >= 1, got %lld",
+                        (long long)every);
+    c->progress_fn = fn;
+    c->progress_user = user;
+    c->progress_every = every;
+    return RX_OK;
+}
+
+/* Thread 0 after recording iteration k; a refusal stops every thread after
+ * the next barrier (the flag of parity k + 1). */
+static void report_progress(rx_ctx *c, rx__tstate *ts, int64_t k, double t0)
+{
+    rx_progress pr;
+    pr.iteration = k + 1;
+    pr.iterations = c->cfg.iterations;
+    pr.trips_a5 = c->rec.trips_a5;
+    pr.swaps = c->rec.total_swaps + ts->x.nonadjacent_swaps;
+    double acc = 0.0;
+    int64_t ev = 0;
+    for (int p = 0; p + 1 < c->P; ++p) {
+        acc += c->rec.pairs[p].accept_sum;
+        ev += c->rec.pairs[p].evaluated;
+    }
+    pr.mean_accept = ev > 0 ? acc / (double)ev : 0.0;
+    pr.elapsed_s = rx__now() - t0;
+    if (c->progress_fn(c->progress_user, &pr) != RX_OK)
+        chain_fail(c, ts, (int)((k + 1) & 1), RX_EABORTED, -2, k + 1, NAN);
+}
+
 rx_status rx_run(rx_ctx *c)
 {
     if (!c)
@@ -550,6 +586,9 @@ rx_status rx_run(rx_ctx *c)
                 if (t == 0) {
                     double td = timing ? rx__now() : 0.0;
                     rx__rec_iter(&c->rec, k, &ts->x);
+                    if (c->progress_fn &&
+                        ((k + 1) % c->progress_every == 0 || k + 1 == K))
+                        report_progress(c, ts, k, t0);
                     if (timing) {
                         double te = rx__now();
                         ts->t_step += tb - ta;
@@ -594,6 +633,10 @@ rx_status rx_run(rx_ctx *c)
             return rx__fail(&c->err, ts->st, "rx_run: %s while allocating "
                             "chain state", rx_strerror(ts->st));
         int32_t i = ts->fail_particle;
+        if (i == -2)
+            return rx__fail(&c->err, ts->st, "rx_run: stopped by the "
+                            "progress callback after iteration %lld",
+                            (long long)ts->fail_k);
         if (ts->fail_k < 0)
             return rx__fail(&c->err, ts->st,
                             "rx_run: particle %d: %s at its initial point",
