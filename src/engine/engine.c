@@ -629,7 +629,7 @@ rx_status rx_run(rx_ctx *c)
         rx__tstate *ts = &c->ts[t];
         if (ts->st == RX_OK)
             continue;
-        if (ts->fail_particle < 0)
+        if (ts->fail_particle == -1)
             return rx__fail(&c->err, ts->st, "rx_run: %s while allocating "
                             "chain state", rx_strerror(ts->st));
         int32_t i = ts->fail_particle;
