@@ -460,6 +460,24 @@ RX_API void rx_destroy(rx_ctx **c);
 /** The last detailed error message of this context ("" if none). */
 RX_API const char *rx_errmsg(const rx_ctx *c);
 
+/** Posterior-predictive metrics of a network target (test split). */
+typedef struct rx_metrics {
+    int valid;            ///< 0: not a network target, or nothing scored
+    int classification;   ///< 1: accuracy/ece/brier/entropy; 0: rmse
+    int64_t n_models;     ///< parameter vectors averaged (BMA)
+    int64_t n_test;       ///< test examples scored
+    int64_t n_ood;        ///< out-of-distribution examples scored
+    double rmse;          ///< regression, original units of the target
+    double nll;           ///< mean over test examples of -log p(y | x)
+                          ///< under the model average (original units)
+    double accuracy;      ///< of the averaged probabilities
+    double ece;           ///< expected calibration error (evaluate.ece_bins)
+    double brier;         ///< mean over examples of sum_c (p_c - 1[c=y])^2
+    double entropy_test;  ///< mean predictive entropy, test examples
+    double entropy_ood;   ///< mean predictive entropy, OOD examples
+    double entropy_ood_q[3]; ///< its 10 %, 50 %, 90 % quantiles
+} rx_metrics;
+
 /** Per-pair and global diagnostics after rx_run. */
 typedef struct rx_pair_stats {
     int64_t conditions; ///< iterations where the swap condition held
@@ -492,6 +510,10 @@ typedef struct rx_results {
     const int64_t *index_iter;  ///< n_index iteration numbers
     double wall_s;          ///< wall time of rx_run (not deterministic)
     double phase_s[4];      ///< thread 0: step+energy, wait, exchange, record
+    rx_metrics bma;         ///< network: average over the kept samples
+    rx_metrics ensemble;    ///< network: the final particles of all
+                            ///< positions as an equal-weight ensemble
+    double eval_s;          ///< wall time of the evaluation (in wall_s)
 } rx_results;
 
 /** Borrowed view of the results; valid until rx_destroy. */

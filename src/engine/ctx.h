@@ -30,7 +30,19 @@ typedef struct rx__tstate {
     int32_t fail_particle;
     int64_t fail_k;
     double fail_last_energy;
+    rx__tws *tws;        /* target scratch (network targets) */
+    rx_err err;          /* message of a set-up failure of this thread */
 } rx__tstate;
+
+/* Posterior-predictive evaluation of a network target. */
+typedef struct rx__evalst {
+    int on;
+    int64_t rows, ood_rows;
+    int n_out;
+    float *ens_models;          /* P x dim: final particles, or NULL */
+    double *mean[2], *lmax[2], *lsum[2], *ood_mean[2]; /* [0] BMA, [1] ens */
+    rx_metrics bma, ens;
+} rx__evalst;
 
 struct rx_ctx {
     rx_config cfg;
@@ -61,6 +73,8 @@ struct rx_ctx {
     rx_progress_fn progress_fn; /* optional, thread 0 */
     void *progress_user;
     int64_t progress_every;
+    rx__evalst ev;
+    double eval_s;
 };
 
 #endif

@@ -21,6 +21,7 @@
 #include "../ladder/ladder.h"
 #include "../step/step.h"
 #include "ctx.h"
+#include "../model/model.h"
 
 /*
  * The per-iteration barrier: sense-reversing, spinning a little and then
@@ -241,6 +242,33 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
             goto fail;
         }
     }
+    if (c->target->eval_ws) {
+        rx__evalst *ev = &c->ev;
+        ev->on = 1;
+        ev->rows = rx__network_rows(c->target, 0);
+        ev->ood_rows = rx__network_rows(c->target, 1);
+        ev->n_out = rx__network_nout(c->target);
+        const size_t R = (size_t)ev->rows, O = (size_t)ev->ood_rows;
+        const size_t no = (size_t)ev->n_out;
+        int bad = 0;
+        for (int m = 0; m < 2; ++m) {
+            ev->mean[m] = malloc(sizeof(double) * R * no);
+            ev->lmax[m] = malloc(sizeof(double) * R);
+            ev->lsum[m] = malloc(sizeof(double) * R);
+            ev->ood_mean[m] = malloc(sizeof(double) * (O ? O : 1) * no);
+            bad |= !ev->mean[m] || !ev->lmax[m] || !ev->lsum[m] ||
+                   !ev->ood_mean[m];
+        }
+        if (cfg->evaluate.final_ensemble) {
+            ev->ens_models = malloc(P * c->dim * sizeof(float));
+            bad |= !ev->ens_models;
+        }
+        if (bad) {
+            st = rx__fail(err, RX_ENOMEM,
+                          "rx_create: out of memory for the evaluation");
+            goto fail;
+        }
+    }
     rx__ladder_fill(&cfg->ladder.eta, c->P, c->eta);
     rx__ladder_fill(&cfg->ladder.tau, c->P, c->tau);
     st = rx__rec_init(&c->rec, c->P, K, cfg->record.index_every,
@@ -275,6 +303,13 @@ void rx_destroy(rx_ctx **cp)
     free(c->eta);
     free(c->tau);
     free(c->samples);
+    for (int m = 0; m < 2; ++m) {
+        free(c->ev.mean[m]);
+        free(c->ev.lmax[m]);
+        free(c->ev.lsum[m]);
+        free(c->ev.ood_mean[m]);
+    }
+    free(c->ev.ens_models);
     free(c->final_at);
     free(c->s2_final);
     rx__rec_free(&c->rec);
@@ -343,7 +378,7 @@ static rx_status tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
     return RX_OK;
 }
 
-static rx_status particle_alloc(rx_ctx *c, int i)
+static rx_status particle_alloc(rx_ctx *c, int i, rx__tws *tws)
 {
     size_t hdr = (sizeof(rx__particle) + RX_CACHELINE - 1) /
                  RX_CACHELINE * RX_CACHELINE;
@@ -366,11 +401,14 @@ static rx_status particle_alloc(rx_ctx *c, int i)
     p->energy = 0.0;
     c->parts[i] = p;
     /* first touch by the owning thread: initial draw */
-    rx__stream s;
-    rx__stream_init(&s, c->cfg.seed, (uint32_t)i, RX_STREAM_INIT, 0);
-    double lo = c->cfg.init.low, hi = c->cfg.init.high;
-    for (size_t j = 0; j < c->dim; ++j)
-        p->theta[j] = lo + (hi - lo) * rx__uniform(&s);
+    if (!rx__network_init_point(c->target, p->theta, c->cfg.seed,
+                                (uint32_t)i, tws)) {
+        rx__stream s;
+        rx__stream_init(&s, c->cfg.seed, (uint32_t)i, RX_STREAM_INIT, 0);
+        double lo = c->cfg.init.low, hi = c->cfg.init.high;
+        for (size_t j = 0; j < c->dim; ++j)
+            p->theta[j] = lo + (hi - lo) * rx__uniform(&s);
+    }
     for (size_t j = 0; j < c->dim; ++j)
         p->grad[j] = 0.0;
     return RX_OK;
@@ -426,6 +464,50 @@ static void chain_fail(rx_ctx *c, rx__tstate *ts, int slot, rx_status st,
     }
 #pragma omp atomic write
     c->fail_flag[slot] = 1;
+}
+
+/* Row chunks of the test (set 0) and OOD (set 1) sets, chunk j scored by
+ * thread j % nthr, for the kept samples (BMA) and the final ensemble. */
+static void evaluate_chunks(rx_ctx *c, rx__tstate *ts, int t, int nthr)
+{
+    rx__evalst *ev = &c->ev;
+    const int64_t cb = c->cfg.evaluate.batch;
+    const int64_t n0 = (ev->rows + cb - 1) / cb;
+    const int64_t n1 = (ev->ood_rows + cb - 1) / cb;
+    const float *models[2] = {c->samples, ev->ens_models};
+    const int64_t S[2] = {c->n_samples, ev->ens_models ? c->P : 0};
+    for (int64_t j = t; j < n0 + n1; j += nthr)
+        for (int m = 0; m < 2; ++m) {
+            if (S[m] <= 0 || !models[m])
+                continue;
+            const int set = j < n0 ? 0 : 1;
+            const int64_t r0 = (set == 0 ? j : j - n0) * cb;
+            const int64_t rows = set == 0 ? ev->rows : ev->ood_rows;
+            const int64_t r1 = r0 + cb < rows ? r0 + cb : rows;
+            rx_status st = rx__network_predict(
+                c->target, ts->tws, models[m], S[m], set, r0, r1,
+                set == 0 ? ev->mean[m] : ev->ood_mean[m],
+                set == 0 ? ev->lmax[m] : NULL, set == 0 ? ev->lsum[m] : NULL);
+            if (st != RX_OK && ts->st == RX_OK) {
+                ts->st = st;
+                ts->fail_particle = -4;
+            }
+        }
+}
+
+static void evaluate_metrics(rx_ctx *c)
+{
+    rx__evalst *ev = &c->ev;
+    for (int m = 0; m < 2; ++m) {
+        rx_metrics *out = m == 0 ? &ev->bma : &ev->ens;
+        const int64_t S = m == 0 ? c->n_samples : (ev->ens_models ? c->P : 0);
+        memset(out, 0, sizeof *out);
+        if (S <= 0 || (m == 0 && !c->samples))
+            continue;
+        rx__network_metrics(c->target, S, ev->mean[m], ev->lmax[m],
+                            ev->lsum[m], ev->ood_rows ? ev->ood_mean[m] : NULL,
+                            c->cfg.evaluate.ece_bins, out);
+    }
 }
 
 rx_status rx_set_progress(rx_ctx *c, rx_progress_fn fn, void *user,
@@ -490,6 +572,8 @@ rx_status rx_run(rx_ctx *c)
     rx__barrier *bar = rx__calloc_aligned(sizeof *bar, RX_CACHELINE);
     if (!bar)
         return rx__fail(&c->err, RX_ENOMEM, "rx_run: out of memory");
+    /* BLAS single-threaded inside a chain: the team is the parallelism */
+    const int blas_prev = c->target->eval_ws ? rx__blas_set_threads(1) : 0;
     double t0 = rx__now();
 
 #pragma omp parallel num_threads(c->nt_req)
@@ -512,13 +596,19 @@ rx_status rx_run(rx_ctx *c)
         ts->st = RX_OK;
         if (tstate_alloc(c, ts, P) != RX_OK)
             chain_fail(c, ts, 2, RX_ENOMEM, -1, -1, 0.0);
+        if (ts->st == RX_OK) {
+            rx_status st = rx__tws_create(c->target, lo, hi, seed, &ts->tws,
+                                          &ts->err);
+            if (st != RX_OK)
+                chain_fail(c, ts, 2, st, -3, -1, 0.0);
+        }
         for (int i = lo; i < hi && ts->st == RX_OK; ++i) {
-            if (particle_alloc(c, i) != RX_OK) {
+            if (particle_alloc(c, i, ts->tws) != RX_OK) {
                 chain_fail(c, ts, 2, RX_ENOMEM, i, -1, 0.0);
                 break;
             }
             rx__particle *p = c->parts[i];
-            rx_status st = rx__target_eval_noisy(c->target, p->theta,
+            rx_status st = rx__target_eval_noisy(c->target, ts->tws, p->theta,
                                                  &p->energy, p->grad, seed,
                                                  (uint32_t)i, 0);
             if (st != RX_OK)
@@ -562,14 +652,15 @@ rx_status rx_run(rx_ctx *c)
                                    &s);
                     double last = p->energy;
                     rx_status st = rx__target_eval_noisy(
-                        c->target, p->theta, &p->energy, p->grad, seed,
+                        c->target, ts->tws, p->theta, &p->energy, p->grad, seed,
                         (uint32_t)i, (uint64_t)k + 1);
                     if (st != RX_OK)
                         chain_fail(c, ts, (int)(k & 1), st, i, k, last);
                     Ek[i] = p->energy;
                     if (sa_every > 0 && k % sa_every == 0)
                         p->var_raw[k & 1] = rx__target_noise_var(
-                            c->target, c->cfg.variance.samples, seed,
+                            c->target, ts->tws, p->theta,
+                            c->cfg.variance.samples, seed,
                             (uint32_t)i, (uint64_t)k);
                 }
                 double tb = timing && t == 0 ? rx__now() : 0.0;
@@ -605,6 +696,23 @@ rx_status rx_run(rx_ctx *c)
             for (int i = lo; i < hi && row >= 0; ++i)
                 store_sample(c, c->parts[i], ts->x.pos[i], row);
         }
+        if (!failed && c->ev.on) {
+            /* posterior predictive of a network: every thread scores row
+             * chunks of the test (and OOD) sets */
+            for (int i = lo; i < hi && c->ev.ens_models; ++i)
+                for (size_t j = 0; j < c->dim; ++j)
+                    c->ev.ens_models[(size_t)i * c->dim + j] =
+                        (float)c->parts[i]->theta[j];
+            barrier_wait(bar, &sense);
+            double te0 = rx__now();
+            evaluate_chunks(c, ts, t, nthr);
+            barrier_wait(bar, &sense);
+            if (t == 0) {
+                evaluate_metrics(c);
+                c->eval_s = rx__now() - te0;
+            }
+        }
+        rx__tws_destroy(&ts->tws);
         unpin_thread(&pin);
         if (t == 0) {
             c->iters_done = k;
@@ -618,6 +726,8 @@ rx_status rx_run(rx_ctx *c)
     }
     c->nt_used = nt_used;
     c->wall_s = rx__now() - t0;
+    if (c->target->eval_ws)
+        rx__blas_set_threads(blas_prev);
     rx__free_aligned(bar);
     c->phase_s[0] = c->ts[0].t_step;
     c->phase_s[1] = c->ts[0].t_wait;
@@ -633,6 +743,11 @@ rx_status rx_run(rx_ctx *c)
             return rx__fail(&c->err, ts->st, "rx_run: %s while allocating "
                             "chain state", rx_strerror(ts->st));
         int32_t i = ts->fail_particle;
+        if (i == -3)
+            return rx__fail(&c->err, ts->st, "rx_run: %s", ts->err.msg);
+        if (i == -4)
+            return rx__fail(&c->err, ts->st, "rx_run: evaluation: %s",
+                            rx_strerror(ts->st));
         if (i == -2)
             return rx__fail(&c->err, ts->st, "rx_run: stopped by the "
                             "progress callback after iteration %lld",
@@ -680,5 +795,10 @@ rx_status rx_get_results(const rx_ctx *c, rx_results *r)
     r->wall_s = c->wall_s;
     for (int j = 0; j < 4; ++j)
         r->phase_s[j] = c->phase_s[j];
+    if (c->ran) {
+        r->bma = c->ev.bma;
+        r->ensemble = c->ev.ens;
+    }
+    r->eval_s = c->eval_s;
     return RX_OK;
 }

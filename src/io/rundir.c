@@ -185,12 +185,46 @@ static rx_status write_summary(rx_ctx *c, const char *path,
         free(est);
         free(tru);
     }
+    if (c->ev.on) {
+        const rx_metrics *ms[2] = {&c->ev.bma, &c->ev.ens};
+        const char *names[2] = {"metrics", "metrics_final_ensemble"};
+        for (int m = 0; m < 2; ++m) {
+            const rx_metrics *x = ms[m];
+            if (!x->valid)
+                continue;
+            fprintf(f, "  \"%s\": {\"models\": %lld, \"test_examples\": %lld",
+                    names[m], (long long)x->n_models, (long long)x->n_test);
+            if (x->classification) {
+                fprintf(f,
+                        ", \"accuracy\": %.17g, \"nll\": %.17g, \"ece\": "
+                        "%.17g, \"brier\": %.17g, \"entropy_test\": %.17g",
+                        x->accuracy, x->nll, x->ece, x->brier,
+                        x->entropy_test);
+                if (x->n_ood > 0)
+                    fprintf(f,
+                            ", \"ood_examples\": %lld, \"entropy_ood\": "
+                            "%.17g, \"entropy_ood_q10_q50_q90\": [%.17g, "
+                            "%.17g, %.17g]",
+                            (long long)x->n_ood, x->entropy_ood,
+                            x->entropy_ood_q[0], x->entropy_ood_q[1],
+                            x->entropy_ood_q[2]);
+            } else {
+                fprintf(f, ", \"rmse\": %.17g, \"nll\": %.17g", x->rmse,
+                        x->nll);
+            }
+            fprintf(f, "},\n");
+        }
+    }
     /* timing last: the only part that is not a function of (config, seed) */
     double steps = (double)K * (double)P;
     fprintf(f,
             "  \"timing\": {\"threads\": %d, \"wall_s\": %.6f, "
             "\"chain_steps_per_s\": %.1f",
-            c->nt_used, c->wall_s, c->wall_s > 0 ? steps / c->wall_s : 0.0);
+            c->nt_used, c->wall_s,
+            c->wall_s - c->eval_s > 0 ? steps / (c->wall_s - c->eval_s)
+                                      : 0.0);
+    if (c->ev.on)
+        fprintf(f, ", \"evaluation_s\": %.6f", c->eval_s);
     if (c->cfg.record.phase_timing && K > 0)
         fprintf(f,
                 ", \"thread0_us_per_iter\": {\"step_energy\": %.4f, "

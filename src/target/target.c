@@ -48,6 +48,9 @@ rx_status rx__target_create(rx__target **out, const rx_config *cfg,
         t->dim = 0;
         t->eval = eval_none;
         break;
+    case RX_TARGET_NETWORK:
+        st = rx__network_init(t, cfg, err);
+        break;
     case RX_TARGET_CALLBACK:
         if (!cb || !cb->energy || cb->dim == 0) {
             st = rx__fail(err, RX_EINVAL,
@@ -82,9 +85,12 @@ void rx__target_destroy(rx__target **t)
     *t = NULL;
 }
 
-double rx__target_noise_var(const rx__target *t, int J, uint64_t seed,
+double rx__target_noise_var(const rx__target *t, rx__tws *w,
+                            const double *theta, int J, uint64_t seed,
                             uint32_t entity, uint64_t k)
 {
+    if (t->eval_ws)
+        return rx__network_batch_var(t, w, theta, J, seed, entity, k);
     /* the injected noise does not depend on theta: the J estimates differ
      * only by their draws (a minibatch target would re-draw batches) */
     rx__stream s;
@@ -99,11 +105,13 @@ double rx__target_noise_var(const rx__target *t, int J, uint64_t seed,
     return J > 1 ? q / (J - 1) : 0.0;
 }
 
-rx_status rx__target_eval_noisy(const rx__target *t, const double *theta,
+rx_status rx__target_eval_noisy(const rx__target *t, rx__tws *w,
+                                const double *theta,
                                 double *energy, double *grad, uint64_t seed,
                                 uint32_t entity, uint64_t k)
 {
-    rx_status st = t->eval(t, theta, energy, grad);
+    rx_status st = t->eval_ws ? t->eval_ws(t, w, entity, k, theta, energy, grad)
+                              : t->eval(t, theta, energy, grad);
     if (st != RX_OK)
         return st;
     if (t->energy_noise_sd > 0.0) {

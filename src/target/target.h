@@ -10,12 +10,21 @@
 #include "../core/internal.h"
 
 typedef struct rx__target rx__target;
+typedef struct rx__netdata rx__netdata;
+/* Per-thread scratch of targets that need one (network targets): created
+ * by its thread for the particles [lo, hi) it owns. NULL for the others. */
+typedef struct rx__tws rx__tws;
 
 struct rx__target {
     size_t dim;
     /* Exact energy and (grad != NULL) gradient at theta. */
     rx_status (*eval)(const rx__target *t, const double *theta,
                       double *energy, double *grad);
+    /* Minibatch targets instead: the batch of evaluation counter k of
+     * particle `particle`, with the calling thread's scratch. */
+    rx_status (*eval_ws)(const rx__target *t, rx__tws *w, uint32_t particle,
+                         uint64_t k, const double *theta, double *energy,
+                         double *grad);
     void (*destroy)(rx__target *t);
     double energy_noise_sd;
     double grad_noise_sd;
@@ -37,16 +46,47 @@ struct rx__target {
             rx_energy_fn fn;
             void *user;
         } cb;
+        rx__netdata *net;
     } u;
 };
 
 rx_status rx__mixture25_init(rx__target *t, const rx_config *cfg);
 rx_status rx__gmm_init(rx__target *t, const rx_config *cfg, rx_err *err);
 
+rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err);
+
 /* Sample variance (ddof 1) of J noisy energy draws at a frozen point: the
- * raw estimate of an SA step for sigma^2 (resgld_vr.md 1.5.1). */
-double rx__target_noise_var(const rx__target *t, int J, uint64_t seed,
+ * raw estimate of an SA step for sigma^2 (resgld_vr.md 1.5.1). Minibatch
+ * targets draw J random batches at theta. */
+double rx__target_noise_var(const rx__target *t, rx__tws *w,
+                            const double *theta, int J, uint64_t seed,
                             uint32_t entity, uint64_t k);
+
+/* Scratch for particles [lo, hi) of the calling thread (*out = NULL for
+ * targets without one). */
+rx_status rx__tws_create(const rx__target *t, int lo, int hi, uint64_t seed,
+                         rx__tws **out, rx_err *err);
+void rx__tws_destroy(rx__tws **w);
+
+/* Draw particle i's initial point if the target has its own initialiser
+ * (networks: PyTorch's default); returns 0 if the caller should use the
+ * configured box. */
+int rx__network_init_point(const rx__target *t, double *theta, uint64_t seed,
+                           uint32_t particle, rx__tws *w);
+double rx__network_batch_var(const rx__target *t, rx__tws *w,
+                             const double *theta, int J, uint64_t seed,
+                             uint32_t entity, uint64_t k);
+/* Posterior predictive (see network.c). */
+int64_t rx__network_rows(const rx__target *t, int set);
+int rx__network_nout(const rx__target *t);
+rx_status rx__network_predict(const rx__target *t, rx__tws *w,
+                              const float *models, int64_t S, int set,
+                              int64_t r0, int64_t r1, double *mean,
+                              double *lmax, double *lsum);
+void rx__network_metrics(const rx__target *t, int64_t S, const double *mean,
+                         const double *lmax, const double *lsum,
+                         const double *ood_mean, int ece_bins,
+                         rx_metrics *m);
 
 /* Build the target a config describes (cb for RX_TARGET_CALLBACK). */
 rx_status rx__target_create(rx__target **out, const rx_config *cfg,
@@ -57,7 +97,8 @@ void rx__target_destroy(rx__target **t);
  * Energy (+ gradient) with the configured injected noise. Noise draws come
  * from the streams (seed, entity, ENERGYNOISE/GRADNOISE, k).
  */
-rx_status rx__target_eval_noisy(const rx__target *t, const double *theta,
+rx_status rx__target_eval_noisy(const rx__target *t, rx__tws *w,
+                                const double *theta,
                                 double *energy, double *grad, uint64_t seed,
                                 uint32_t entity, uint64_t k);
 
