@@ -75,6 +75,7 @@ struct rx_ctx {
     int64_t progress_every;
     rx__evalst ev;
     double eval_s;
+    double mem_data, mem_scratch; /* network: data sets, all scratch */
 };
 
 #endif

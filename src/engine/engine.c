@@ -602,6 +602,14 @@ rx_status rx_run(rx_ctx *c)
             if (st != RX_OK)
                 chain_fail(c, ts, 2, st, -3, -1, 0.0);
         }
+        if (ts->tws) {
+            double dbytes, sbytes;
+            rx__network_mem(c->target, ts->tws, &dbytes, &sbytes);
+#pragma omp atomic
+            c->mem_scratch += sbytes;
+            if (t == 0)
+                c->mem_data = dbytes;
+        }
         for (int i = lo; i < hi && ts->st == RX_OK; ++i) {
             if (particle_alloc(c, i, ts->tws) != RX_OK) {
                 chain_fail(c, ts, 2, RX_ENOMEM, i, -1, 0.0);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -223,8 +224,23 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             c->nt_used, c->wall_s,
             c->wall_s - c->eval_s > 0 ? steps / (c->wall_s - c->eval_s)
                                       : 0.0);
-    if (c->ev.on)
+    if (c->ev.on) {
         fprintf(f, ", \"evaluation_s\": %.6f", c->eval_s);
+        /* what the run needs: data once, P particles (theta, gradient and
+         * optimiser state in double), the samples, per-thread scratch */
+        int stateful = c->parts && c->parts[0] && c->parts[0]->state;
+        double parts = (double)c->P * (double)c->dim * 8.0 * (stateful ? 3 : 2);
+        double smp = (double)c->n_samples * (double)c->dim * 4.0;
+        struct rusage ru;
+        double peak = getrusage(RUSAGE_SELF, &ru) == 0
+                          ? (double)ru.ru_maxrss * 1024.0 : 0.0;
+        fprintf(f,
+                ", \"memory_mb\": {\"peak_rss\": %.1f, \"data\": %.1f, "
+                "\"particles\": %.1f, \"samples\": %.1f, \"scratch\": "
+                "%.1f}",
+                peak / 1048576.0, c->mem_data / 1048576.0, parts / 1048576.0,
+                smp / 1048576.0, c->mem_scratch / 1048576.0);
+    }
     if (c->cfg.record.phase_timing && K > 0)
         fprintf(f,
                 ", \"thread0_us_per_iter\": {\"step_energy\": %.4f, "

@@ -541,6 +541,31 @@ int rx__network_init_point(const rx__target *t, double *theta, uint64_t seed,
     return 1;
 }
 
+/* Bytes of the data sets (x and y of train, test, OOD) and of one thread's
+ * scratch. */
+void rx__network_mem(const rx__target *t, const rx__tws *w, double *data,
+                     double *scratch)
+{
+    const rx__netdata *nd = t->u.net;
+    const rx__dataset *ds[3] = {&nd->train, &nd->test, &nd->ood};
+    double b = 0.0;
+    for (int i = 0; i < 3; ++i)
+        b += (double)ds[i]->n * (double)(ds[i]->nfeat + 1) * 4.0;
+    *data = b;
+    double s = 0.0;
+    if (w) {
+        s += (double)rx__netws_bytes(w->ws);
+        s += 2.0 * (double)nd->np * 4.0;
+        s += (double)nd->bs * (double)(nd->train.nfeat + 1) * 4.0;
+        s += (double)nd->eval_batch * nd->n_out * 4.0;
+        if (w->pb)
+            s += (double)(w->hi - w->lo) * (double)nd->train.n * 4.0;
+        else
+            s += (double)nd->train.n * 4.0;
+    }
+    *scratch = s;
+}
+
 /* ---- posterior predictive ----------------------------------------------- */
 
 int64_t rx__network_rows(const rx__target *t, int set)

@@ -76,6 +76,8 @@ int rx__network_init_point(const rx__target *t, double *theta, uint64_t seed,
 double rx__network_batch_var(const rx__target *t, rx__tws *w,
                              const double *theta, int J, uint64_t seed,
                              uint32_t entity, uint64_t k);
+void rx__network_mem(const rx__target *t, const rx__tws *w, double *data,
+                     double *scratch);
 /* Posterior predictive (see network.c). */
 int64_t rx__network_rows(const rx__target *t, int set);
 int rx__network_nout(const rx__target *t);
