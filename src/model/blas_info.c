@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "../core/internal.h"
+#include "model.h"
 
 /* OpenBLAS exports these; declared here to avoid its private headers. */
 char *openblas_get_config(void);
@@ -19,4 +20,13 @@ void rx__blas_info(char *buf, size_t cap)
     int p = openblas_get_parallel();
     snprintf(buf, cap, "OpenBLAS %s (%s, %d threads)", openblas_get_config(),
              p >= 0 && p <= 2 ? par[p] : "?", openblas_get_num_threads());
+}
+
+void openblas_set_num_threads(int n);
+
+int rx__blas_set_threads(int n)
+{
+    int prev = openblas_get_num_threads();
+    openblas_set_num_threads(n);
+    return prev;
 }

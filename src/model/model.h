@@ -29,8 +29,21 @@ typedef enum rx__layer_kind {
 typedef struct rx__layerspec {
     rx__layer_kind kind;
     int units;                       /* dense                        */
-    int filters, ksize, stride, pad; /* conv2d; maxpool uses ksize/stride */
+    int filters, ksize, stride, pad; /* conv2d; maxpool uses ksize/stride;
+                                        stride 0 = 1 (conv), ksize (pool) */
 } rx__layerspec;
+
+/*
+ * Parameter layout (the flat vector, layer after layer in spec order):
+ *   dense   W [in x units] row-major (z = x W + b, x in PyTorch's flatten
+ *           order c, h, w), then b [units];
+ *   conv2d  W [filters x (c_in * k * k)] = PyTorch's [out][in][kh][kw],
+ *           then b [filters];
+ *   rho     last, when the precision is learned.
+ * Conv and pool output sizes are floor((h + 2 pad - k) / stride) + 1
+ * (pool: pad 0), as in PyTorch. A dense layer after a spatial layer
+ * flattens implicitly.
+ */
 
 typedef enum rx__lik_kind {
     RX_LIK_SOFTMAX = 1,  /* l_i = logsumexp(z_i) - z_i[y_i]; y_i class index */
@@ -59,14 +72,23 @@ void rx__net_destroy(rx__net **net);
 size_t rx__net_nparams(const rx__net *net);  /* incl. rho if learned  */
 size_t rx__net_in_dim(const rx__net *net);   /* c * h * w              */
 int rx__net_out_dim(const rx__net *net);
-/* Forward floating-point operations per example (multiply-add = 2). */
+/* Forward floating-point operations per example (multiply-add = 2; the
+ * GEMM work of dense and conv layers only). */
 double rx__net_flops_fwd(const rx__net *net);
+/* The same for one loss_grad call: forward, weight gradients, and the
+ * input gradients of every parameter layer but the first. */
+double rx__net_flops_grad(const rx__net *net);
 
 /* use_blas = 0 selects the plain-C reference path (same results within
- * float rounding; used by tests). */
+ * float rounding; used by tests). use_blas = 1: cblas_sgemm for GEMMs of
+ * at least 65,536 multiply-adds, tight C loops below (OpenBLAS's per-call
+ * overhead is as large as such a product). Returns NULL on bad arguments
+ * or out of memory. */
 rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas);
 void rx__netws_destroy(rx__netws **ws);
 size_t rx__netws_bytes(const rx__netws *ws);
+/* The message of the last failed loss_grad / predict on this workspace. */
+const char *rx__netws_errmsg(const rx__netws *ws);
 
 /* PyTorch's default initialisation: weights and biases of dense/conv layers
  * Uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)); rho (if learned) = log(1/noise_var).
@@ -79,6 +101,11 @@ void rx__net_init_params(const rx__net *net, float *w, rx__stream *s);
  * target). Returns loss_sum = sum_i l_i (double) and, if grad != NULL,
  * grad = scale * d(sum_i l_i)/dw (float, nparams, overwritten).
  * per_example (if not NULL) receives the n values l_i (for control variates).
+ * Errors (message in rx__netws_errmsg): RX_EINVAL (n outside 1..max_batch,
+ * a label that is not a class index, NULL pointers), RX_ENUMERIC (the loss
+ * sum is not finite; grad is then not written).
+ * Thread safety: any number of concurrent calls on one net, one workspace
+ * per thread.
  */
 rx_status rx__net_loss_grad(const rx__net *net, rx__netws *ws, const float *w,
                             const float *x, const float *y, int n,
@@ -86,8 +113,13 @@ rx_status rx__net_loss_grad(const rx__net *net, rx__netws *ws, const float *w,
                             double *per_example);
 
 /* Forward only: out = n x n_out outputs (softmax probabilities for
- * RX_LIK_SOFTMAX, the mean f for gaussian). */
+ * RX_LIK_SOFTMAX, the mean f for gaussian). Errors as loss_grad. */
 rx_status rx__net_predict(const rx__net *net, rx__netws *ws, const float *w,
                           const float *x, int n, float *out);
+
+/* Sets OpenBLAS's thread count (openblas_set_num_threads); returns the
+ * previous one. The engine calls it with 1 around a run: parallelism is
+ * across chains (src/model/blas_info.c). */
+int rx__blas_set_threads(int n);
 
 #endif

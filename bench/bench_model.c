@@ -1,0 +1,221 @@
+/*
+ * Network model throughput on ONE thread: the MNIST CNN of csgld.md 5.3
+ * (conv5x5x32 pad 2, ReLU, pool 2, conv5x5x64 pad 2, ReLU, pool 2,
+ * dense 3136-50 ReLU, dense 50-10, softmax) or the UCI MLP 13-50-1 (ReLU,
+ * Gaussian). One step = rx__net_loss_grad + an SGD update of the flat
+ * vector. Prints per-step time (best and median of the repetitions),
+ * examples/s, GFLOP/s counting rx__net_flops_grad, and the single-thread
+ * cblas_sgemm peak (n^3, best of 5) measured in the same process.
+ *
+ *   bench_model [--net cnn|mlp] [--batch n] [--reps r] [--ref]
+ *               [--peak n] [--profile]
+ *
+ * --ref uses the plain-C reference path; --profile also times each op's
+ * forward and backward.
+ */
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/model/net_internal.h"
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double sgemm_peak(int n)
+{
+    float *A = rx__alloc_aligned(sizeof(float) * (size_t)n * n, 64);
+    float *B = rx__alloc_aligned(sizeof(float) * (size_t)n * n, 64);
+    float *C = rx__alloc_aligned(sizeof(float) * (size_t)n * n, 64);
+    if (!A || !B || !C)
+        return 0.0;
+    for (size_t i = 0; i < (size_t)n * n; ++i) {
+        A[i] = (float)(i % 7) * 1e-3f;
+        B[i] = (float)(i % 5) * 1e-3f;
+    }
+    double best = 1e30;
+    for (int r = 0; r < 6; ++r) {
+        double t = rx__now();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
+                    A, n, B, n, 0.0f, C, n);
+        t = rx__now() - t;
+        if (r > 0 && t < best)
+            best = t;
+    }
+    rx__free_aligned(A);
+    rx__free_aligned(B);
+    rx__free_aligned(C);
+    return 2.0 * n * (double)n * n / best * 1e-9;
+}
+
+static const char *op_name(rx__opkind k)
+{
+    static const char *const nm[] = {"?", "dense", "conv", "pool", "relu",
+                                     "tanh", "to_nf", "to_cnhw"};
+    return (int)k >= 1 && (int)k <= 7 ? nm[k] : "?";
+}
+
+/* Per-op forward and backward time (best of reps), gradients discarded. */
+static void profile(const rx__net *net, rx__netws *ws, const float *w,
+                    const float *x, float *g, int n, int reps)
+{
+    for (int j = 0; j < net->n_ops; ++j) {
+        const rx__op *op = &net->ops[j];
+        const float *in = op->in_buf < 0 ? x : ws->act[op->in_buf];
+        double bf = 1e30, bb = 1e30;
+        for (int r = 0; r < reps; ++r) {
+            double t = rx__now();
+            rx__op_forward(op, ws, w, in, ws->act[op->out_buf], n);
+            t = rx__now() - t;
+            if (t < bf)
+                bf = t;
+        }
+        if (op->need_dx || op->nw) {
+            float *dout = ws->dbuf[0];
+            for (size_t q = 0; q < op->out_sz * (size_t)n; ++q)
+                dout[q] = 1e-3f;
+            for (int r = 0; r < reps; ++r) {
+                float *din = !op->need_dx ? NULL
+                             : op->in_buf == op->out_buf ? dout
+                                                         : ws->dbuf[1];
+                double t = rx__now();
+                rx__op_backward(op, ws, w, in, ws->act[op->out_buf], dout,
+                                din, g, n);
+                t = rx__now() - t;
+                if (t < bb)
+                    bb = t;
+            }
+        } else {
+            bb = 0.0;
+        }
+        printf("  op %d %-7s %3dx%2dx%2d -> %3dx%2dx%2d  fwd %8.3f ms  "
+               "bwd %8.3f ms  %6.1f GFLOP/s\n", j, op_name(op->kind), op->c,
+               op->h, op->w, op->oc, op->oh, op->ow, bf * 1e3, bb * 1e3,
+               op->flops > 0 ? (2.0 + op->need_dx) * op->flops * n /
+                                   (bf + bb) * 1e-9
+                             : 0.0);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = "cnn";
+    int batch = -1, reps = -1, ref = 0, peak_n = 1024, prof = 0;
+    for (int a = 1; a < argc; ++a) {
+        if (!strcmp(argv[a], "--net") && a + 1 < argc)
+            which = argv[++a];
+        else if (!strcmp(argv[a], "--batch") && a + 1 < argc)
+            batch = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
+            reps = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--peak") && a + 1 < argc)
+            peak_n = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--ref"))
+            ref = 1;
+        else if (!strcmp(argv[a], "--profile"))
+            prof = 1;
+        else {
+            fprintf(stderr, "usage: %s [--net cnn|mlp] [--batch n] "
+                    "[--reps r] [--ref] [--peak n] [--profile]\n", argv[0]);
+            return 2;
+        }
+    }
+    const int cnn = !strcmp(which, "cnn");
+    if (!cnn && strcmp(which, "mlp")) {
+        fprintf(stderr, "--net must be cnn or mlp\n");
+        return 2;
+    }
+    if (batch < 1)
+        batch = cnn ? 100 : 50;
+    if (reps < 1)
+        reps = cnn ? 20 : 20000;
+    rx__blas_set_threads(1);
+
+    static const rx__layerspec cnn_layers[] = {
+        {RX_LAYER_CONV2D, 0, 32, 5, 1, 2}, {RX_LAYER_RELU, 0, 0, 0, 0, 0},
+        {RX_LAYER_MAXPOOL, 0, 0, 2, 2, 0}, {RX_LAYER_CONV2D, 0, 64, 5, 1, 2},
+        {RX_LAYER_RELU, 0, 0, 0, 0, 0},    {RX_LAYER_MAXPOOL, 0, 0, 2, 2, 0},
+        {RX_LAYER_FLATTEN, 0, 0, 0, 0, 0}, {RX_LAYER_DENSE, 50, 0, 0, 0, 0},
+        {RX_LAYER_RELU, 0, 0, 0, 0, 0},    {RX_LAYER_DENSE, 10, 0, 0, 0, 0}};
+    static const rx__layerspec mlp_layers[] = {
+        {RX_LAYER_DENSE, 50, 0, 0, 0, 0}, {RX_LAYER_RELU, 0, 0, 0, 0, 0},
+        {RX_LAYER_DENSE, 1, 0, 0, 0, 0}};
+    rx__netspec spec;
+    memset(&spec, 0, sizeof spec);
+    if (cnn) {
+        spec.in_c = 1, spec.in_h = 28, spec.in_w = 28;
+        spec.n_layers = 10, spec.layers = cnn_layers;
+        spec.lik = RX_LIK_SOFTMAX, spec.n_out = 10;
+    } else {
+        spec.in_c = 1, spec.in_h = 1, spec.in_w = 13;
+        spec.n_layers = 3, spec.layers = mlp_layers;
+        spec.lik = RX_LIK_GAUSSIAN, spec.n_out = 1, spec.noise_var = 1.0;
+    }
+    rx_err err = {{0}};
+    rx__net *net = NULL;
+    if (rx__net_create(&net, &spec, &err) != RX_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    rx__netws *ws = rx__netws_create(net, batch, !ref);
+    const size_t d = rx__net_nparams(net), D = rx__net_in_dim(net);
+    float *w = rx__alloc_aligned(sizeof(float) * d, 64);
+    float *g = rx__alloc_aligned(sizeof(float) * d, 64);
+    float *x = rx__alloc_aligned(sizeof(float) * D * (size_t)batch, 64);
+    float *y = rx__alloc_aligned(sizeof(float) * (size_t)batch, 64);
+    double *ts = malloc(sizeof(double) * (size_t)reps);
+    if (!ws || !w || !g || !x || !y || !ts)
+        return 1;
+    rx__stream s;
+    rx__stream_init(&s, 1, 0, RX_STREAM_MODELINIT, 0);
+    rx__net_init_params(net, w, &s);
+    for (size_t i = 0; i < D * (size_t)batch; ++i)
+        x[i] = (float)rx__normal(&s);
+    for (int i = 0; i < batch; ++i)
+        y[i] = cnn ? (float)rx__uniform_int(&s, 10) : (float)rx__normal(&s);
+
+    const double peak = sgemm_peak(peak_n);
+    const float lr = 1e-6f;
+    double loss = 0.0;
+    for (int r = 0; r < 3; ++r)
+        rx__net_loss_grad(net, ws, w, x, y, batch, 1.0, &loss, g, NULL);
+    for (int r = 0; r < reps; ++r) {
+        double t = rx__now();
+        if (rx__net_loss_grad(net, ws, w, x, y, batch, 1.0, &loss, g,
+                              NULL) != RX_OK) {
+            fprintf(stderr, "%s\n", rx__netws_errmsg(ws));
+            return 1;
+        }
+        for (size_t j = 0; j < d; ++j)
+            w[j] -= lr * g[j];
+        ts[r] = rx__now() - t;
+    }
+    qsort(ts, (size_t)reps, sizeof *ts, cmp_d);
+    const double best = ts[0], med = ts[reps / 2];
+    const double fl = rx__net_flops_grad(net) * batch;
+    printf("net %s (%zu params), batch %d, %s path, %d reps, loss %.6g\n",
+           cnn ? "cnn" : "mlp", d, batch, ref ? "reference" : "blas", reps,
+           loss);
+    printf("step: best %.3f us  median %.3f us  (%.0f / %.0f examples/s)\n",
+           best * 1e6, med * 1e6, batch / best, batch / med);
+    printf("model: %.2f MFLOP/step, best %.2f GFLOP/s, median %.2f "
+           "GFLOP/s\n", fl * 1e-6, fl / best * 1e-9, fl / med * 1e-9);
+    printf("sgemm %dx%dx%d single-thread peak: %.2f GFLOP/s; model at "
+           "%.0f %% (best) / %.0f %% (median) of it\n", peak_n, peak_n,
+           peak_n, peak, 100.0 * fl / best * 1e-9 / peak,
+           100.0 * fl / med * 1e-9 / peak);
+    if (prof)
+        profile(net, ws, w, x, g, batch, cnn ? 10 : 2000);
+    free(ts);
+    rx__free_aligned(w);
+    rx__free_aligned(g);
+    rx__free_aligned(x);
+    rx__free_aligned(y);
+    rx__netws_destroy(&ws);
+    rx__net_destroy(&net);
+    return 0;
+}

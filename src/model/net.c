@@ -1,0 +1,517 @@
+/*
+ * Networks on one flat float32 parameter vector: the spec is validated and
+ * compiled into an op list (layout changes inserted where a conv or dense
+ * needs them), per-thread workspaces, initialisation, and the loss /
+ * gradient / prediction drivers with the two likelihoods. The net is
+ * immutable after rx__net_create; everything a call writes is in its
+ * workspace or its output arguments.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net_internal.h"
+
+#define RX__LOG_2PI 1.8378770664093454836
+
+/* Shape and bookkeeping while compiling. */
+typedef struct build {
+    rx__net *net;
+    int c, h, w, layout, cur_buf, cur_producer;
+    size_t nparams;
+} build;
+
+static int new_buf(build *b, size_t per_example)
+{
+    rx__net *net = b->net;
+    net->buf_sz[net->n_bufs] = per_example;
+    if (per_example > net->max_act)
+        net->max_act = per_example;
+    return net->n_bufs++;
+}
+
+static rx__op *push_op(build *b, rx__opkind kind, int layer)
+{
+    rx__op *op = &b->net->ops[b->net->n_ops++];
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->layer = layer;
+    op->c = b->c;
+    op->h = b->h;
+    op->w = b->w;
+    op->in_sz = (size_t)b->c * b->h * b->w;
+    op->in_buf = b->cur_buf;
+    op->pool_idx = -1;
+    return op;
+}
+
+static void finish_op(build *b, rx__op *op, int oc, int oh, int ow,
+                      int inplace)
+{
+    op->oc = oc;
+    op->oh = oh;
+    op->ow = ow;
+    op->out_sz = (size_t)oc * oh * ow;
+    op->out_buf = inplace ? op->in_buf : new_buf(b, op->out_sz);
+    b->c = oc;
+    b->h = oh;
+    b->w = ow;
+    b->cur_buf = op->out_buf;
+    b->cur_producer = b->net->n_ops - 1;
+}
+
+/* A layout change, made only when the bytes differ (c > 1). */
+static void want_layout(build *b, int layout, int layer)
+{
+    if (b->layout == layout)
+        return;
+    if (b->c > 1) {
+        rx__op *op = push_op(b, layout == RX__NF ? RX__OP_TO_NF
+                                                 : RX__OP_TO_CNHW, layer);
+        finish_op(b, op, b->c, b->h, b->w, 0);
+    }
+    b->layout = layout;
+}
+
+static rx_status compile_layer(build *b, const rx__layerspec *ls, int li,
+                               rx_err *err)
+{
+    switch (ls->kind) {
+    case RX_LAYER_DENSE: {
+        if (ls->units < 1)
+            return rx__fail(err, RX_EINVAL,
+                            "model.layers[%d]: dense units must be >= 1 "
+                            "(got %d)", li, ls->units);
+        want_layout(b, RX__NF, li);
+        rx__op *op = push_op(b, RX__OP_DENSE, li);
+        op->fan_in = (int)op->in_sz;
+        op->woff = b->nparams;
+        op->nw = op->in_sz * (size_t)ls->units;
+        op->boff = op->woff + op->nw;
+        op->nb = (size_t)ls->units;
+        b->nparams += op->nw + op->nb;
+        op->flops = 2.0 * (double)op->nw;
+        finish_op(b, op, 1, 1, ls->units, 0);
+        return RX_OK;
+    }
+    case RX_LAYER_CONV2D: {
+        const int k = ls->ksize, s = ls->stride ? ls->stride : 1;
+        if (ls->filters < 1 || k < 1 || s < 1 || ls->pad < 0)
+            return rx__fail(err, RX_EINVAL,
+                            "model.layers[%d]: conv2d needs filters >= 1, "
+                            "kernel >= 1, stride >= 1, pad >= 0 (got %d, "
+                            "%d, %d, %d)", li, ls->filters, k, ls->stride,
+                            ls->pad);
+        if (k > b->h + 2 * ls->pad || k > b->w + 2 * ls->pad)
+            return rx__fail(err, RX_EINVAL,
+                            "model.layers[%d]: conv2d kernel %d larger than "
+                            "input %dx%d (pad %d)", li, k, b->h, b->w,
+                            ls->pad);
+        want_layout(b, RX__CNHW, li);
+        rx__op *op = push_op(b, RX__OP_CONV, li);
+        op->k = k;
+        op->stride = s;
+        op->pad = ls->pad;
+        const int oh = (b->h + 2 * ls->pad - k) / s + 1;
+        const int ow = (b->w + 2 * ls->pad - k) / s + 1;
+        op->fan_in = b->c * k * k;
+        op->woff = b->nparams;
+        op->nw = (size_t)ls->filters * op->fan_in;
+        op->boff = op->woff + op->nw;
+        op->nb = (size_t)ls->filters;
+        b->nparams += op->nw + op->nb;
+        op->flops = 2.0 * (double)op->nw * oh * ow;
+        finish_op(b, op, ls->filters, oh, ow, 0);
+        return RX_OK;
+    }
+    case RX_LAYER_MAXPOOL: {
+        const int k = ls->ksize, s = ls->stride ? ls->stride : ls->ksize;
+        if (k < 1 || s < 1)
+            return rx__fail(err, RX_EINVAL,
+                            "model.layers[%d]: maxpool needs kernel >= 1 "
+                            "and stride >= 1 (got %d, %d)", li, k,
+                            ls->stride);
+        if (k > b->h || k > b->w)
+            return rx__fail(err, RX_EINVAL,
+                            "model.layers[%d]: maxpool window %d larger "
+                            "than input %dx%d", li, k, b->h, b->w);
+        rx__op *op = push_op(b, RX__OP_POOL, li);
+        op->k = k;
+        op->stride = s;
+        op->pool_idx = b->net->n_pools++;
+        finish_op(b, op, b->c, (b->h - k) / s + 1, (b->w - k) / s + 1, 0);
+        return RX_OK;
+    }
+    case RX_LAYER_RELU:
+    case RX_LAYER_TANH: {
+        /* In place unless the input is the caller's x or the output of
+         * another activation (whose backward reads that output). */
+        int inplace = b->cur_buf >= 0;
+        if (inplace) {
+            rx__opkind pk = b->net->ops[b->cur_producer].kind;
+            if (pk == RX__OP_RELU || pk == RX__OP_TANH)
+                inplace = 0;
+        }
+        rx__op *op = push_op(b, ls->kind == RX_LAYER_RELU ? RX__OP_RELU
+                                                          : RX__OP_TANH, li);
+        finish_op(b, op, b->c, b->h, b->w, inplace);
+        return RX_OK;
+    }
+    case RX_LAYER_FLATTEN:
+        want_layout(b, RX__NF, li);
+        b->w = b->c * b->h * b->w;
+        b->c = b->h = 1;
+        return RX_OK;
+    }
+    return rx__fail(err, RX_EINVAL, "model.layers[%d]: unknown layer kind %d",
+                    li, (int)ls->kind);
+}
+
+rx_status rx__net_create(rx__net **out, const rx__netspec *spec, rx_err *err)
+{
+    rx_status st = RX_OK;
+    if (!out || !spec)
+        return rx__fail(err, RX_EINVAL, "model: NULL argument");
+    *out = NULL;
+    if (spec->in_c < 1 || spec->in_h < 1 || spec->in_w < 1)
+        return rx__fail(err, RX_EINVAL,
+                        "model: input shape %dx%dx%d must be positive",
+                        spec->in_c, spec->in_h, spec->in_w);
+    if (spec->n_layers < 0 || (spec->n_layers > 0 && !spec->layers))
+        return rx__fail(err, RX_EINVAL, "model: bad layer list (%d layers)",
+                        spec->n_layers);
+    if (spec->lik != RX_LIK_SOFTMAX && spec->lik != RX_LIK_GAUSSIAN)
+        return rx__fail(err, RX_EINVAL, "model: unknown likelihood %d",
+                        (int)spec->lik);
+    if (spec->lik == RX_LIK_GAUSSIAN && !(spec->noise_var > 0.0) )
+        return rx__fail(err, RX_EINVAL,
+                        "model: gaussian noise_var must be > 0 (got %g)",
+                        spec->noise_var);
+
+    rx__net *net = calloc(1, sizeof *net);
+    if (!net)
+        return rx__fail(err, RX_ENOMEM, "model: out of memory");
+    const int cap = 2 * spec->n_layers + 2;
+    net->ops = calloc((size_t)cap, sizeof *net->ops);
+    net->buf_sz = calloc((size_t)cap, sizeof *net->buf_sz);
+    if (!net->ops || !net->buf_sz) {
+        st = rx__fail(err, RX_ENOMEM, "model: out of memory");
+        goto fail;
+    }
+    build b = {net, spec->in_c, spec->in_h, spec->in_w, RX__NF, -1, -1, 0};
+    for (int li = 0; li < spec->n_layers; ++li) {
+        st = compile_layer(&b, &spec->layers[li], li, err);
+        if (st != RX_OK)
+            goto fail;
+    }
+    want_layout(&b, RX__NF, spec->n_layers - 1);
+    const int outdim = b.c * b.h * b.w;
+    if (spec->n_out < 1 || outdim != spec->n_out) {
+        st = rx__fail(err, RX_EINVAL,
+                      "model.layers[%d]: the last layer gives %d outputs, "
+                      "n_out is %d", spec->n_layers - 1, outdim,
+                      spec->n_out);
+        goto fail;
+    }
+    if (spec->lik == RX_LIK_GAUSSIAN && spec->n_out != 1) {
+        st = rx__fail(err, RX_EINVAL,
+                      "model: the gaussian likelihood needs 1 output "
+                      "(got %d)", spec->n_out);
+        goto fail;
+    }
+    if (spec->lik == RX_LIK_SOFTMAX && spec->n_out < 2) {
+        st = rx__fail(err, RX_EINVAL,
+                      "model: softmax needs >= 2 classes (got %d)",
+                      spec->n_out);
+        goto fail;
+    }
+    int seen_params = 0;
+    for (int j = 0; j < net->n_ops; ++j) {
+        rx__op *op = &net->ops[j];
+        op->need_dx = seen_params;
+        if (op->nw)
+            seen_params = 1;
+        net->flops_fwd += op->flops;
+        if (op->nw)
+            net->flops_grad += (2.0 + op->need_dx) * op->flops;
+    }
+    net->lik = spec->lik;
+    net->noise_var = spec->noise_var;
+    net->learn_precision = spec->lik == RX_LIK_GAUSSIAN &&
+                           spec->learn_precision;
+    net->nparams = b.nparams + (size_t)net->learn_precision;
+    net->in_dim = (size_t)spec->in_c * spec->in_h * spec->in_w;
+    net->n_out = spec->n_out;
+    if (net->nparams == 0 || net->nparams > (size_t)INT32_MAX) {
+        st = rx__fail(err, RX_EINVAL,
+                      "model: %zu parameters (need 1 .. 2^31-1)",
+                      net->nparams);
+        goto fail;
+    }
+    *out = net;
+    return RX_OK;
+fail:
+    rx__net_destroy(&net);
+    return st;
+}
+
+void rx__net_destroy(rx__net **net)
+{
+    if (!net || !*net)
+        return;
+    free((*net)->ops);
+    free((*net)->buf_sz);
+    free(*net);
+    *net = NULL;
+}
+
+size_t rx__net_nparams(const rx__net *net) { return net->nparams; }
+size_t rx__net_in_dim(const rx__net *net) { return net->in_dim; }
+int rx__net_out_dim(const rx__net *net) { return net->n_out; }
+double rx__net_flops_fwd(const rx__net *net) { return net->flops_fwd; }
+double rx__net_flops_grad(const rx__net *net) { return net->flops_grad; }
+
+rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
+{
+    if (!net || max_batch < 1)
+        return NULL;
+    rx__netws *ws = rx__calloc_aligned(sizeof *ws, RX_CACHELINE);
+    if (!ws)
+        return NULL;
+    ws->net = net;
+    ws->max_batch = max_batch;
+    ws->g.use_blas = use_blas != 0;
+    ws->bytes = sizeof *ws;
+    const size_t mb = (size_t)max_batch;
+    ws->act = calloc((size_t)net->n_bufs + 1, sizeof *ws->act);
+    ws->arg = calloc((size_t)net->n_pools + 1, sizeof *ws->arg);
+    if (!ws->act || !ws->arg)
+        goto fail;
+    for (int j = 0; j < net->n_bufs; ++j) {
+        const size_t by = sizeof(float) * mb * net->buf_sz[j];
+        ws->act[j] = rx__alloc_aligned(by, RX_CACHELINE);
+        if (!ws->act[j])
+            goto fail;
+        ws->bytes += by;
+    }
+    size_t dmax = net->max_act > (size_t)net->n_out ? net->max_act
+                                                    : (size_t)net->n_out;
+    for (int j = 0; j < 2; ++j) {
+        ws->dbuf[j] = rx__alloc_aligned(sizeof(float) * mb * dmax,
+                                        RX_CACHELINE);
+        if (!ws->dbuf[j])
+            goto fail;
+        ws->bytes += sizeof(float) * mb * dmax;
+    }
+    for (int j = 0; j < net->n_ops; ++j) {
+        const rx__op *op = &net->ops[j];
+        if (op->kind == RX__OP_POOL) {
+            const size_t by = sizeof(int32_t) * mb * op->out_sz;
+            ws->arg[op->pool_idx] = rx__alloc_aligned(by, RX_CACHELINE);
+            if (!ws->arg[op->pool_idx])
+                goto fail;
+            ws->bytes += by;
+        }
+        if (op->kind == RX__OP_CONV) {
+            const size_t f = (size_t)rx__conv_chunk(op, ws) * op->c *
+                             op->k * op->k * op->oh * op->ow;
+            if (f > ws->col_floats)
+                ws->col_floats = f;
+        }
+    }
+    if (ws->col_floats) {
+        ws->col = rx__alloc_aligned(sizeof(float) * ws->col_floats,
+                                    RX_CACHELINE);
+        if (!ws->col)
+            goto fail;
+        ws->bytes += sizeof(float) * ws->col_floats;
+    }
+    return ws;
+fail:
+    rx__netws_destroy(&ws);
+    return NULL;
+}
+
+void rx__netws_destroy(rx__netws **wsp)
+{
+    if (!wsp || !*wsp)
+        return;
+    rx__netws *ws = *wsp;
+    if (ws->act)
+        for (int j = 0; j < ws->net->n_bufs; ++j)
+            rx__free_aligned(ws->act[j]);
+    if (ws->arg)
+        for (int j = 0; j < ws->net->n_pools; ++j)
+            rx__free_aligned(ws->arg[j]);
+    free(ws->act);
+    free(ws->arg);
+    rx__free_aligned(ws->dbuf[0]);
+    rx__free_aligned(ws->dbuf[1]);
+    rx__free_aligned(ws->col);
+    rx__free_aligned(ws);
+    *wsp = NULL;
+}
+
+size_t rx__netws_bytes(const rx__netws *ws) { return ws->bytes; }
+const char *rx__netws_errmsg(const rx__netws *ws) { return ws->err.msg; }
+
+void rx__net_init_params(const rx__net *net, float *w, rx__stream *s)
+{
+    for (int j = 0; j < net->n_ops; ++j) {
+        const rx__op *op = &net->ops[j];
+        if (!op->nw)
+            continue;
+        const double bound = 1.0 / sqrt((double)op->fan_in);
+        for (size_t q = 0; q < op->nw + op->nb; ++q)
+            w[op->woff + q] = (float)((2.0 * rx__uniform(s) - 1.0) * bound);
+    }
+    if (net->learn_precision)
+        w[net->nparams - 1] = (float)log(1.0 / net->noise_var);
+}
+
+/* Forward through every op; returns the n x n_out output. */
+static const float *forward(const rx__net *net, rx__netws *ws,
+                            const float *w, const float *x, int n)
+{
+    const float *cur = x;
+    for (int j = 0; j < net->n_ops; ++j) {
+        const rx__op *op = &net->ops[j];
+        const float *in = op->in_buf < 0 ? x : ws->act[op->in_buf];
+        rx__op_forward(op, ws, w, in, ws->act[op->out_buf], n);
+        cur = ws->act[op->out_buf];
+    }
+    return cur;
+}
+
+static rx_status check_call(const rx__net *net, rx__netws *ws,
+                            const float *w, const float *x, int n)
+{
+    if (!net || !ws || ws->net != net)
+        return ws ? rx__fail(&ws->err, RX_EINVAL,
+                             "model: workspace belongs to another net")
+                  : RX_EINVAL;
+    if (!w || !x)
+        return rx__fail(&ws->err, RX_EINVAL, "model: NULL parameters or x");
+    if (n < 1 || n > ws->max_batch)
+        return rx__fail(&ws->err, RX_EINVAL,
+                        "model: batch of %d outside 1 .. %d (the workspace "
+                        "maximum)", n, ws->max_batch);
+    return RX_OK;
+}
+
+rx_status rx__net_loss_grad(const rx__net *net, rx__netws *ws, const float *w,
+                            const float *x, const float *y, int n,
+                            double scale, double *loss_sum, float *grad,
+                            double *per_example)
+{
+    rx_status st = check_call(net, ws, w, x, n);
+    if (st != RX_OK)
+        return st;
+    if (!y || !loss_sum)
+        return rx__fail(&ws->err, RX_EINVAL, "model: NULL targets or loss");
+    const int C = net->n_out;
+    const float *z = forward(net, ws, w, x, n);
+    float *dz = ws->dbuf[0];
+    double total = 0.0, grho = 0.0;
+    if (net->lik == RX_LIK_SOFTMAX) {
+        for (int i = 0; i < n; ++i) {
+            const float *zi = z + (size_t)i * C;
+            const int yi = (int)y[i];
+            if (!(y[i] >= 0.0f) || yi >= C || (float)yi != y[i])
+                return rx__fail(&ws->err, RX_EINVAL,
+                                "model: label %g of example %d is not a "
+                                "class in 0 .. %d", (double)y[i], i, C - 1);
+            float m = zi[0];
+            for (int c = 1; c < C; ++c)
+                if (zi[c] > m)
+                    m = zi[c];
+            double se = 0.0;
+            for (int c = 0; c < C; ++c)
+                se += exp((double)zi[c] - m);
+            const double li = (double)m + log(se) - zi[yi];
+            total += li;
+            if (per_example)
+                per_example[i] = li;
+            if (grad) {
+                float *d = dz + (size_t)i * C;
+                for (int c = 0; c < C; ++c)
+                    d[c] = (float)(scale * (exp((double)zi[c] - m) / se -
+                                            (c == yi)));
+            }
+        }
+    } else {
+        const double rho = net->learn_precision
+                               ? (double)w[net->nparams - 1]
+                               : -log(net->noise_var);
+        const double prec = exp(rho), c0 = 0.5 * (RX__LOG_2PI - rho);
+        for (int i = 0; i < n; ++i) {
+            const double r = (double)z[i] - y[i];
+            const double li = 0.5 * prec * r * r + c0;
+            total += li;
+            if (per_example)
+                per_example[i] = li;
+            if (grad) {
+                dz[i] = (float)(scale * prec * r);
+                grho += 0.5 * prec * r * r - 0.5;
+            }
+        }
+    }
+    *loss_sum = total;
+    if (!isfinite(total))
+        return rx__fail(&ws->err, RX_ENUMERIC,
+                        "model: non-finite loss (%g) on a batch of %d",
+                        total, n);
+    if (!grad)
+        return RX_OK;
+
+    memset(grad, 0, sizeof(float) * net->nparams);
+    if (net->learn_precision)
+        grad[net->nparams - 1] = (float)(scale * grho);
+    int cur = 0; /* dbuf holding the gradient of the current output */
+    for (int j = net->n_ops - 1; j >= 0; --j) {
+        const rx__op *op = &net->ops[j];
+        if (!op->need_dx && !op->nw)
+            break; /* nothing at or before j has parameters */
+        const float *in = op->in_buf < 0 ? x : ws->act[op->in_buf];
+        const int inplace = op->in_buf == op->out_buf;
+        float *dout = ws->dbuf[cur];
+        float *din = !op->need_dx ? NULL
+                     : inplace    ? dout
+                                  : ws->dbuf[1 - cur];
+        rx__op_backward(op, ws, w, in, ws->act[op->out_buf], dout, din, grad,
+                        n);
+        if (din && !inplace)
+            cur = 1 - cur;
+    }
+    return RX_OK;
+}
+
+rx_status rx__net_predict(const rx__net *net, rx__netws *ws, const float *w,
+                          const float *x, int n, float *out)
+{
+    rx_status st = check_call(net, ws, w, x, n);
+    if (st != RX_OK)
+        return st;
+    if (!out)
+        return rx__fail(&ws->err, RX_EINVAL, "model: NULL output");
+    const int C = net->n_out;
+    const float *z = forward(net, ws, w, x, n);
+    if (net->lik == RX_LIK_GAUSSIAN) {
+        memcpy(out, z, sizeof(float) * (size_t)n * C);
+        return RX_OK;
+    }
+    for (int i = 0; i < n; ++i) {
+        const float *zi = z + (size_t)i * C;
+        float *o = out + (size_t)i * C;
+        float m = zi[0];
+        for (int c = 1; c < C; ++c)
+            if (zi[c] > m)
+                m = zi[c];
+        double se = 0.0;
+        for (int c = 0; c < C; ++c)
+            se += exp((double)zi[c] - m);
+        for (int c = 0; c < C; ++c)
+            o[c] = (float)(exp((double)zi[c] - m) / se);
+    }
+    return RX_OK;
+}

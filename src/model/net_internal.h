@@ -1,0 +1,109 @@
+/*
+ * Private to src/model/: the compiled op list of a net, the workspace, and
+ * the kernels (GEMM dispatch, im2col, pooling, layout changes) the ops are
+ * made of. Nothing here is seen outside src/model/.
+ */
+#ifndef RX_MODEL_NET_INTERNAL_H
+#define RX_MODEL_NET_INTERNAL_H
+
+#include "model.h"
+
+/*
+ * Activation layouts inside a workspace, for an actual batch of n:
+ *   RX__NF    n x features, row-major (the caller's layout; features in
+ *             PyTorch's c, h, w order);
+ *   RX__CNHW  channel-major over the batch: element (c, i, y, x) at
+ *             ((c * n + i) * h + y) * w + x. A conv layer then maps a
+ *             chunk of images with ONE sgemm whose column count is
+ *             chunk * out_h * out_w.
+ * For c == 1 the two are the same bytes, and no conversion is made.
+ */
+enum { RX__NF = 0, RX__CNHW = 1 };
+
+typedef enum rx__opkind {
+    RX__OP_DENSE = 1,
+    RX__OP_CONV,
+    RX__OP_POOL,
+    RX__OP_RELU,
+    RX__OP_TANH,
+    RX__OP_TO_NF,  /* CNHW -> NF (flatten after a spatial layer)  */
+    RX__OP_TO_CNHW /* NF -> CNHW (a conv after a multi-channel input) */
+} rx__opkind;
+
+typedef struct rx__op {
+    rx__opkind kind;
+    int layer;              /* index in the spec (for messages)      */
+    int c, h, w;            /* input shape per example               */
+    int oc, oh, ow;         /* output shape per example              */
+    int k, stride, pad;     /* conv / pool                           */
+    size_t in_sz, out_sz;   /* floats per example                    */
+    size_t woff, boff;      /* parameter offsets (dense, conv)       */
+    size_t nw, nb;
+    int fan_in;             /* dense: c*h*w; conv: c*k*k             */
+    int in_buf, out_buf;    /* activation buffer; -1 = the input x   */
+    int pool_idx;           /* pool: index of its argmax buffer      */
+    int need_dx;            /* backward must produce d(input)        */
+    double flops;           /* forward GEMM flops per example        */
+} rx__op;
+
+struct rx__net {
+    int n_ops;
+    rx__op *ops;
+    int n_bufs;             /* activation buffers                    */
+    size_t *buf_sz;         /* floats per example, per buffer        */
+    int n_pools;
+    rx__lik_kind lik;
+    double noise_var;
+    int learn_precision;
+    size_t nparams;
+    size_t in_dim;
+    int n_out;
+    size_t max_act;         /* largest activation, floats/example    */
+    double flops_fwd, flops_grad;
+};
+
+/* A GEMM engine: 0 = plain-C reference loops, 1 = BLAS for large shapes
+ * and tight C loops for small ones. */
+typedef struct rx__gemmctx {
+    int use_blas;
+} rx__gemmctx;
+
+struct rx__netws {
+    const rx__net *net;
+    int max_batch;
+    rx__gemmctx g;
+    float **act;            /* n_bufs buffers, max_batch * buf_sz    */
+    float *dbuf[2];         /* backward ping-pong, max_batch*max_act */
+    int32_t **arg;          /* argmax per pool op                    */
+    float *col;             /* im2col / dcol scratch                 */
+    size_t col_floats;
+    int chunk_cap;          /* tests: fewer images per im2col chunk  */
+    size_t bytes;
+    rx_err err;             /* last message of a failed call         */
+};
+
+/* ---- GEMM (row-major, C = alpha op(A) op(B) + beta C) -------------------*/
+void rx__gemm(const rx__gemmctx *g, int ta, int tb, int M, int N, int K,
+              float alpha, const float *A, int lda, const float *B, int ldb,
+              float beta, float *C, int ldc);
+/* The plain-C reference (naive triple loop, float accumulation). */
+void rx__gemm_ref(int ta, int tb, int M, int N, int K, float alpha,
+                  const float *A, int lda, const float *B, int ldb,
+                  float beta, float *C, int ldc);
+/* Tight loops for small shapes (no BLAS call overhead). */
+void rx__gemm_small(int ta, int tb, int M, int N, int K, float alpha,
+                    const float *A, int lda, const float *B, int ldb,
+                    float beta, float *C, int ldc);
+
+/* ---- layers (layers.c) ----------------------------------------------------*/
+void rx__op_forward(const rx__op *op, rx__netws *ws, const float *w,
+                    const float *in, float *out, int n);
+/* dout: gradient of the op's output (may be modified); din: gradient of
+ * its input (NULL if !op->need_dx); gw: parameter gradient (accumulated). */
+void rx__op_backward(const rx__op *op, rx__netws *ws, const float *w,
+                     const float *in, const float *out, float *dout,
+                     float *din, float *gw, int n);
+/* Images per im2col chunk (one sgemm) of a conv op in this workspace. */
+int rx__conv_chunk(const rx__op *op, const rx__netws *ws);
+
+#endif
