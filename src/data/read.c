@@ -1,0 +1,197 @@
+/*
+ * Whole-file reader for the data loaders: plain bytes, or gunzipped when
+ * the file starts with the gzip magic. Owns nothing after it returns; the
+ * caller frees the buffer. The only place in src/data/ that includes zlib.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "data.h"
+
+/* Reads the raw bytes of path into a malloc'd buffer with one spare byte. */
+static rx_status read_raw(const char *path, unsigned char **out, size_t *len,
+                          rx_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rx__fail(err, RX_EIO, "%s: cannot open: %s", path,
+                        strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *b = malloc(cap);
+    if (!b) {
+        fclose(f);
+        return rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
+    }
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap > SIZE_MAX / 2) {
+                free(b);
+                fclose(f);
+                return rx__fail(err, RX_ENOMEM, "%s: file too large", path);
+            }
+            unsigned char *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                fclose(f);
+                return rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
+            }
+            b = nb;
+            cap *= 2;
+        }
+        size_t got = fread(b + n, 1, cap - 1 - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(b);
+        fclose(f);
+        return rx__fail(err, RX_EIO, "%s: read error: %s", path,
+                        e ? strerror(e) : "unknown");
+    }
+    fclose(f);
+    *out = b;
+    *len = n;
+    return RX_OK;
+}
+
+/* Grows *buf to at least need bytes (doubling). */
+static int grow(unsigned char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 1;
+    size_t c = *cap ? *cap : 4096;
+    while (c < need) {
+        if (c > SIZE_MAX / 2)
+            return 0;
+        c *= 2;
+    }
+    unsigned char *nb = realloc(*buf, c);
+    if (!nb)
+        return 0;
+    *buf = nb;
+    *cap = c;
+    return 1;
+}
+
+/*
+ * Inflates every gzip member of in[0..n). The output capacity starts at
+ * the last member's ISIZE trailer (the whole size for the usual single
+ * member) so that a 47 MB image file is not copied by repeated doubling.
+ * Returns RX_EDATA for a truncated or corrupt stream, naming the
+ * compressed byte offset where it stopped.
+ */
+static rx_status gunzip(const char *path, const unsigned char *in, size_t n,
+                        char **out, size_t *outlen, rx_err *err)
+{
+    size_t cap = 0, used = 0;
+    unsigned char *o = NULL;
+    size_t hint = 0;
+    if (n >= 18)
+        hint = (size_t)in[n - 4] | (size_t)in[n - 3] << 8 |
+               (size_t)in[n - 2] << 16 | (size_t)in[n - 1] << 24;
+    if (hint / 1032 > n) /* beyond deflate's largest ratio: not trusted */
+        hint = 0;
+    if (!grow(&o, &cap, (hint > n ? hint : 4 * n) + 1))
+        return rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
+
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (inflateInit2(&zs, 15 + 16) != Z_OK) {
+        free(o);
+        return rx__fail(err, RX_ENOMEM, "%s: cannot start zlib", path);
+    }
+    size_t pos = 0; /* compressed bytes consumed */
+    rx_status st = RX_OK;
+    for (;;) {
+        if (used + 1 >= cap && !grow(&o, &cap, cap * 2)) {
+            st = rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
+            break;
+        }
+        size_t in_chunk = n - pos < (size_t)1 << 30 ? n - pos
+                                                     : (size_t)1 << 30;
+        size_t out_chunk = cap - 1 - used < (size_t)1 << 30
+                               ? cap - 1 - used
+                               : (size_t)1 << 30;
+        zs.next_in = (Bytef *)(uintptr_t)(in + pos);
+        zs.avail_in = (uInt)in_chunk;
+        zs.next_out = o + used;
+        zs.avail_out = (uInt)out_chunk;
+        int r = inflate(&zs, Z_NO_FLUSH);
+        pos += in_chunk - zs.avail_in;
+        used += out_chunk - zs.avail_out;
+        if (r == Z_STREAM_END) {
+            if (pos == n)
+                break;
+            if (n - pos >= 2 && in[pos] == 0x1f && in[pos + 1] == 0x8b) {
+                inflateReset(&zs);
+                continue;
+            }
+            size_t z = pos;
+            while (z < n && in[z] == 0)
+                ++z;
+            if (z == n) /* zero padding, as gzip(1) accepts */
+                break;
+            st = rx__fail(err, RX_EDATA,
+                          "%s: trailing garbage after the gzip stream at "
+                          "byte %zu", path, pos);
+            break;
+        }
+        if (r == Z_DATA_ERROR || r == Z_NEED_DICT || r == Z_STREAM_ERROR) {
+            st = rx__fail(err, RX_EDATA,
+                          "%s: corrupt gzip stream at byte %zu: %s", path,
+                          pos, zs.msg ? zs.msg : "invalid data");
+            break;
+        }
+        if (r == Z_MEM_ERROR) {
+            st = rx__fail(err, RX_ENOMEM, "%s: out of memory in zlib", path);
+            break;
+        }
+        /* Z_OK or Z_BUF_ERROR: out of input with the stream unfinished */
+        if (pos == n && zs.avail_out > 0) {
+            st = rx__fail(err, RX_EDATA,
+                          "%s: truncated gzip stream (input ends at byte "
+                          "%zu, %zu bytes inflated)", path, n, used);
+            break;
+        }
+    }
+    inflateEnd(&zs);
+    if (st != RX_OK) {
+        free(o);
+        return st;
+    }
+    o[used] = 0;
+    *out = (char *)o;
+    *outlen = used;
+    return RX_OK;
+}
+
+rx_status rx__data_read_file(const char *path, char **buf, size_t *len,
+                             rx_err *err)
+{
+    *buf = NULL;
+    *len = 0;
+    if (!path)
+        return rx__fail(err, RX_EINVAL, "data file: no path given");
+    unsigned char *raw;
+    size_t n;
+    rx_status st = read_raw(path, &raw, &n, err);
+    if (st != RX_OK)
+        return st;
+    if (n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
+        st = gunzip(path, raw, n, buf, len, err);
+        free(raw);
+        return st;
+    }
+    raw[n] = 0;
+    *buf = (char *)raw;
+    *len = n;
+    return RX_OK;
+}
