@@ -1,7 +1,8 @@
 /*
  * The C API as an embedding code sees it: a user callback target, an error
  * returned by the callback, non-finite energies, bad arguments, config
- * copy/validate/write/load round trip, and the messages they produce.
+ * copy/validate/write/load round trip, the progress callback
+ * (rx_set_progress), and the messages they produce.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -62,6 +63,150 @@ static rx_config base(void)
     c.record.burn_in = 1000;
     c.record.thin = 5;
     return c;
+}
+
+
+/* progress callback: records what it sees; refuses at call `stop_at` */
+typedef struct {
+    int calls, stop_at, bad;
+    int64_t last_iter, last_trips, K, every;
+    double last_elapsed;
+} prog_t;
+
+static rx_status on_progress(void *user, const rx_progress *p)
+{
+    prog_t *g = user;
+    g->calls++;
+    int64_t want = p->iteration == g->K ? g->K
+                                        : g->last_iter + g->every;
+    if (p->iteration != want || p->iteration <= g->last_iter ||
+        p->iterations != g->K || p->trips_a5 < g->last_trips ||
+        p->elapsed_s < g->last_elapsed || !(p->mean_accept >= 0.0) ||
+        !(p->mean_accept <= 1.0) || p->swaps < 0)
+        g->bad++;
+    g->last_iter = p->iteration;
+    g->last_trips = p->trips_a5;
+    g->last_elapsed = p->elapsed_s;
+    return g->calls == g->stop_at ? RX_ECALLBACK : RX_OK;
+}
+
+/* A built-in-target run of K iterations on 2 threads, with a progress
+ * callback when g != NULL; results copied out. */
+static rx_status progress_run(int64_t K, prog_t *g, int64_t every,
+                              rx_results *r, float **samples, int32_t **index,
+                              char *msg, size_t cap)
+{
+    rx_config c;
+    rx_config_default(&c);
+    c.iterations = K;
+    c.tempering.n_chains = 8;
+    c.threads = 2;
+    rx_ctx *ctx = NULL;
+    rx_err err;
+    rx_status st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
+    rx_config_free(&c);
+    if (st != RX_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        return st;
+    }
+    if (g) {
+        g->K = K;
+        g->every = every;
+        st = rx_set_progress(ctx, on_progress, g, every);
+    }
+    if (st == RX_OK)
+        st = rx_run(ctx);
+    snprintf(msg, cap, "%s", st == RX_OK ? "" : rx_errmsg(ctx));
+    rx_get_results(ctx, r);
+    size_t ns = (size_t)r->n_samples * r->dim, ni = (size_t)r->n_index *
+                                                   (size_t)r->n_chains;
+    *samples = malloc(ns * sizeof(float) + 1);
+    *index = malloc(ni * sizeof(int32_t) + 1);
+    if (*samples && ns)
+        memcpy(*samples, r->samples, ns * sizeof(float));
+    if (*index && ni)
+        memcpy(*index, r->index, ni * sizeof(int32_t));
+    r->pairs = NULL; /* views die with the context */
+    r->samples = NULL;
+    r->index = NULL;
+    r->index_iter = NULL;
+    r->eta = r->tau = r->sigma2 = NULL;
+    rx_destroy(&ctx);
+    return st;
+}
+
+static void test_progress(void)
+{
+    /* argument checks */
+    CHECK(rx_set_progress(NULL, on_progress, NULL, 1) == RX_EINVAL);
+    rx_config c;
+    rx_config_default(&c);
+    c.iterations = 10;
+    c.tempering.n_chains = 4;
+    rx_ctx *ctx = NULL;
+    rx_err err;
+    if (rx_create(&ctx, &c, NULL, (rx_logger){0}, &err) == RX_OK) {
+        CHECK(rx_set_progress(ctx, on_progress, NULL, 0) == RX_EINVAL);
+        CHECK(strstr(rx_errmsg(ctx), "every") != NULL);
+        /* fn NULL: none (every is then ignored) */
+        CHECK(rx_set_progress(ctx, NULL, NULL, 0) == RX_OK);
+        CHECK(rx_run(ctx) == RX_OK);
+    } else {
+        CHECK_MSG(0, "%s", err.msg);
+    }
+    rx_destroy(&ctx);
+    rx_config_free(&c);
+
+    /* called every 7 iterations and after the last, with increasing
+     * iteration and round trips; the results are those of a run without */
+    const int64_t K = 1000;
+    char msg[1100];
+    rx_results r0, r1;
+    float *s0, *s1;
+    int32_t *i0, *i1;
+    rx_status st = progress_run(K, NULL, 0, &r0, &s0, &i0, msg, sizeof msg);
+    CHECK_MSG(st == RX_OK, "%s", msg);
+    prog_t g = {0, -1, 0, 0, 0, 0, 0, 0.0};
+    st = progress_run(K, &g, 7, &r1, &s1, &i1, msg, sizeof msg);
+    CHECK_MSG(st == RX_OK, "%s", msg);
+    CHECK_MSG(g.calls == (int)(K / 7) + 1, "%d calls", g.calls);
+    CHECK(g.bad == 0);
+    CHECK(g.last_iter == K);
+    CHECK(g.last_trips == r1.trips_a5);
+    CHECK(r0.iterations == K && r1.iterations == K);
+    CHECK(r0.trips_a5 == r1.trips_a5 && r0.trips_l1 == r1.trips_l1);
+    CHECK(r0.total_swaps == r1.total_swaps);
+    CHECK(r0.n_samples == r1.n_samples && r0.n_samples > 0);
+    CHECK(s0 && s1 && memcmp(s0, s1, (size_t)r0.n_samples * r0.dim *
+                                         sizeof(float)) == 0);
+    CHECK(r0.n_index == r1.n_index && r0.n_index > 0);
+    CHECK(i0 && i1 && memcmp(i0, i1, (size_t)r0.n_index *
+                                         (size_t)r0.n_chains *
+                                         sizeof(int32_t)) == 0);
+    free(s1);
+    free(i1);
+
+    /* a refusal stops the run cleanly after that iteration: RX_EABORTED,
+     * a message naming it, no further calls */
+    prog_t h = {0, 20, 0, 0, 0, 0, 0, 0.0};
+    st = progress_run(K, &h, 7, &r1, &s1, &i1, msg, sizeof msg);
+    CHECK(st == RX_EABORTED);
+    CHECK_MSG(strstr(msg, "progress callback") != NULL &&
+                  strstr(msg, "iteration 140") != NULL, "%s", msg);
+    CHECK(h.calls == 20 && h.bad == 0);
+    CHECK_MSG(r1.iterations == 140, "%lld", (long long)r1.iterations);
+    free(s1);
+    free(i1);
+
+    /* every = 1, refusing at the very last call: still RX_EABORTED */
+    prog_t l = {0, (int)K, 0, 0, 0, 0, 0, 0.0};
+    st = progress_run(K, &l, 1, &r1, &s1, &i1, msg, sizeof msg);
+    CHECK(st == RX_EABORTED);
+    CHECK(l.calls == (int)K && l.bad == 0);
+    free(s1);
+    free(i1);
+    free(s0);
+    free(i0);
 }
 
 int main(void)
@@ -205,5 +350,7 @@ int main(void)
     remove(path);
     rx_config_free(&d);
     CHECK(d.ladder.tau.values.v == NULL && d.tempering.n_chains == 16);
+
+    test_progress();
     return check_done();
 }

@@ -1,65 +1,139 @@
 /*
- * The `replex` program: run, validate, keys, info. Exit status: 0 success,
- * 1 the run failed, 2 bad input (usage, file, YAML, key, value).
+ * The `replex` program: run, validate, keys, info, help. Exit status: 0
+ * success, 1 the run failed (including an interrupt, a write error, out of
+ * memory), 2 bad input (usage, file, YAML, key, value, output path). Every
+ * path of main() returns one of these three.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../io/config.h"
 #include "plots.h"
+#include "progress.h"
 #include "sweep.h"
 #include "replex/replex.h"
 
-enum { EXIT_RUNFAIL = 1, EXIT_BADINPUT = 2 };
+enum { EXIT_OK = 0, EXIT_RUNFAIL = 1, EXIT_BADINPUT = 2 };
+
+/* ------------------------------------------------------------------------ */
+/* Help.                                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *name;
+    const char *synopsis; /* after "replex NAME" */
+    const char *summary;  /* one line, for `replex --help` */
+    const char *details;  /* options and notes, for `replex help NAME` */
+} cmd_help;
+
+static const cmd_help CMDS[] = {
+    {"run", "FILE.yaml [options]",
+     "run an experiment (or every run of its sweep:) into a directory",
+     "options:\n"
+     "  -o, --out DIR          the run directory (default runs/<FILE without\n"
+     "                         .yaml>); it must not exist unless --force\n"
+     "  --threads N            OpenMP threads, 0 = all CPUs (default: the\n"
+     "                         file's `threads`, itself 0); results do not\n"
+     "                         depend on it\n"
+     "  --set key.path=value   override one key, repeatable (default none);\n"
+     "                         `replex keys` lists the keys\n"
+     "  --force                replace an existing DIR (default off)\n"
+     "  -q, --quiet            print nothing but errors: no progress, no\n"
+     "                         log, no summary (default off)\n"
+     "  --no-plots             do not draw DIR/plots with gnuplot (default:\n"
+     "                         drawn when gnuplot is on PATH)\n"
+     "  --progress-every N     check progress and interrupts every N\n"
+     "                         iterations (default 64); 0 = no progress\n"
+     "                         display (interrupts are still seen)\n"
+     "  --progress-interval S  when stderr is not a terminal, progress lines\n"
+     "                         come every tenth of the run but at least S\n"
+     "                         seconds apart (default 10)\n"
+     "  -h, --help             this help\n"
+     "\n"
+     "Progress goes to stderr: one self-updating line on a terminal\n"
+     "(iteration, percent, it/s, chain-steps/s, ETA, round trips, mean swap\n"
+     "acceptance), plain lines otherwise. The run directory is written under\n"
+     "a temporary name and renamed when complete. Ctrl-C (SIGINT) or SIGTERM\n"
+     "stops the run after the current iteration, writes nothing and exits 1\n"
+     "(checkpoints and --resume are not implemented yet).\n"},
+    {"validate", "FILE.yaml [options]",
+     "check an experiment file and print the resolved configuration",
+     "options:\n"
+     "  --set key.path=value   override one key, repeatable (default none)\n"
+     "  -q, --quiet            do not print \"FILE: valid\" (default off)\n"
+     "  -h, --help             this help\n"
+     "\n"
+     "Prints every key with its value (defaults spelled out) on stdout and\n"
+     "\"FILE: valid\" on stderr, or the first error as\n"
+     "file:line:col: key.path: problem, exit 2.\n"},
+    {"keys", "",
+     "list every configuration key with its type, default and meaning",
+     "options:\n"
+     "  -h, --help             this help\n"},
+    {"info", "",
+     "print the version, OpenMP threads, BLAS and CPU",
+     "options:\n"
+     "  -h, --help             this help\n"},
+    {"help", "[COMMAND]", "general help, or the help of one command",
+     "`replex help run` is the same as `replex run --help`.\n"},
+};
+#define NCMDS ((int)(sizeof CMDS / sizeof CMDS[0]))
+
+static const char EXIT_TEXT[] =
+    "exit status: 0 ok; 1 the run failed (error during the run, interrupted,\n"
+    "cannot write the outputs, out of memory); 2 bad input (usage, unreadable\n"
+    "file, YAML, unknown key, bad value, output directory exists or cannot\n"
+    "be created).\n";
+
+static const cmd_help *find_cmd(const char *name)
+{
+    for (int i = 0; i < NCMDS; ++i)
+        if (!strcmp(CMDS[i].name, name))
+            return &CMDS[i];
+    return NULL;
+}
 
 static void usage(FILE *f)
 {
     fputs("usage: replex <command> [options]\n"
+          "       replex <command> --help | replex help <command>\n"
+          "       replex --version\n"
           "\n"
-          "commands:\n"
-          "  run FILE.yaml [-o DIR] [--threads N] [--set key=value ...]\n"
-          "                [--force] [--quiet] [--no-plots]\n"
-          "      run the experiment; outputs go to DIR (default\n"
-          "      runs/<file name without .yaml>), which must not exist\n"
-          "      unless --force is given\n"
-          "  validate FILE.yaml [--set key=value ...]\n"
-          "      check a file and print the resolved configuration\n"
-          "  keys\n"
-          "      list every configuration key with type and default\n"
-          "  info\n"
-          "      version, OpenMP threads, BLAS, CPU\n"
-          "\n"
-          "exit status: 0 ok, 1 run failed, 2 bad input\n",
+          "commands:\n",
           f);
+    for (int i = 0; i < NCMDS; ++i)
+        fprintf(f, "  %-9s %s\n", CMDS[i].name, CMDS[i].summary);
+    fputs("\n"
+          "examples:\n"
+          "  replex run yaml/default.yaml -o runs/default --threads 2\n"
+          "  replex run yaml/gmm_1d_two_modes.yaml --set tempering.n_chains=12\n"
+          "  replex validate yaml/default.yaml\n"
+          "\n",
+          f);
+    fputs(EXIT_TEXT, f);
 }
 
-static void log_stderr(void *user, int level, const char *msg)
+static void cmd_usage(FILE *f, const cmd_help *h)
 {
-    (void)user;
-    static const char *const lv[] = {"error", "warning", "info", "debug"};
-    fprintf(stderr, "replex: %s: %s\n", lv[level & 3], msg);
+    fprintf(f, "usage: replex %s%s%s\n\n%s.\n\n%s\n%s", h->name,
+            h->synopsis[0] ? " " : "", h->synopsis, h->summary, h->details,
+            EXIT_TEXT);
 }
 
-static int mkdir_parents(const char *dir)
+static int is_help(const char *a)
 {
-    char buf[4096];
-    if (strlen(dir) >= sizeof buf)
-        return -1;
-    strcpy(buf, dir);
-    for (char *p = buf + 1; *p; ++p) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return 0;
+    return !strcmp(a, "-h") || !strcmp(a, "--help");
 }
+
+/* ------------------------------------------------------------------------ */
+/* Small commands.                                                           */
+/* ------------------------------------------------------------------------ */
 
 static int cmd_info(void)
 {
@@ -83,7 +157,7 @@ static int cmd_info(void)
         fclose(f);
     }
     printf("CPU: %s (%d logical cpus)\n", model, ncpu);
-    return 0;
+    return EXIT_OK;
 }
 
 static int cmd_keys(void)
@@ -94,196 +168,288 @@ static int cmd_keys(void)
         printf("%-28s %-26s default %-18s %s\n", k.path, k.type, k.deflt,
                k.doc);
     }
+    return EXIT_OK;
+}
+
+/* `replex help [CMD]` */
+static int cmd_help_cmd(int argc, char **argv)
+{
+    if (argc < 3) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    const cmd_help *h = find_cmd(is_help(argv[2]) ? "help" : argv[2]);
+    if (!h) {
+        fprintf(stderr, "replex help: unknown command '%s'\n", argv[2]);
+        usage(stderr);
+        return EXIT_BADINPUT;
+    }
+    cmd_usage(stdout, h);
+    return EXIT_OK;
+}
+
+/* keys and info take no arguments but --help. */
+static int no_args(int argc, char **argv, const cmd_help *h)
+{
+    for (int i = 2; i < argc; ++i) {
+        if (is_help(argv[i])) {
+            cmd_usage(stdout, h);
+            return EXIT_OK;
+        }
+    }
+    if (argc > 2) {
+        fprintf(stderr, "replex %s: unexpected argument '%s'\n", h->name,
+                argv[2]);
+        cmd_usage(stderr, h);
+        return EXIT_BADINPUT;
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* run and validate.                                                         */
+/* ------------------------------------------------------------------------ */
+
+static void log_stderr(void *user, int level, const char *msg)
+{
+    static const char *const lv[] = {"error", "warning", "info", "debug"};
+    rx_cli_progress_break(user);
+    fprintf(stderr, "replex: %s: %s\n", lv[level & 3], msg);
+}
+
+/* Creates the missing parents of dir (not dir itself). */
+static int mkdir_parents(const char *dir)
+{
+    char buf[4096];
+    if (strlen(dir) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(buf, dir);
+    for (char *p = buf + 1; *p; ++p) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Before a long run, make sure its directory can be written: create the
+ * parents and a probe directory beside `out` (removed at once). Prints the
+ * reason and returns -1 when it cannot. */
+static int check_writable(const char *out)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return EXIT_BADINPUT;
+    if (mkdir_parents(out) != 0) {
+        fprintf(stderr, "replex: %s: cannot create the parent directories: "
+                "%s\n", out, strerror(errno));
+        return -1;
     }
-    const char *cmd = argv[1];
-    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-        usage(stdout);
-        return 0;
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s.probe-%ld", out, (long)getpid());
+    if (mkdir(probe, 0777) != 0) {
+        fprintf(stderr, "replex: %s: cannot create the run directory: %s\n",
+                out, strerror(errno));
+        return -1;
     }
-    if (!strcmp(cmd, "--version")) {
-        printf("replex %s\n", rx_version());
-        return 0;
+    rmdir(probe);
+    return 0;
+}
+
+static const char *signame(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal";
+}
+
+/* Prints the resolved config through the same writer as the run directory
+ * (rx_config_write writes files, hence the temporary file). */
+static int print_resolved(const rx_config *cfg)
+{
+    char tmpl[] = "/tmp/replex-validate-XXXXXX";
+    rx_err err = {""};
+    int fd = mkstemp(tmpl);
+    if (fd < 0) {
+        fprintf(stderr, "replex: cannot create a temporary file: %s\n",
+                strerror(errno));
+        return -1;
     }
-    if (!strcmp(cmd, "info"))
-        return cmd_info();
-    if (!strcmp(cmd, "keys"))
-        return cmd_keys();
-    int is_run = !strcmp(cmd, "run");
-    if (!is_run && strcmp(cmd, "validate")) {
-        fprintf(stderr, "replex: unknown command '%s'\n", cmd);
-        usage(stderr);
-        return EXIT_BADINPUT;
+    FILE *tf = fdopen(fd, "r");
+    int rc = -1;
+    if (!tf) {
+        close(fd);
+    } else if (rx_config_write(cfg, tmpl, &err) != RX_OK) {
+        fprintf(stderr, "replex: %s\n", err.msg);
+    } else {
+        char line[1024];
+        while (fgets(line, sizeof line, tf))
+            fputs(line, stdout);
+        rc = fflush(stdout) == 0 ? 0 : -1;
     }
-    const char *file = NULL, *out = NULL;
-    int threads = -1, force = 0, quiet = 0, no_plots = 0;
-    const char **sets = calloc((size_t)argc, sizeof *sets);
-    int nsets = 0;
-    if (!sets)
-        return EXIT_RUNFAIL;
+    if (tf)
+        fclose(tf);
+    remove(tmpl);
+    return rc;
+}
+
+typedef struct {
+    const char *file, *out;
+    const char **sets;
+    int nsets, threads, force, quiet, no_plots;
+    int64_t progress_every; /* -1 auto, 0 off */
+    double progress_interval;
+} run_opts;
+
+/* Integer option value in [lo, hi]; -1 and a message if not. */
+static int opt_int(const char *name, const char *s,
+                   long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (*end || end == s || errno == ERANGE || v < lo || v > hi) {
+        fprintf(stderr, "replex: %s: expected an integer in [%lld, %lld], "
+                "got '%s'\n", name, lo, hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Parses the options of run / validate. Returns -1 to go on, else the
+ * exit status (help printed, or a usage error). */
+static int parse_opts(int argc, char **argv, const cmd_help *h, int is_run,
+                      run_opts *o)
+{
+    const char *cmd = h->name;
     for (int i = 2; i < argc; ++i) {
         const char *a = argv[i];
-        if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && i + 1 < argc && is_run)
-            out = argv[++i];
-        else if (!strcmp(a, "--threads") && i + 1 < argc && is_run) {
+        int has = i + 1 < argc;
+        long long v;
+        if (is_help(a)) {
+            cmd_usage(stdout, h);
+            return EXIT_OK;
+        } else if (is_run && (!strcmp(a, "-o") || !strcmp(a, "--out")) &&
+                   has) {
+            o->out = argv[++i];
+        } else if (is_run && !strcmp(a, "--threads") && has) {
+            if (opt_int("--threads", argv[++i], 0, 4096, &v))
+                return EXIT_BADINPUT;
+            o->threads = (int)v;
+        } else if (is_run && !strcmp(a, "--progress-every") && has) {
+            if (opt_int("--progress-every", argv[++i], 0,
+                        1000000000000LL, &v))
+                return EXIT_BADINPUT;
+            o->progress_every = v;
+        } else if (is_run && !strcmp(a, "--progress-interval") && has) {
             char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || end == argv[i] || v < 0 || v > 4096) {
-                fprintf(stderr,
-                        "replex: --threads: expected an integer in "
-                        "[0, 4096], got '%s'\n",
-                        argv[i]);
-                free(sets);
+            const char *s = argv[++i];
+            double d = strtod(s, &end);
+            if (*end || end == s || !(d >= 0.0 && d <= 1e9)) {
+                fprintf(stderr, "replex: --progress-interval: expected "
+                        "seconds >= 0, got '%s'\n", s);
                 return EXIT_BADINPUT;
             }
-            threads = (int)v;
-        } else if (!strcmp(a, "--set") && i + 1 < argc)
-            sets[nsets++] = argv[++i];
-        else if (!strncmp(a, "--set=", 6))
-            sets[nsets++] = a + 6;
-        else if (!strcmp(a, "--force") && is_run)
-            force = 1;
-        else if (!strcmp(a, "--no-plots") && is_run)
-            no_plots = 1;
-        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
-            quiet = 1;
-        else if (a[0] == '-' && a[1]) {
+            o->progress_interval = d;
+        } else if (!strcmp(a, "--set") && has) {
+            o->sets[o->nsets++] = argv[++i];
+        } else if (!strncmp(a, "--set=", 6)) {
+            o->sets[o->nsets++] = a + 6;
+        } else if (is_run && !strcmp(a, "--force")) {
+            o->force = 1;
+        } else if (is_run && !strcmp(a, "--no-plots")) {
+            o->no_plots = 1;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            o->quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "replex %s: unknown or incomplete option '%s'\n",
                     cmd, a);
-            usage(stderr);
-            free(sets);
+            cmd_usage(stderr, h);
             return EXIT_BADINPUT;
-        } else if (!file)
-            file = a;
-        else {
+        } else if (!o->file) {
+            o->file = a;
+        } else {
             fprintf(stderr, "replex %s: one experiment file only ('%s')\n",
                     cmd, a);
-            free(sets);
             return EXIT_BADINPUT;
         }
     }
-    if (!file) {
+    if (!o->file) {
         fprintf(stderr, "replex %s: missing FILE.yaml\n", cmd);
-        usage(stderr);
-        free(sets);
+        cmd_usage(stderr, h);
         return EXIT_BADINPUT;
     }
-    rx_config cfg;
-    rx_err err = {""};
-    rx_status st = rx_config_load(file, sets, nsets, &cfg, &err);
-    const char **sets_kept = sets; /* a sweep adds its own overrides */
-    if (st != RX_OK) {
-        fprintf(stderr, "replex: %s\n", err.msg);
-        free(sets_kept);
-        return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
-    }
-    if (threads >= 0)
-        cfg.threads = threads;
-    if (!is_run) {
-        char tmpl[] = "/tmp/replex-validate-XXXXXX";
-        /* print the resolved config through the same writer */
-        int fd = mkstemp(tmpl);
-        if (fd >= 0) {
-            FILE *tf = fdopen(fd, "r");
-            if (rx_config_write(&cfg, tmpl, &err) == RX_OK && tf) {
-                char line[1024];
-                while (fgets(line, sizeof line, tf))
-                    fputs(line, stdout);
-            }
-            if (tf)
-                fclose(tf);
-            remove(tmpl);
-        }
-        fprintf(stderr, "%s: valid\n", file);
-        rx_config_free(&cfg);
-        free(sets_kept);
-        return 0;
-    }
-    rx_sweep sw;
-    if (rx_sweep_load(file, &sw, &err) != RX_OK) {
-        fprintf(stderr, "replex: %s\n", err.msg);
-        rx_config_free(&cfg);
-        free(sets_kept);
-        return EXIT_BADINPUT;
-    }
-    char dflt[4096];
-    if (!out) {
-        const char *base = strrchr(file, '/');
-        base = base ? base + 1 : file;
-        size_t bl = strlen(base);
-        if (bl > 5 && !strcmp(base + bl - 5, ".yaml"))
-            bl -= 5;
-        else if (bl > 4 && !strcmp(base + bl - 4, ".yml"))
-            bl -= 4;
-        snprintf(dflt, sizeof dflt, "runs/%.*s", (int)bl, base);
-        out = dflt;
-    }
-    if (sw.n_keys > 0) {
-        rx_config_free(&cfg);
-        if (mkdir_parents(out) != 0) {
-            fprintf(stderr, "replex: %s: cannot create parent directories\n",
-                    out);
-            rx_sweep_free(&sw);
-            free(sets_kept);
-            return EXIT_RUNFAIL;
-        }
-        int rc = rx_cli_sweep(file, (const char *const *)sets_kept, nsets,
-                              &sw, out, threads, force, quiet, !no_plots);
-        rx_sweep_free(&sw);
-        free(sets_kept);
-        return rc;
-    }
+    return -1;
+}
+
+/* One run (no sweep) into o->out. cfg is consumed. */
+static int run_one(const run_opts *o, rx_config *cfg)
+{
+    const char *out = o->out;
     struct stat sb;
-    if (!force && stat(out, &sb) == 0) {
+    if (!o->force && stat(out, &sb) == 0) {
         fprintf(stderr,
                 "replex: %s: already exists; choose another -o or pass "
                 "--force\n",
                 out);
-        rx_config_free(&cfg);
-        free(sets_kept);
+        rx_config_free(cfg);
         return EXIT_BADINPUT;
     }
-    rx_logger lg = {NULL, quiet ? NULL : log_stderr};
+    if (check_writable(out) != 0) {
+        rx_config_free(cfg);
+        return EXIT_BADINPUT;
+    }
+    rx_cli_progress pr;
+    rx_cli_progress_init(&pr, o->quiet || o->progress_every == 0,
+                         o->progress_every, o->progress_interval);
+    rx_logger lg = {&pr, o->quiet ? NULL : log_stderr};
     rx_ctx *ctx = NULL;
-    st = rx_create(&ctx, &cfg, NULL, lg, &err);
+    rx_err err = {""};
+    rx_status st = rx_create(&ctx, cfg, NULL, lg, &err);
     if (st != RX_OK) {
-        rx_config_free(&cfg);
-        fprintf(stderr, "replex: %s: %s\n", file, err.msg);
-        free(sets_kept);
+        rx_config_free(cfg);
+        fprintf(stderr, "replex: %s: %s\n", o->file, err.msg);
         return st == RX_ECONFIG || st == RX_EINVAL ? EXIT_BADINPUT
                                                    : EXIT_RUNFAIL;
     }
-    st = rx_run(ctx);
-    if (st == RX_OK && mkdir_parents(out) != 0) {
-        fprintf(stderr, "replex: %s: cannot create parent directories: %s\n",
-                out, strerror(errno));
-        st = RX_EIO;
+    int rc = EXIT_OK;
+    int sig_ok = rx_cli_signals_install() == 0;
+    st = rx_cli_progress_attach(&pr, ctx, "run", cfg->iterations,
+                                cfg->tempering.n_chains);
+    if (st == RX_OK)
+        st = rx_run(ctx);
+    rx_cli_progress_break(&pr);
+    int sig = rx_cli_interrupted();
+    if (st == RX_EABORTED && sig) {
+        fprintf(stderr, "replex: interrupted (%s) at iteration %lld of %lld; "
+                "nothing written (checkpoints are not implemented yet)\n",
+                signame(sig), (long long)pr.seen_k,
+                (long long)cfg->iterations);
+        rc = EXIT_RUNFAIL;
     } else if (st != RX_OK) {
         fprintf(stderr, "replex: run failed: %s\n", rx_errmsg(ctx));
-    } else if ((st = rx_write_rundir(ctx, out, force, file)) != RX_OK) {
+        rc = EXIT_RUNFAIL;
+    } else if ((st = rx_write_rundir(ctx, out, o->force, o->file)) !=
+               RX_OK) {
         fprintf(stderr, "replex: %s\n", rx_errmsg(ctx));
+        rc = EXIT_RUNFAIL;
     }
-    if (st != RX_OK) {
-        rx_destroy(&ctx);
-        rx_config_free(&cfg);
-        free(sets_kept);
-        return EXIT_RUNFAIL;
-    }
-    if (!no_plots) {
+    if (rc == EXIT_OK && !o->no_plots && !rx_cli_interrupted()) {
         char why[256];
-        int pr = rx_cli_plots(ctx, &cfg, out, why, sizeof why);
-        if (pr != 0 && !quiet)
+        int r = rx_cli_plots(ctx, cfg, out, why, sizeof why);
+        if (r != 0 && !o->quiet)
             fprintf(stderr, "replex: %s\n", why);
     }
-    rx_config_free(&cfg);
-    if (!quiet) {
+    if (rc == EXIT_OK && (sig = rx_cli_interrupted()) != 0) {
+        fprintf(stderr, "replex: interrupted (%s) after the run; %s is "
+                "complete%s\n", signame(sig), out,
+                o->no_plots ? "" : " but its plots may be missing");
+        rc = EXIT_RUNFAIL;
+    }
+    if (sig_ok)
+        rx_cli_signals_restore();
+    if (rc == EXIT_OK && !o->quiet) {
         rx_results r;
         rx_get_results(ctx, &r);
         double tv;
@@ -298,7 +464,118 @@ int main(int argc, char **argv)
         if (rx_density_tv(ctx, &tv) == RX_OK)
             printf("TV distance to the true density on the grid: %.4f\n", tv);
     }
+    rx_config_free(cfg);
     rx_destroy(&ctx);
-    free(sets_kept);
-    return 0;
+    return rc;
+}
+
+static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
+{
+    int is_run = !strcmp(h->name, "run");
+    run_opts o;
+    memset(&o, 0, sizeof o);
+    o.threads = -1;
+    o.progress_every = -1;
+    o.progress_interval = 10.0;
+    o.sets = calloc((size_t)argc, sizeof *o.sets);
+    if (!o.sets) {
+        fprintf(stderr, "replex: out of memory\n");
+        return EXIT_RUNFAIL;
+    }
+    int rc = parse_opts(argc, argv, h, is_run, &o);
+    if (rc >= 0) {
+        free(o.sets);
+        return rc;
+    }
+    rx_config cfg;
+    rx_err err = {""};
+    rx_status st = rx_config_load(o.file, o.sets, o.nsets, &cfg, &err);
+    if (st != RX_OK) {
+        fprintf(stderr, "replex: %s\n", err.msg);
+        free(o.sets);
+        return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
+    }
+    if (o.threads >= 0)
+        cfg.threads = o.threads;
+    if (!is_run) {
+        rc = print_resolved(&cfg) == 0 ? EXIT_OK : EXIT_RUNFAIL;
+        if (rc == EXIT_OK && !o.quiet)
+            fprintf(stderr, "%s: valid\n", o.file);
+        rx_config_free(&cfg);
+        free(o.sets);
+        return rc;
+    }
+    rx_sweep sw;
+    if ((st = rx_sweep_load(o.file, &sw, &err)) != RX_OK) {
+        fprintf(stderr, "replex: %s\n", err.msg);
+        rx_config_free(&cfg);
+        free(o.sets);
+        return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
+    }
+    char dflt[4096];
+    if (!o.out) {
+        const char *base = strrchr(o.file, '/');
+        base = base ? base + 1 : o.file;
+        size_t bl = strlen(base);
+        if (bl > 5 && !strcmp(base + bl - 5, ".yaml"))
+            bl -= 5;
+        else if (bl > 4 && !strcmp(base + bl - 4, ".yml"))
+            bl -= 4;
+        snprintf(dflt, sizeof dflt, "runs/%.*s", (int)bl, base);
+        o.out = dflt;
+    }
+    if (sw.n_keys > 0) {
+        rx_config_free(&cfg);
+        if (mkdir_parents(o.out) != 0) {
+            fprintf(stderr, "replex: %s: cannot create the parent "
+                    "directories: %s\n", o.out, strerror(errno));
+            rx_sweep_free(&sw);
+            free(o.sets);
+            return EXIT_BADINPUT;
+        }
+        rx_cli_progress pr;
+        rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0,
+                             o.progress_every, o.progress_interval);
+        int sig_ok = rx_cli_signals_install() == 0;
+        rc = rx_cli_sweep(o.file, (const char *const *)o.sets, o.nsets, &sw,
+                          o.out, o.threads, o.force, o.quiet, !o.no_plots,
+                          &pr);
+        if (sig_ok)
+            rx_cli_signals_restore();
+        rx_sweep_free(&sw);
+        free(o.sets);
+        return rc;
+    }
+    rc = run_one(&o, &cfg);
+    free(o.sets);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_BADINPUT;
+    }
+    const char *cmd = argv[1];
+    if (is_help(cmd))
+        return argc > 2 ? cmd_help_cmd(argc, argv) : (usage(stdout), EXIT_OK);
+    if (!strcmp(cmd, "help"))
+        return cmd_help_cmd(argc, argv);
+    if (!strcmp(cmd, "--version")) {
+        printf("replex %s\n", rx_version());
+        return EXIT_OK;
+    }
+    const cmd_help *h = find_cmd(cmd);
+    if (!h) {
+        fprintf(stderr, "replex: unknown command '%s'\n", cmd);
+        usage(stderr);
+        return EXIT_BADINPUT;
+    }
+    int rc;
+    if (!strcmp(cmd, "info"))
+        return (rc = no_args(argc, argv, h)) >= 0 ? rc : cmd_info();
+    if (!strcmp(cmd, "keys"))
+        return (rc = no_args(argc, argv, h)) >= 0 ? rc : cmd_keys();
+    return cmd_run_validate(argc, argv, h);
 }

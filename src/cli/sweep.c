@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "plots.h"
+#include "progress.h"
 #include "sweep.h"
 
 enum { EXIT_RUNFAIL = 1, EXIT_BADINPUT = 2 };
@@ -45,7 +46,7 @@ static const char *combo_value(const rx_sweep *sw, long idx, int key)
 
 int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
                  const rx_sweep *sw, const char *out, int threads, int force,
-                 int quiet, int plots)
+                 int quiet, int plots, rx_cli_progress *pr)
 {
     long n = 1;
     for (int i = 0; i < sw->n_keys; ++i) {
@@ -62,15 +63,23 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
     const char **all = calloc((size_t)ns, sizeof *all);
     char **combo = calloc((size_t)sw->n_keys, sizeof *combo);
     row_t *rows = calloc((size_t)n, sizeof *rows);
-    if (!all || !combo || !rows)
+    if (!all || !combo || !rows) {
+        free(all);
+        free(combo);
+        free(rows);
+        fprintf(stderr, "replex: out of memory\n");
         return EXIT_RUNFAIL;
+    }
+    int rc = 0;
     for (int i = 0; i < sw->n_keys; ++i)
-        combo[i] = malloc(512);
+        if (!(combo[i] = malloc(512)))
+            rc = EXIT_RUNFAIL;
+    if (rc)
+        fprintf(stderr, "replex: out of memory\n");
     for (int i = 0; i < nsets; ++i)
         all[i] = sets[i];
     for (int i = 0; i < sw->n_keys; ++i)
         all[nsets + i] = combo[i];
-    int rc = 0;
     rx_err err;
     /* validate every combination first */
     for (long r = 0; r < n && rc == 0; ++r) {
@@ -92,7 +101,7 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
     if (rc == 0 && mkdir(out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "replex: %s: cannot create: %s\n", out,
                 strerror(errno));
-        rc = EXIT_RUNFAIL;
+        rc = EXIT_BADINPUT;
     }
     for (long r = 0; r < n && rc == 0; ++r) {
         combo_sets(sw, r, combo);
@@ -107,12 +116,25 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
         char dir[4200];
         snprintf(dir, sizeof dir, "%s/run-%03ld", out, r + 1);
         rx_status st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
+        char label[64];
+        snprintf(label, sizeof label, "run %ld/%ld", r + 1, n);
+        if (st == RX_OK && pr)
+            st = rx_cli_progress_attach(pr, ctx, label, c.iterations,
+                                        c.tempering.n_chains);
         if (st != RX_OK)
-            fprintf(stderr, "replex: sweep run %ld: %s\n", r + 1, err.msg);
-        else if ((st = rx_run(ctx)) != RX_OK)
-            fprintf(stderr, "replex: sweep run %ld failed: %s\n", r + 1,
-                    rx_errmsg(ctx));
-        else if ((st = rx_write_rundir(ctx, dir, force, file)) != RX_OK)
+            fprintf(stderr, "replex: sweep run %ld: %s\n", r + 1,
+                    ctx ? rx_errmsg(ctx) : err.msg);
+        else if ((st = rx_run(ctx)) != RX_OK) {
+            rx_cli_progress_break(pr);
+            if (st == RX_EABORTED && rx_cli_interrupted())
+                fprintf(stderr, "replex: interrupted at iteration %lld of "
+                        "sweep run %ld/%ld; runs 1 to %ld are complete in %s "
+                        "(no sweep tables)\n", (long long)pr->seen_k, r + 1,
+                        n, r, out);
+            else
+                fprintf(stderr, "replex: sweep run %ld failed: %s\n", r + 1,
+                        rx_errmsg(ctx));
+        } else if ((st = rx_write_rundir(ctx, dir, force, file)) != RX_OK)
             fprintf(stderr, "replex: %s\n", rx_errmsg(ctx));
         if (st == RX_OK) {
             rx_results res;
