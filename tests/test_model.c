@@ -201,6 +201,17 @@ static void make_case(tcase *t, int kind, rx__stream *s)
         sp->lik = RX_LIK_GAUSSIAN, sp->n_out = 1, sp->noise_var = 0.7;
         sp->learn_precision = 1;
         break;
+    case 5: /* rows wider than one 16-float vector (im2col/col2im) */
+        sp->in_c = 1, sp->in_h = ri(s, 17, 19), sp->in_w = ri(s, 17, 35);
+        add(t, RX_LAYER_CONV2D, 0, 2, 3, 1, 1);
+        add(t, RX_LAYER_RELU, 0, 0, 0, 0, 0);
+        add(t, RX_LAYER_MAXPOOL, 0, 0, 2, 2, 0);
+        add(t, RX_LAYER_CONV2D, 0, 2, ri(s, 1, 3), 1, ri(s, 0, 1));
+        add(t, RX_LAYER_TANH, 0, 0, 0, 0, 0);
+        sp->n_out = 2;
+        add(t, RX_LAYER_DENSE, 2, 0, 0, 0, 0);
+        sp->lik = RX_LIK_SOFTMAX;
+        break;
     default: /* tanh -> relu on the input, pool then activation, softmax */
         sp->in_c = 2, sp->in_h = 6, sp->in_w = 6;
         add(t, RX_LAYER_TANH, 0, 0, 0, 0, 0);
@@ -665,13 +676,13 @@ int main(int argc, char **argv)
 
     rx__stream s;
     rx__stream_init(&s, 2024, 0, RX_STREAM_MODELINIT, 99);
-    for (int kind = 0; kind < 5; ++kind)
+    for (int kind = 0; kind < 6; ++kind)
         for (int rep = 0; rep < 3; ++rep) {
             tcase t;
             make_case(&t, kind, &s);
             check_case(&t, 1, 0, &s);
             check_case(&t, 0, 0, &s);
-            if (kind == 2 || kind == 3) /* several im2col chunks */
+            if (kind >= 2) /* several im2col chunks */
                 check_case(&t, 1, 2, &s);
         }
     printf("gradient check: worst relative error %.2e (limit 1e-3)\n",

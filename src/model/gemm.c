@@ -64,16 +64,8 @@ void rx__gemm_ref(int ta, int tb, int M, int N, int K, float alpha,
  * builds AVX-512, AVX2 and baseline clones and picks one at load time
  * (ifunc).
  */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-    defined(__linux__)
-#define RX__CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define RX__CLONES
-#endif
-
-enum { TJ = 16, KC = 256 };
-/* GNU vector of TJ floats: one zmm, two ymm or four xmm per clone. */
-typedef float rx__v16 __attribute__((vector_size(4 * TJ)));
+enum { TJ = RX__VW, KC = 256 };
+typedef rx__vf rx__v16;
 
 /* Vectors move through memcpy (unaligned loads and stores) and are passed
  * by pointer: a 64-byte vector argument would change the ABI per clone. */

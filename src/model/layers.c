@@ -33,97 +33,156 @@ int rx__conv_chunk(const rx__op *op, const rx__netws *ws)
     return (int)ch;
 }
 
-/* Rows (ci, kh, kw) of the column matrix of images i0 .. i0+b-1 of a CNHW
- * tensor with batch n; columns (image, y, x). Zero padding written. */
-static void im2col(const rx__op *op, const float *in, int n, int i0, int b,
-                   float *col)
+/*
+ * im2col and col2im go through a zero-bordered copy of the chunk's input
+ * (ws->pad: c x b planes of (h + 2 pad) x (w + 2 pad)), so a row segment
+ * of the column matrix is a plain copy of out_w floats with no bounds
+ * tests. With stride 1 each segment moves as whole 16-float vectors: the
+ * lanes past out_w spill into the next segment, which is written after it
+ * (the buffers carry RX__SLACK floats for the last one), and col2im masks
+ * them out before adding.
+ */
+static void pad_chunk(const rx__op *op, const float *in, int n, int i0,
+                      int b, float *pad)
 {
-    const int h = op->h, w = op->w, k = op->k, s = op->stride, p = op->pad;
-    const int oh = op->oh, ow = op->ow;
+    const int h = op->h, w = op->w, p = op->pad;
+    const int hp = h + 2 * p, wp = w + 2 * p;
+    const size_t hw = (size_t)h * w, hpwp = (size_t)hp * wp;
+    if (p > 0)
+        memset(pad, 0, sizeof(float) * hpwp * (size_t)op->c * b);
+    for (int ci = 0; ci < op->c; ++ci)
+        for (int ii = 0; ii < b; ++ii) {
+            const float *src = in + ((size_t)ci * n + i0 + ii) * hw;
+            float *dst = pad + ((size_t)ci * b + ii) * hpwp +
+                         (size_t)p * wp + p;
+            for (int y = 0; y < h; ++y)
+                memcpy(dst + (size_t)y * wp, src + (size_t)y * w,
+                       sizeof(float) * (size_t)w);
+        }
+}
+
+RX__CLONES
+static void im2col(const rx__op *op, const float *restrict pad, int b,
+                   float *restrict col)
+{
+    const int k = op->k, s = op->stride, oh = op->oh, ow = op->ow;
+    const int wp = op->w + 2 * op->pad;
+    const size_t hpwp = (size_t)(op->h + 2 * op->pad) * wp;
     const size_t ohw = (size_t)oh * ow, cols = (size_t)b * ohw;
     for (int ci = 0; ci < op->c; ++ci)
         for (int kh = 0; kh < k; ++kh)
             for (int kw = 0; kw < k; ++kw) {
                 float *dst = col + ((size_t)(ci * k + kh) * k + kw) * cols;
-                /* valid x range for stride 1: 0 <= x - p + kw < w */
-                int x0 = p - kw, x1 = w + p - kw;
-                if (x0 < 0)
-                    x0 = 0;
-                if (x1 > ow)
-                    x1 = ow;
                 for (int ii = 0; ii < b; ++ii) {
                     const float *plane =
-                        in + ((size_t)ci * n + i0 + ii) * h * w;
-                    for (int y = 0; y < oh; ++y) {
-                        float *d = dst + ii * ohw + (size_t)y * ow;
-                        const int iy = y * s - p + kh;
-                        if (iy < 0 || iy >= h) {
-                            memset(d, 0, sizeof(float) * (size_t)ow);
-                            continue;
-                        }
-                        const float *src = plane + (size_t)iy * w;
+                        pad + ((size_t)ci * b + ii) * hpwp + kh * wp + kw;
+                    float *d = dst + ii * ohw;
+                    for (int y = 0; y < oh; ++y, d += ow) {
+                        const float *src = plane + (size_t)y * s * wp;
                         if (s == 1) {
-                            for (int x = 0; x < x0; ++x)
-                                d[x] = 0.0f;
-                            if (x1 > x0)
-                                memcpy(d + x0, src + x0 - p + kw,
-                                       sizeof(float) * (size_t)(x1 - x0));
-                            for (int x = x1 > x0 ? x1 : x0; x < ow; ++x)
-                                d[x] = 0.0f;
+                            for (int x = 0; x < ow; x += RX__VW)
+                                *(rx__vfu *)(d + x) =
+                                    *(const rx__vfu *)(src + x);
                         } else {
-                            for (int x = 0; x < ow; ++x) {
-                                const int ix = x * s - p + kw;
-                                d[x] = ix >= 0 && ix < w ? src[ix] : 0.0f;
-                            }
+                            for (int x = 0; x < ow; ++x)
+                                d[x] = src[x * s];
                         }
                     }
                 }
             }
 }
 
-/* Adjoint of im2col: din (images i0 .. i0+b-1, zeroed here) += col. */
-static void col2im(const rx__op *op, const float *col, int n, int i0, int b,
-                   float *din)
+/* Adjoint of im2col into dpad (zeroed here), then its interior to din. */
+RX__CLONES
+static void col2im(const rx__op *op, const float *restrict col, int n,
+                   int i0, int b, float *restrict dpad, float *restrict din)
 {
-    const int h = op->h, w = op->w, k = op->k, s = op->stride, p = op->pad;
-    const int oh = op->oh, ow = op->ow;
+    const int h = op->h, w = op->w, p = op->pad, k = op->k, s = op->stride;
+    const int oh = op->oh, ow = op->ow, wp = w + 2 * p;
+    const size_t hpwp = (size_t)(h + 2 * p) * wp, hw = (size_t)h * w;
     const size_t ohw = (size_t)oh * ow, cols = (size_t)b * ohw;
-    const size_t hw = (size_t)h * w;
-    for (int ci = 0; ci < op->c; ++ci)
-        memset(din + ((size_t)ci * n + i0) * hw, 0,
-               sizeof(float) * hw * (size_t)b);
+    memset(dpad, 0, sizeof(float) * hpwp * (size_t)op->c * b);
+    /* lanes 0 .. ow % 16 - 1 of the last vector of a segment */
+    rx__vi tail;
+    for (int j = 0; j < RX__VW; ++j)
+        tail[j] = j < ow % RX__VW ? -1 : 0;
+    const int full = ow / RX__VW * RX__VW;
     for (int ci = 0; ci < op->c; ++ci)
         for (int kh = 0; kh < k; ++kh)
             for (int kw = 0; kw < k; ++kw) {
                 const float *src =
                     col + ((size_t)(ci * k + kh) * k + kw) * cols;
-                int x0 = p - kw, x1 = w + p - kw;
-                if (x0 < 0)
-                    x0 = 0;
-                if (x1 > ow)
-                    x1 = ow;
                 for (int ii = 0; ii < b; ++ii) {
-                    float *plane = din + ((size_t)ci * n + i0 + ii) * hw;
-                    for (int y = 0; y < oh; ++y) {
-                        const int iy = y * s - p + kh;
-                        if (iy < 0 || iy >= h)
+                    float *plane =
+                        dpad + ((size_t)ci * b + ii) * hpwp + kh * wp + kw;
+                    const float *d = src + ii * ohw;
+                    for (int y = 0; y < oh; ++y, d += ow) {
+                        float *row = plane + (size_t)y * s * wp;
+                        if (s != 1) {
+                            for (int x = 0; x < ow; ++x)
+                                row[x * s] += d[x];
                             continue;
-                        const float *d = src + ii * ohw + (size_t)y * ow;
-                        float *row = plane + (size_t)iy * w;
-                        if (s == 1) {
-                            float *r = row - p + kw;
-                            for (int x = x0; x < x1; ++x)
-                                r[x] += d[x];
-                        } else {
-                            for (int x = 0; x < ow; ++x) {
-                                const int ix = x * s - p + kw;
-                                if (ix >= 0 && ix < w)
-                                    row[ix] += d[x];
-                            }
+                        }
+                        int x = 0;
+                        for (; x < full; x += RX__VW) {
+                            rx__vf v, r;
+                            memcpy(&v, d + x, sizeof v);
+                            memcpy(&r, row + x, sizeof r);
+                            r += v;
+                            memcpy(row + x, &r, sizeof r);
+                        }
+                        if (x < ow) {
+                            rx__vi v, r;
+                            memcpy(&v, d + x, sizeof v);
+                            v &= tail;
+                            memcpy(&r, row + x, sizeof r);
+                            rx__vf vf, rf;
+                            memcpy(&vf, &v, sizeof vf);
+                            memcpy(&rf, &r, sizeof rf);
+                            rf += vf;
+                            memcpy(row + x, &rf, sizeof rf);
                         }
                     }
                 }
             }
+    for (int ci = 0; ci < op->c; ++ci)
+        for (int ii = 0; ii < b; ++ii) {
+            const float *sp = dpad + ((size_t)ci * b + ii) * hpwp +
+                              (size_t)p * wp + p;
+            float *dst = din + ((size_t)ci * n + i0 + ii) * hw;
+            for (int y = 0; y < h; ++y)
+                memcpy(dst + (size_t)y * w, sp + (size_t)y * wp,
+                       sizeof(float) * (size_t)w);
+        }
+}
+
+/* r[j] += v over len floats, and the sum of r over len floats, in vector
+ * partial sums (a float reduction is not vectorised by the compiler). */
+RX__CLONES
+static void add_const(float *restrict r, size_t len, float v)
+{
+    for (size_t j = 0; j < len; ++j)
+        r[j] += v;
+}
+
+RX__CLONES
+static float row_sum(const float *restrict r, size_t len)
+{
+    rx__vf acc = {0};
+    size_t j = 0;
+    for (; j + RX__VW <= len; j += RX__VW) {
+        rx__vf v;
+        memcpy(&v, r + j, sizeof v);
+        acc += v;
+    }
+    float t[RX__VW], s = 0.0f;
+    memcpy(t, &acc, sizeof t);
+    for (int q = RX__VW / 2; q >= 1; q /= 2)
+        for (int l = 0; l < q; ++l)
+            t[l] += t[l + q];
+    for (; j < len; ++j)
+        s += r[j];
+    return t[0] + s;
 }
 
 static void conv_forward(const rx__op *op, rx__netws *ws, const float *w,
@@ -137,15 +196,12 @@ static void conv_forward(const rx__op *op, rx__netws *ws, const float *w,
         const int b = n - i0 < chunk ? n - i0 : chunk;
         const int cols = (int)((size_t)b * ohw);
         float *o = out + (size_t)i0 * ohw;
-        im2col(op, in, n, i0, b, ws->col);
+        pad_chunk(op, in, n, i0, b, ws->pad);
+        im2col(op, ws->pad, b, ws->col);
         rx__gemm(&ws->g, 0, 0, op->oc, cols, K, 1.0f, W, K, ws->col, cols,
                  0.0f, o, (int)((size_t)n * ohw));
-        for (int co = 0; co < op->oc; ++co) {
-            float *r = o + (size_t)co * n * ohw;
-            const float bb = bias[co];
-            for (int j = 0; j < cols; ++j)
-                r[j] += bb;
-        }
+        for (int co = 0; co < op->oc; ++co)
+            add_const(o + (size_t)co * n * ohw, (size_t)cols, bias[co]);
     }
 }
 
@@ -163,20 +219,16 @@ static void conv_backward(const rx__op *op, rx__netws *ws, const float *w,
         const int b = n - i0 < chunk ? n - i0 : chunk;
         const int cols = (int)((size_t)b * ohw);
         const float *d = dout + (size_t)i0 * ohw;
-        im2col(op, in, n, i0, b, ws->col);
+        pad_chunk(op, in, n, i0, b, ws->pad);
+        im2col(op, ws->pad, b, ws->col);
         rx__gemm(&ws->g, 0, 1, op->oc, K, cols, 1.0f, d, ld, ws->col, cols,
                  1.0f, gW, K);
-        for (int co = 0; co < op->oc; ++co) {
-            const float *r = d + (size_t)co * n * ohw;
-            float s = 0.0f;
-            for (int j = 0; j < cols; ++j)
-                s += r[j];
-            gb[co] += s;
-        }
+        for (int co = 0; co < op->oc; ++co)
+            gb[co] += row_sum(d + (size_t)co * n * ohw, (size_t)cols);
         if (din) {
             rx__gemm(&ws->g, 1, 0, K, cols, op->oc, 1.0f, W, K, d, ld, 0.0f,
                      ws->col, cols);
-            col2im(op, ws->col, n, i0, b, din);
+            col2im(op, ws->col, n, i0, b, ws->pad, din);
         }
     }
 }
@@ -243,6 +295,28 @@ static void pool_backward(const rx__op *op, const float *dout,
 {
     const size_t planes = (size_t)op->c * n, hw = (size_t)op->h * op->w;
     const size_t ohw = (size_t)op->oh * op->ow;
+    const int w = op->w;
+    if (op->k == 2 && op->stride == 2 && op->h == 2 * op->oh &&
+        op->w == 2 * op->ow) { /* windows tile the plane: one write each */
+        for (size_t pl = 0; pl < planes; ++pl) {
+            float *d = din + pl * hw;
+            const float *g = dout + pl * ohw;
+            const int32_t *ag = arg + pl * ohw;
+            for (int y = 0; y < op->oh; ++y) {
+                float *r0 = d + (size_t)(2 * y) * w, *r1 = r0 + w;
+                for (int x = 0; x < op->ow; ++x) {
+                    const int32_t a = ag[y * op->ow + x];
+                    const float gv = g[y * op->ow + x];
+                    const int32_t j = 2 * y * w + 2 * x;
+                    r0[2 * x] = a == j ? gv : 0.0f;
+                    r0[2 * x + 1] = a == j + 1 ? gv : 0.0f;
+                    r1[2 * x] = a == j + w ? gv : 0.0f;
+                    r1[2 * x + 1] = a == j + w + 1 ? gv : 0.0f;
+                }
+            }
+        }
+        return;
+    }
     memset(din, 0, sizeof(float) * planes * hw);
     for (size_t pl = 0; pl < planes; ++pl) {
         float *d = din + pl * hw;

@@ -313,18 +313,24 @@ rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
             ws->bytes += by;
         }
         if (op->kind == RX__OP_CONV) {
-            const size_t f = (size_t)rx__conv_chunk(op, ws) * op->c *
-                             op->k * op->k * op->oh * op->ow;
+            const size_t ch = (size_t)rx__conv_chunk(op, ws);
+            const size_t f = ch * op->c * op->k * op->k * op->oh * op->ow;
+            const size_t pf = ch * op->c * (size_t)(op->h + 2 * op->pad) *
+                              (size_t)(op->w + 2 * op->pad);
             if (f > ws->col_floats)
                 ws->col_floats = f;
+            if (pf > ws->pad_floats)
+                ws->pad_floats = pf;
         }
     }
     if (ws->col_floats) {
-        ws->col = rx__alloc_aligned(sizeof(float) * ws->col_floats,
-                                    RX_CACHELINE);
-        if (!ws->col)
+        const size_t cb = sizeof(float) * (ws->col_floats + RX__SLACK);
+        const size_t pb = sizeof(float) * (ws->pad_floats + RX__SLACK);
+        ws->col = rx__calloc_aligned(cb, RX_CACHELINE);
+        ws->pad = rx__calloc_aligned(pb, RX_CACHELINE);
+        if (!ws->col || !ws->pad)
             goto fail;
-        ws->bytes += sizeof(float) * ws->col_floats;
+        ws->bytes += cb + pb;
     }
     return ws;
 fail:
@@ -348,6 +354,7 @@ void rx__netws_destroy(rx__netws **wsp)
     rx__free_aligned(ws->dbuf[0]);
     rx__free_aligned(ws->dbuf[1]);
     rx__free_aligned(ws->col);
+    rx__free_aligned(ws->pad);
     rx__free_aligned(ws);
     *wsp = NULL;
 }

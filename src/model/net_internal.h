@@ -75,12 +75,36 @@ struct rx__netws {
     float **act;            /* n_bufs buffers, max_batch * buf_sz    */
     float *dbuf[2];         /* backward ping-pong, max_batch*max_act */
     int32_t **arg;          /* argmax per pool op                    */
-    float *col;             /* im2col / dcol scratch                 */
-    size_t col_floats;
+    float *col;             /* im2col / dcol scratch (+ RX__SLACK)   */
+    float *pad;             /* zero-bordered input chunk (+ RX__SLACK) */
+    size_t col_floats, pad_floats;
     int chunk_cap;          /* tests: fewer images per im2col chunk  */
     size_t bytes;
     rx_err err;             /* last message of a failed call         */
 };
+
+/*
+ * Vector kernels: GNU vectors of 16 floats (one zmm, two ymm or four xmm),
+ * moved with memcpy (unaligned) and never passed by value. GCC on x86-64
+ * Linux builds AVX-512, AVX2 and baseline clones of the functions marked
+ * RX__CLONES and picks one at load time (ifunc). No clone contracts a
+ * multiply-add (C11 mode), so all give the same bits.
+ */
+#define RX__VW 16
+typedef float rx__vf __attribute__((vector_size(4 * RX__VW)));
+typedef int32_t rx__vi __attribute__((vector_size(4 * RX__VW)));
+/* The same, at any float address (unaligned, may alias floats): a plain
+ * vector copy that memcpy would turn into a library call. */
+typedef float rx__vfu
+    __attribute__((vector_size(4 * RX__VW), aligned(4), may_alias));
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    defined(__linux__)
+#define RX__CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define RX__CLONES
+#endif
+/* Floats past the end of col and pad that whole-vector copies may touch. */
+#define RX__SLACK (2 * RX__VW)
 
 /* ---- GEMM (row-major, C = alpha op(A) op(B) + beta C) -------------------*/
 void rx__gemm(const rx__gemmctx *g, int ta, int tb, int M, int N, int K,
