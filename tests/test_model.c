@@ -555,7 +555,7 @@ static void shape_errors(void)
     rx__netspec m = mlp_spec(3);
     CHECK(rx__net_create(&net, &m, &err) == RX_OK);
     rx__netws *ws = rx__netws_create(net, 4, 1);
-    float w[256] = {0}, x[15] = {0}, y[5] = {0}, g[256];
+    float w[512] = {0}, x[15] = {0}, y[5] = {0}, g[512]; /* >= 353 params */
     double l;
     CHECK(rx__net_loss_grad(net, ws, w, x, y, 5, 1.0, &l, g, NULL) == RX_EINVAL);
     CHECK(strstr(rx__netws_errmsg(ws), "batch of 5 outside 1 .. 4") != NULL);
