@@ -335,10 +335,11 @@ static const keydef KEYS[] = {
      "classification: labels held out of training whose test examples form "
      "the out-of-distribution set scored by predictive entropy"},
     {"data.max_train", K_I64, OFF(data.max_train), "0", 0, 1e15, 0, 0, NULL,
-     "use at most this many training examples (the first of the split); "
-     "0 = all"},
+     "use at most this many training examples (a seeded random subset of "
+     "the split); 0 = all"},
     {"data.max_test", K_I64, OFF(data.max_test), "0", 0, 1e15, 0, 0, NULL,
-     "score at most this many test (and OOD) examples; 0 = all"},
+     "score at most this many test (and OOD) examples (a seeded random "
+     "subset); 0 = all"},
     {"data.standardise", K_BOOL, OFF(data.standardise), "true", 0, 0, 0, 0,
      NULL,
      "csv/synthetic: features to zero mean, unit sd with training-split "
@@ -1974,10 +1975,12 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
         return key_err(err, mk, "tempering.sigma2",
                        "must be a number >= 0, auto or estimate");
     if (s2 == RX_SIGMA2_ESTIMATE && c->target.kind != RX_TARGET_GMM &&
-        c->target.kind != RX_TARGET_MIXTURE25)
+        c->target.kind != RX_TARGET_MIXTURE25 &&
+        c->target.kind != RX_TARGET_NETWORK)
         return key_err(err, mk, "tempering.sigma2",
                        "estimate needs repeated noisy energies, which the "
-                       "analytic targets with energy_noise_sd provide");
+                       "analytic targets with energy_noise_sd and network "
+                       "targets (minibatches) provide");
     if (c->tempering.rule == RX_RULE_BIAS_CORRECTED &&
         s2 == RX_SIGMA2_AUTO && !(c->target.energy_noise_sd > 0.0))
         return key_err(err, mk, "tempering.sigma2",

@@ -106,6 +106,12 @@ static rx_status synthetic(rx__dataset *d, const rx_config *cfg, rx_err *err)
 }
 
 /* Replace *d by the rows kept by fn (filter) — helpers over the loaders. */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static rx_status keep_classes(rx__dataset *d, const int *cls, int nc,
                               rx_err *err)
 {
@@ -119,19 +125,32 @@ static rx_status keep_classes(rx__dataset *d, const int *cls, int nc,
     return RX_OK;
 }
 
-static rx_status keep_first(rx__dataset *d, int64_t n, rx_err *err)
+/* Keep n rows chosen at random (a seeded permutation keyed by the split
+ * id and `salt`), in their original order: files are often sorted by
+ * label, so "the first n" would be a biased subset. */
+static rx_status keep_random(rx__dataset *d, int64_t n, uint32_t split,
+                             uint64_t salt, rx_err *err)
 {
     if (n <= 0 || n >= d->n)
         return RX_OK;
-    int64_t *rows = malloc(sizeof(int64_t) * (size_t)n);
-    if (!rows)
+    int64_t *perm = malloc(sizeof(int64_t) * (size_t)d->n);
+    if (!perm)
         return rx__fail(err, RX_ENOMEM, "data: out of memory");
-    for (int64_t i = 0; i < n; ++i)
-        rows[i] = i;
+    for (int64_t i = 0; i < d->n; ++i)
+        perm[i] = i;
+    rx__stream s;
+    rx__stream_init(&s, RX__SPLIT_KEY, split, RX_STREAM_DATA, salt);
+    for (int64_t i = 0; i < n; ++i) { /* partial Fisher-Yates */
+        int64_t j = i + (int64_t)rx__uniform_int(&s, (uint64_t)(d->n - i));
+        int64_t tmp = perm[i];
+        perm[i] = perm[j];
+        perm[j] = tmp;
+    }
+    qsort(perm, (size_t)n, sizeof(int64_t), cmp_i64);
     rx__dataset o;
     memset(&o, 0, sizeof o);
-    rx_status st = rx__data_subset(&o, d, rows, n, err);
-    free(rows);
+    rx_status st = rx__data_subset(&o, d, perm, n, err);
+    free(perm);
     if (st != RX_OK)
         return st;
     rx__data_free(d);
@@ -247,11 +266,12 @@ static rx_status load_sets(rx__netdata *nd, const rx_config *cfg,
                 goto out;
         }
     }
-    st = keep_first(&nd->train, cfg->data.max_train, err);
+    const uint32_t sid = (uint32_t)cfg->data.split;
+    st = keep_random(&nd->train, cfg->data.max_train, sid, 2, err);
     if (st == RX_OK)
-        st = keep_first(&nd->test, cfg->data.max_test, err);
+        st = keep_random(&nd->test, cfg->data.max_test, sid, 3, err);
     if (st == RX_OK && nd->ood.n > 0)
-        st = keep_first(&nd->ood, cfg->data.max_test, err);
+        st = keep_random(&nd->ood, cfg->data.max_test, sid, 4, err);
     if (st != RX_OK)
         goto out;
     if (nd->train.n < 1 || nd->test.n < 1) {
