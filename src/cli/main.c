@@ -410,8 +410,11 @@ static int run_one(const run_opts *o, rx_config *cfg)
     if (st != RX_OK) {
         rx_config_free(cfg);
         fprintf(stderr, "replex: %s: %s\n", o->file, err.msg);
-        return st == RX_ECONFIG || st == RX_EINVAL ? EXIT_BADINPUT
-                                                   : EXIT_RUNFAIL;
+        /* configuration, data file and shape errors are bad input */
+        return st == RX_ECONFIG || st == RX_EINVAL || st == RX_EDATA ||
+                       st == RX_EIO
+                   ? EXIT_BADINPUT
+                   : EXIT_RUNFAIL;
     }
     int rc = EXIT_OK;
     int sig_ok = rx_cli_signals_install() == 0;

@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,32 @@ typedef struct {
     double a5, l1, cond, tv, moderr, corr, wall;
     int64_t swaps;
     int has_tv, has_mod;
+    rx_metrics met; /* network targets: the model average */
 } row_t;
+
+/* The metric columns of network runs: name, header, value. */
+typedef struct {
+    const char *csv, *md;
+    int cls; /* 1 classification, 0 regression */
+} mcol_t;
+static const mcol_t MCOLS[] = {
+    {"rmse", "RMSE", 0},         {"nll", "NLL", 0},
+    {"accuracy", "accuracy", 1}, {"nll", "NLL", 1},
+    {"ece", "ECE", 1},           {"entropy_ood", "OOD entropy", 1},
+};
+#define NMCOLS ((int)(sizeof MCOLS / sizeof MCOLS[0]))
+
+static double mcol_value(const rx_metrics *m, int j)
+{
+    switch (j) {
+    case 0: return m->rmse;
+    case 1: return m->nll;
+    case 2: return m->accuracy;
+    case 3: return m->nll;
+    case 4: return m->ece;
+    default: return m->entropy_ood;
+    }
+}
 
 static void combo_sets(const rx_sweep *sw, long idx, char **buf)
 {
@@ -153,6 +179,7 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
             w->corr = res.correction;
             w->wall = res.wall_s;
             w->has_tv = rx_density_tv(ctx, &w->tv) == RX_OK;
+            w->met = res.bma;
             if (c.target.kind == RX_TARGET_GMM) {
                 int K2 = c.target.means.rows;
                 double *est = malloc(sizeof(double) * (size_t)K2), tot = 0;
@@ -196,11 +223,23 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
                 fprintf(f, ",%s", sw->keys[i]);
                 fprintf(m, " | %s", sw->keys[i]);
             }
+            /* metric columns when the runs scored a network */
+            int net = n > 0 && rows[0].met.valid;
+            int cls = net && rows[0].met.classification;
             fprintf(f, ",a5_per_1000,l1_per_1000,condition_rate,swaps,"
-                       "correction,tv_distance,mode_weight_error,wall_s\n");
+                       "correction,tv_distance,mode_weight_error");
             fprintf(m, " | A.5 trips/1000 | 1->P->1 /1000 | condition rate "
-                       "| swaps | C | TV | mode-weight error | wall s |\n|---");
-            for (int i = 0; i < sw->n_keys + 8; ++i)
+                       "| swaps | C | TV | mode-weight error");
+            int nm = 0;
+            for (int j = 0; net && j < NMCOLS; ++j)
+                if (MCOLS[j].cls == cls) {
+                    fprintf(f, ",%s", MCOLS[j].csv);
+                    fprintf(m, " | %s", MCOLS[j].md);
+                    ++nm;
+                }
+            fprintf(f, ",wall_s\n");
+            fprintf(m, " | wall s |\n|---");
+            for (int i = 0; i < sw->n_keys + 8 + nm; ++i)
                 fprintf(m, "|---");
             fprintf(m, "|\n");
             for (long r = 0; r < n; ++r) {
@@ -225,8 +264,35 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
                     fprintf(f, "%.6g", w->moderr);
                     fprintf(m, "%.4f", w->moderr);
                 }
+                for (int j = 0; net && j < NMCOLS; ++j)
+                    if (MCOLS[j].cls == cls) {
+                        double v = mcol_value(&w->met, j);
+                        fprintf(f, ",%.6g", v);
+                        fprintf(m, " | %.4f", v);
+                    }
                 fprintf(f, ",%.4f\n", w->wall);
                 fprintf(m, " | %.3f |\n", w->wall);
+            }
+            if (net && n > 1) {
+                /* mean and standard error over all runs (e.g. the 20
+                 * random splits of the UCI protocol) */
+                fprintf(m, "\nOver the %ld runs (mean +- standard error):",
+                        n);
+                for (int j = 0; j < NMCOLS; ++j) {
+                    if (MCOLS[j].cls != cls)
+                        continue;
+                    double s1 = 0.0, s2 = 0.0;
+                    for (long r = 0; r < n; ++r) {
+                        double v = mcol_value(&rows[r].met, j);
+                        s1 += v;
+                        s2 += v * v;
+                    }
+                    double mu = s1 / (double)n;
+                    double var = (s2 - (double)n * mu * mu) / (double)(n - 1);
+                    fprintf(m, " %s %.4f +- %.4f;", MCOLS[j].md, mu,
+                            var > 0 ? sqrt(var / (double)n) : 0.0);
+                }
+                fprintf(m, "\n");
             }
         }
         if (f)
