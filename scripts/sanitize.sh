@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Memory and undefined-behaviour checks, run by .ci/run after the test suite:
+#   1. ASan + UBSan (meson's b_sanitize) build in build-asan; the unit,
+#      determinism and cli suites under it, stopping at the first report;
+#   2. valgrind memcheck on one small end-to-end `replex run` (release
+#      build in build/, as scripts/test.sh leaves it): no errors, no
+#      definite or indirect leaks;
+#   3. the libFuzzer harness of the YAML loader for a bounded time
+#      (scripts/fuzz.sh; skipped with a message when clang is missing).
+#
+#   bash scripts/sanitize.sh [asan|valgrind|fuzz ...]   (default: all three)
+#   RX_FUZZ_SECONDS   length of step 3 (default 60)
+# Installs valgrind (and, through scripts/fuzz.sh, clang) with apt when
+# missing and running as root, like scripts/bootstrap.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(asan valgrind fuzz)
+has() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+t_start=$(date +%s)
+stamp() { echo "sanitize: $1 ($(( $(date +%s) - t_start )) s so far)" >&2; }
+
+apt_install() {
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    return 1
+  fi
+  echo "sanitize: installing $*" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+bash scripts/bootstrap.sh   # packages and the release build in build/
+
+# Halt on the first UBSan report; leaks are errors (no suppressions
+# needed: libgomp's thread pool is reachable at exit, not leaked). Exit
+# status 86 on a report, so that the cli suite never takes one for
+# replex's own statuses 1 and 2.
+export ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:exitcode=86
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86
+
+if has asan; then
+  if [ ! -f build-asan/build.ninja ]; then
+    meson setup build-asan --buildtype=debugoptimized \
+      -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false \
+      >/dev/null
+  fi
+  ninja -C build-asan >/dev/null
+  stamp "ASan+UBSan build ready"
+  meson test -C build-asan --print-errorlogs --timeout-multiplier 3 \
+    --suite unit --suite determinism --suite cli
+  stamp "ASan+UBSan suites passed"
+fi
+
+if has valgrind; then
+  command -v valgrind >/dev/null 2>&1 || apt_install valgrind || {
+    echo "sanitize: valgrind missing and cannot be installed" >&2
+    exit 1
+  }
+  w=$(mktemp -d "${TMPDIR:-/tmp}/replex-valgrind.XXXXXX")
+  trap 'rm -rf "$w"' EXIT
+  # small but complete: every phase, 2 threads, all five output files;
+  # --fair-sched keeps the spinning barrier from starving the other thread.
+  # "possibly lost": glibc's TLS block of libgomp's pool thread, not a leak.
+  vg=(valgrind --error-exitcode=1 --leak-check=full
+      --errors-for-leak-kinds=definite,indirect
+      --show-leak-kinds=definite,indirect --fair-sched=yes --quiet)
+  "${vg[@]}" build/replex run yaml/default.yaml -o "$w/run" --threads 2 \
+    --no-plots --quiet --set iterations=3000 --set tempering.n_chains=8
+  # and a network target (data set, minibatches, BLAS, evaluation)
+  "${vg[@]}" build/replex run yaml/mlp_synthetic.yaml -o "$w/net" \
+    --threads 2 --no-plots --quiet --set iterations=300 \
+    --set record.burn_in=100
+  for f in config.yaml summary.json trace.csv index.npy samples.npy; do
+    for r in run net; do
+      [ -s "$w/$r/$f" ] || { echo "sanitize: valgrind run $r lacks $f" >&2; exit 1; }
+    done
+  done
+  stamp "valgrind memcheck clean"
+fi
+
+if has fuzz; then
+  mkdir -p build-fuzz
+  log=build-fuzz/ci.log
+  bash scripts/fuzz.sh "${RX_FUZZ_SECONDS:-60}" > "$log" 2>&1 || {
+    tail -n 40 "$log" >&2
+    echo "sanitize: the fuzzer found a problem ($log, build-fuzz/crash-*)" >&2
+    exit 1
+  }
+  grep -E '^(Done|fuzz:)' "$log" >&2 || true
+  stamp "fuzzing done"
+fi
