@@ -88,8 +88,8 @@ static const cmd_help CMDS[] = {
 static const char EXIT_TEXT[] =
     "exit status: 0 ok; 1 the run failed (error during the run, interrupted,\n"
     "cannot write the outputs, out of memory); 2 bad input (usage, unreadable\n"
-    "file, YAML, unknown key, bad value, output directory exists or cannot\n"
-    "be created).\n";
+    "file, YAML, unknown key, bad value, missing or malformed data file,\n"
+    "output directory exists or cannot be created).\n";
 
 static const cmd_help *find_cmd(const char *name)
 {
