@@ -382,8 +382,7 @@ static rx__netspec mlp_spec(int D)
 
 /*
  * Both paths sum the same products in float, in different orders (OpenBLAS
- * blocks K and uses FMA; the reference adds in k order; the small-shape
- * loops add in k order too). The rounding error of a sum of K products is
+ * blocks K and uses FMA; the reference adds in k order). The rounding error of a sum of K products is
  * at most about K * 2^-24 times the sum of their magnitudes, and ~sqrt(K)
  * times that in practice: with K up to 800 (conv2) and 64 images, a
  * relative difference of order 1e-6 .. 1e-5 of the largest gradient
@@ -692,7 +691,7 @@ int main(int argc, char **argv)
     blas_vs_ref(&mn, 6, 0, "MNIST CNN, batch 6");
     blas_vs_ref(&mn, 5, 2, "MNIST CNN, batch 5, chunks of 2");
     blas_vs_ref(&ml, 50, 0, "MLP 13-50-1, batch 50");
-    blas_vs_ref(&ml, 300, 0, "MLP 13-50-1, batch 300 (BLAS shapes)");
+    blas_vs_ref(&ml, 300, 0, "MLP 13-50-1, batch 300");
 
     threads(&mn, 4, 3, "MNIST CNN, batch 4");
     threads(&ml, 50, 2000, "MLP 13-50-1, batch 50");

@@ -79,7 +79,9 @@ static void im2col(const rx__op *op, const float *restrict pad, int b,
                     float *d = dst + ii * ohw;
                     for (int y = 0; y < oh; ++y, d += ow) {
                         const float *src = plane + (size_t)y * s * wp;
-                        if (s == 1) {
+                        if (s == 1 && ow <= RX__VW) { /* one move */
+                            *(rx__vfu *)d = *(const rx__vfu *)src;
+                        } else if (s == 1) {
                             for (int x = 0; x < ow; x += RX__VW)
                                 *(rx__vfu *)(d + x) =
                                     *(const rx__vfu *)(src + x);

@@ -80,9 +80,8 @@ double rx__net_flops_fwd(const rx__net *net);
 double rx__net_flops_grad(const rx__net *net);
 
 /* use_blas = 0 selects the plain-C reference path (same results within
- * float rounding; used by tests). use_blas = 1: cblas_sgemm for GEMMs of
- * at least 65,536 multiply-adds, tight C loops below (OpenBLAS's per-call
- * overhead is as large as such a product). Returns NULL on bad arguments
+ * float rounding; used by tests); 1 = cblas_sgemm for every product (see
+ * src/model/gemm.c for why small ones too). Returns NULL on bad arguments
  * or out of memory. */
 rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas);
 void rx__netws_destroy(rx__netws **ws);

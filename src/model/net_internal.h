@@ -62,8 +62,7 @@ struct rx__net {
     double flops_fwd, flops_grad;
 };
 
-/* A GEMM engine: 0 = plain-C reference loops, 1 = BLAS for large shapes
- * and tight C loops for small ones. */
+/* A GEMM engine: use_blas 0 = plain-C reference loops, 1 = cblas_sgemm. */
 typedef struct rx__gemmctx {
     int use_blas;
 } rx__gemmctx;
@@ -114,10 +113,6 @@ void rx__gemm(const rx__gemmctx *g, int ta, int tb, int M, int N, int K,
 void rx__gemm_ref(int ta, int tb, int M, int N, int K, float alpha,
                   const float *A, int lda, const float *B, int ldb,
                   float beta, float *C, int ldc);
-/* Tight loops for small shapes (no BLAS call overhead). */
-void rx__gemm_small(int ta, int tb, int M, int N, int K, float alpha,
-                    const float *A, int lda, const float *B, int ldb,
-                    float beta, float *C, int ldc);
 
 /* ---- layers (layers.c) ----------------------------------------------------*/
 void rx__op_forward(const rx__op *op, rx__netws *ws, const float *w,

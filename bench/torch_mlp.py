@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""PyTorch CPU reference for bench_model --net mlp (docs/performance.md).
+
+The UCI regression MLP 13-50-1 (ReLU) with a Gaussian likelihood of fixed
+variance 1 (summed squared error / 2). One step = zero_grad, forward,
+backward, SGD update, on ONE thread. Prints the per-step time, best and
+median, as wall time and as this thread's CPU time.
+
+    python3 bench/torch_mlp.py [--batch 50] [--reps 20000]
+"""
+import argparse
+import time
+
+import torch
+import torch.nn as nn
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--batch", type=int, default=50)
+    ap.add_argument("--reps", type=int, default=20000)
+    a = ap.parse_args()
+    torch.set_num_threads(1)
+    torch.manual_seed(1)
+    m = nn.Sequential(nn.Linear(13, 50), nn.ReLU(), nn.Linear(50, 1))
+    opt = torch.optim.SGD(m.parameters(), lr=1e-6)
+    x = torch.randn(a.batch, 13)
+    y = torch.randn(a.batch, 1)
+
+    def step():
+        opt.zero_grad()
+        loss = 0.5 * ((m(x) - y) ** 2).sum()
+        loss.backward()
+        opt.step()
+
+    for _ in range(100):
+        step()
+    wall, cpu = [], []
+    for _ in range(a.reps):
+        t, c = time.perf_counter(), time.thread_time()
+        step()
+        wall.append(time.perf_counter() - t)
+        cpu.append(time.thread_time() - c)
+    wall.sort()
+    cpu.sort()
+    print("torch %s, %d thread, batch %d, %d reps"
+          % (torch.__version__, torch.get_num_threads(), a.batch, a.reps))
+    for name, ts in (("wall", wall), ("thread CPU", cpu)):
+        print("%s: step best %.2f us median %.2f us"
+              % (name, ts[0] * 1e6, ts[len(ts) // 2] * 1e6))
+
+
+if __name__ == "__main__":
+    main()
