@@ -403,7 +403,7 @@ static const keydef KEYS[] = {
      0, 0, 0, 0, NULL,
      "also score the ensemble of the final particles of all positions (the "
      "mSGD x P baseline)"},
-    {"evaluate.batch", K_INT, OFF(evaluate.batch), "500", 1, 1000000, 0, 0,
+    {"evaluate.batch", K_INT, OFF(evaluate.batch), "100", 1, 1000000, 0, 0,
      NULL, "examples per prediction chunk (memory vs speed)"},
     {"init.low", K_REAL, OFF(init.low), "-1", -INF, INF, 0, 0, NULL,
      "initial particles i.i.d. uniform on [low, high]^d"},
