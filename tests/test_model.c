@@ -693,7 +693,7 @@ int main(int argc, char **argv)
     blas_vs_ref(&ml, 50, 0, "MLP 13-50-1, batch 50");
     blas_vs_ref(&ml, 300, 0, "MLP 13-50-1, batch 300");
 
-    threads(&mn, 4, 3, "MNIST CNN, batch 4");
+    threads(&mn, 4, 8, "MNIST CNN, batch 4");
     threads(&ml, 50, 2000, "MLP 13-50-1, batch 50");
 
     shape_errors();
