@@ -225,9 +225,10 @@ int main(int argc, char **argv)
     const double best = ts[0], med = ts[reps / 2];
     const double bestc = tc[0], medc = tc[reps / 2];
     const double fl = rx__net_flops_grad(net) * batch;
-    printf("net %s (%zu params), batch %d, %s path, %d reps, loss %.6g\n",
-           cnn ? "cnn" : "mlp", d, batch, ref ? "reference" : "blas", reps,
-           loss);
+    printf("net %s (%zu params), batch %d, %s path, %d reps, loss %.6g, "
+           "workspace %.1f MiB\n", cnn ? "cnn" : "mlp", d, batch,
+           ref ? "reference" : "blas", reps, loss,
+           (double)rx__netws_bytes(ws) / (1 << 20));
     printf("step: best %.3f us  median %.3f us  (%.0f / %.0f examples/s)\n",
            best * 1e6, med * 1e6, batch / best, batch / med);
     printf("model: %.2f MFLOP/step, best %.2f GFLOP/s, median %.2f "

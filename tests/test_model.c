@@ -259,6 +259,8 @@ static void check_case(const tcase *t, int use_blas, int chunk_cap,
     const int n = ri(s, 1, 5);
     rx__netws *ws = rx__netws_create(net, n + 2, use_blas);
     ws->chunk_cap = chunk_cap;
+    if (chunk_cap) /* passes of chunk_cap examples, gradients accumulated */
+        ws->micro = chunk_cap;
     const size_t d = rx__net_nparams(net), D = rx__net_in_dim(net);
     float *w = malloc(sizeof(float) * d), *g = malloc(sizeof(float) * d);
     float *x = malloc(sizeof(float) * D * (size_t)n);
@@ -398,6 +400,8 @@ static void blas_vs_ref(const rx__netspec *sp, int n, int chunk_cap,
     CHECK(rx__net_create(&net, sp, &err) == RX_OK);
     rx__netws *wb = rx__netws_create(net, n, 1), *wr = rx__netws_create(net, n, 0);
     wb->chunk_cap = chunk_cap;
+    if (chunk_cap)
+        wb->micro = chunk_cap;
     const size_t d = rx__net_nparams(net), D = rx__net_in_dim(net);
     float *w = malloc(sizeof(float) * d), *gb = malloc(sizeof(float) * d),
           *gr = malloc(sizeof(float) * d), *x = malloc(sizeof(float) * D * n),
@@ -598,6 +602,14 @@ static void init_check(void)
     }
     CHECK(mx <= bnd && mx > 0.99 * bnd);
     CHECK_NEAR(m2 / 51200, bnd * bnd / 3, 0.02 * bnd * bnd / 3);
+    /* a minibatch of 2500 runs in passes: workspace memory stays bounded */
+    rx__netws *big = rx__netws_create(net, 2500, 1);
+    CHECK(big && big->micro >= 64 && big->micro < 2500);
+    CHECK(big && rx__netws_bytes(big) < ((size_t)100 << 20));
+    if (big)
+        printf("MNIST CNN workspace for batch 2500: passes of %d, %.1f MiB\n",
+               big->micro, (double)rx__netws_bytes(big) / (1 << 20));
+    rx__netws_destroy(&big);
     /* fc2 bias: fan_in 50 */
     for (size_t j = d - 10; j < d; ++j)
         CHECK(fabs(w[j]) <= 1 / sqrt(50.0));
@@ -689,7 +701,7 @@ int main(int argc, char **argv)
 
     rx__netspec mn = mnist_spec(), ml = mlp_spec(13);
     blas_vs_ref(&mn, 6, 0, "MNIST CNN, batch 6");
-    blas_vs_ref(&mn, 5, 2, "MNIST CNN, batch 5, chunks of 2");
+    blas_vs_ref(&mn, 5, 2, "MNIST CNN, batch 5, passes of 2");
     blas_vs_ref(&ml, 50, 0, "MLP 13-50-1, batch 50");
     blas_vs_ref(&ml, 300, 0, "MLP 13-50-1, batch 300");
 

@@ -21,9 +21,9 @@
 
 int rx__conv_chunk(const rx__op *op, const rx__netws *ws)
 {
-    const int max_batch = ws->chunk_cap > 0 && ws->chunk_cap < ws->max_batch
+    const int max_batch = ws->chunk_cap > 0 && ws->chunk_cap < ws->micro
                               ? ws->chunk_cap
-                              : ws->max_batch;
+                              : ws->micro;
     const size_t per = (size_t)op->c * op->k * op->k * op->oh * op->ow;
     size_t ch = RX__COL_TARGET / (per ? per : 1);
     if (ch < 1)

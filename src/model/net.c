@@ -14,6 +14,15 @@
 
 #define RX__LOG_2PI 1.8378770664093454836
 
+/*
+ * Activation memory of a workspace, in bytes (64 MiB): a batch larger
+ * than fits is processed in passes (ws->micro examples each) whose
+ * gradients accumulate. The MNIST CNN keeps ~440 KB per example, so a
+ * minibatch of 2500 runs in passes of 152 instead of needing 1.1 GB per
+ * thread; GEMMs of 152 images are as efficient as larger ones.
+ */
+#define RX__WS_TARGET ((size_t)64 << 20)
+
 /* Shape and bookkeeping while compiling. */
 typedef struct build {
     rx__net *net;
@@ -282,7 +291,18 @@ rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
     ws->max_batch = max_batch;
     ws->g.use_blas = use_blas != 0;
     ws->bytes = sizeof *ws;
-    const size_t mb = (size_t)max_batch;
+    /* examples per pass: activations, gradients and argmax of one example */
+    size_t per = 2 * (net->max_act > (size_t)net->n_out ? net->max_act
+                                                         : (size_t)net->n_out);
+    for (int j = 0; j < net->n_bufs; ++j)
+        per += net->buf_sz[j];
+    for (int j = 0; j < net->n_ops; ++j)
+        if (net->ops[j].kind == RX__OP_POOL)
+            per += net->ops[j].out_sz;
+    size_t micro = RX__WS_TARGET / (sizeof(float) * per);
+    ws->micro = micro < 1 ? 1 : micro > (size_t)max_batch ? max_batch
+                                                          : (int)micro;
+    const size_t mb = (size_t)ws->micro;
     ws->act = calloc((size_t)net->n_bufs + 1, sizeof *ws->act);
     ws->arg = calloc((size_t)net->n_pools + 1, sizeof *ws->arg);
     if (!ws->act || !ws->arg)
@@ -406,28 +426,18 @@ static rx_status check_call(const rx__net *net, rx__netws *ws,
     return RX_OK;
 }
 
-rx_status rx__net_loss_grad(const rx__net *net, rx__netws *ws, const float *w,
-                            const float *x, const float *y, int n,
-                            double scale, double *loss_sum, float *grad,
-                            double *per_example)
+/* Losses of the n outputs z against y; the scaled gradient of their sum
+ * w.r.t. z into dz (if dz); the rho derivative sum into *grho. */
+static double likelihood(const rx__net *net, const float *w, const float *z,
+                         const float *y, int n, double scale, float *dz,
+                         double *per_example, double *grho)
 {
-    rx_status st = check_call(net, ws, w, x, n);
-    if (st != RX_OK)
-        return st;
-    if (!y || !loss_sum)
-        return rx__fail(&ws->err, RX_EINVAL, "model: NULL targets or loss");
     const int C = net->n_out;
-    const float *z = forward(net, ws, w, x, n);
-    float *dz = ws->dbuf[0];
-    double total = 0.0, grho = 0.0;
+    double total = 0.0;
     if (net->lik == RX_LIK_SOFTMAX) {
         for (int i = 0; i < n; ++i) {
             const float *zi = z + (size_t)i * C;
             const int yi = (int)y[i];
-            if (!(y[i] >= 0.0f) || yi >= C || (float)yi != y[i])
-                return rx__fail(&ws->err, RX_EINVAL,
-                                "model: label %g of example %d is not a "
-                                "class in 0 .. %d", (double)y[i], i, C - 1);
             float m = zi[0];
             for (int c = 1; c < C; ++c)
                 if (zi[c] > m)
@@ -439,41 +449,36 @@ rx_status rx__net_loss_grad(const rx__net *net, rx__netws *ws, const float *w,
             total += li;
             if (per_example)
                 per_example[i] = li;
-            if (grad) {
+            if (dz) {
                 float *d = dz + (size_t)i * C;
                 for (int c = 0; c < C; ++c)
                     d[c] = (float)(scale * (exp((double)zi[c] - m) / se -
                                             (c == yi)));
             }
         }
-    } else {
-        const double rho = net->learn_precision
-                               ? (double)w[net->nparams - 1]
-                               : -log(net->noise_var);
-        const double prec = exp(rho), c0 = 0.5 * (RX__LOG_2PI - rho);
-        for (int i = 0; i < n; ++i) {
-            const double r = (double)z[i] - y[i];
-            const double li = 0.5 * prec * r * r + c0;
-            total += li;
-            if (per_example)
-                per_example[i] = li;
-            if (grad) {
-                dz[i] = (float)(scale * prec * r);
-                grho += 0.5 * prec * r * r - 0.5;
-            }
+        return total;
+    }
+    const double rho = net->learn_precision ? (double)w[net->nparams - 1]
+                                            : -log(net->noise_var);
+    const double prec = exp(rho), c0 = 0.5 * (RX__LOG_2PI - rho);
+    for (int i = 0; i < n; ++i) {
+        const double r = (double)z[i] - y[i];
+        const double li = 0.5 * prec * r * r + c0;
+        total += li;
+        if (per_example)
+            per_example[i] = li;
+        if (dz) {
+            dz[i] = (float)(scale * prec * r);
+            *grho += 0.5 * prec * r * r - 0.5;
         }
     }
-    *loss_sum = total;
-    if (!isfinite(total))
-        return rx__fail(&ws->err, RX_ENUMERIC,
-                        "model: non-finite loss (%g) on a batch of %d",
-                        total, n);
-    if (!grad)
-        return RX_OK;
+    return total;
+}
 
-    memset(grad, 0, sizeof(float) * net->nparams);
-    if (net->learn_precision)
-        grad[net->nparams - 1] = (float)(scale * grho);
+/* Backward of one pass from d(output) in dbuf[0]; accumulates into grad. */
+static void backward(const rx__net *net, rx__netws *ws, const float *w,
+                     const float *x, int n, float *grad)
+{
     int cur = 0; /* dbuf holding the gradient of the current output */
     for (int j = net->n_ops - 1; j >= 0; --j) {
         const rx__op *op = &net->ops[j];
@@ -490,8 +495,51 @@ rx_status rx__net_loss_grad(const rx__net *net, rx__netws *ws, const float *w,
         if (din && !inplace)
             cur = 1 - cur;
     }
+}
+
+rx_status rx__net_loss_grad(const rx__net *net, rx__netws *ws, const float *w,
+                            const float *x, const float *y, int n,
+                            double scale, double *loss_sum, float *grad,
+                            double *per_example)
+{
+    rx_status st = check_call(net, ws, w, x, n);
+    if (st != RX_OK)
+        return st;
+    if (!y || !loss_sum)
+        return rx__fail(&ws->err, RX_EINVAL, "model: NULL targets or loss");
+    if (net->lik == RX_LIK_SOFTMAX)
+        for (int i = 0; i < n; ++i) {
+            const int yi = (int)y[i];
+            if (!(y[i] >= 0.0f) || yi >= net->n_out || (float)yi != y[i])
+                return rx__fail(&ws->err, RX_EINVAL,
+                                "model: label %g of example %d is not a "
+                                "class in 0 .. %d", (double)y[i], i,
+                                net->n_out - 1);
+        }
+    if (grad)
+        memset(grad, 0, sizeof(float) * net->nparams);
+    double total = 0.0, grho = 0.0;
+    for (int i0 = 0; i0 < n; i0 += ws->micro) {
+        const int m = n - i0 < ws->micro ? n - i0 : ws->micro;
+        const float *xp = x + (size_t)i0 * net->in_dim;
+        const float *z = forward(net, ws, w, xp, m);
+        total += likelihood(net, w, z, y + i0, m, scale,
+                            grad ? ws->dbuf[0] : NULL,
+                            per_example ? per_example + i0 : NULL, &grho);
+        if (grad)
+            backward(net, ws, w, xp, m, grad);
+    }
+    *loss_sum = total;
+    if (!isfinite(total))
+        return rx__fail(&ws->err, RX_ENUMERIC,
+                        "model: non-finite loss (%g) on a batch of %d",
+                        total, n);
+    if (grad && net->learn_precision)
+        grad[net->nparams - 1] = (float)(scale * grho);
     return RX_OK;
 }
+
+static void probs(const rx__net *net, const float *z, int n, float *out);
 
 rx_status rx__net_predict(const rx__net *net, rx__netws *ws, const float *w,
                           const float *x, int n, float *out)
@@ -502,10 +550,21 @@ rx_status rx__net_predict(const rx__net *net, rx__netws *ws, const float *w,
     if (!out)
         return rx__fail(&ws->err, RX_EINVAL, "model: NULL output");
     const int C = net->n_out;
-    const float *z = forward(net, ws, w, x, n);
+    for (int i0 = 0; i0 < n; i0 += ws->micro) {
+        const int m = n - i0 < ws->micro ? n - i0 : ws->micro;
+        const float *z = forward(net, ws, w, x + (size_t)i0 * net->in_dim, m);
+        probs(net, z, m, out + (size_t)i0 * C);
+    }
+    return RX_OK;
+}
+
+/* Softmax probabilities (or the gaussian mean) of n outputs z. */
+static void probs(const rx__net *net, const float *z, int n, float *out)
+{
+    const int C = net->n_out;
     if (net->lik == RX_LIK_GAUSSIAN) {
         memcpy(out, z, sizeof(float) * (size_t)n * C);
-        return RX_OK;
+        return;
     }
     for (int i = 0; i < n; ++i) {
         const float *zi = z + (size_t)i * C;
@@ -520,5 +579,4 @@ rx_status rx__net_predict(const rx__net *net, rx__netws *ws, const float *w,
         for (int c = 0; c < C; ++c)
             o[c] = (float)(exp((double)zi[c] - m) / se);
     }
-    return RX_OK;
 }

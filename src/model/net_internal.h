@@ -70,10 +70,11 @@ typedef struct rx__gemmctx {
 struct rx__netws {
     const rx__net *net;
     int max_batch;
+    int micro;              /* examples per pass (buffers sized for it) */
     rx__gemmctx g;
-    float **act;            /* n_bufs buffers, max_batch * buf_sz    */
-    float *dbuf[2];         /* backward ping-pong, max_batch*max_act */
-    int32_t **arg;          /* argmax per pool op                    */
+    float **act;            /* n_bufs buffers, micro * buf_sz        */
+    float *dbuf[2];         /* backward ping-pong, micro * max_act   */
+    int32_t **arg;          /* argmax per pool op, micro * out_sz    */
     float *col;             /* im2col / dcol scratch (+ RX__SLACK)   */
     float *pad;             /* zero-bordered input chunk (+ RX__SLACK) */
     size_t col_floats, pad_floats;
