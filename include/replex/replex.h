@@ -8,6 +8,7 @@
 #ifndef RX_REPLEX_H
 #define RX_REPLEX_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -344,6 +345,24 @@ typedef struct rx_config {
                              ///< (cyclical SG-MCMC) (default 0 = off)
     } step;
 
+    /* numerical faults: a non-finite energy or gradient of a chain */
+    struct {
+        int policy;          ///< 0 stop (error naming chain, position,
+                             ///< iteration, last finite values), 1 rollback
+                             ///< (restore the chain's last good state and
+                             ///< halve its step size) (default 0)
+        int max_rollbacks;   ///< rollback: per chain, then stop (default 10)
+        int64_t inject_iteration; ///< testing aid: make the gradient of
+                                  ///< inject_particle non-finite at this
+                                  ///< iteration (-1 = never, the default)
+        int inject_particle; ///< testing aid: which particle (default 0)
+    } faults;
+
+    /* checkpoints (written by the CLI or rx_checkpoint_enable) */
+    struct {
+        int64_t every;       ///< iterations between checkpoints (0 = off)
+    } checkpoint;
+
     /* recording */
     struct {
         int64_t burn_in;     ///< first k whose sample is kept (default 0)
@@ -452,6 +471,28 @@ typedef rx_status (*rx_progress_fn)(void *user, const rx_progress *p);
 /** Install a progress callback before rx_run (fn NULL = none). */
 RX_API rx_status rx_set_progress(rx_ctx *c, rx_progress_fn fn, void *user,
                                  int64_t every);
+
+/**
+ * Checkpoints: write the whole resumable state to `path` every `every`
+ * iterations (every < 0: cfg->checkpoint.every) and when a stop is
+ * requested. Atomic (temporary file, fsync, rename), versioned, CRC-32
+ * checked. Call before rx_run.
+ */
+RX_API rx_status rx_checkpoint_enable(rx_ctx *c, const char *path,
+                                      int64_t every);
+/**
+ * Continue from a checkpoint written by a run of the same configuration
+ * (the thread count may differ): call after rx_create, before rx_run; the
+ * results are bitwise those of an uninterrupted run. On failure destroy
+ * the context.
+ */
+RX_API rx_status rx_checkpoint_resume(rx_ctx *c, const char *path);
+/**
+ * Stop cleanly when *flag becomes non-zero (e.g. set by a signal handler):
+ * the run stops after the step phase of the next iteration, writes a
+ * checkpoint if enabled, and rx_run returns RX_EABORTED.
+ */
+RX_API rx_status rx_set_stop_flag(rx_ctx *c, volatile sig_atomic_t *flag);
 
 /** Run all cfg->iterations iterations. Call once per context. */
 RX_API rx_status rx_run(rx_ctx *c);

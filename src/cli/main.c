@@ -44,6 +44,8 @@ static const cmd_help CMDS[] = {
      "  --set key.path=value   override one key, repeatable (default none);\n"
      "                         `replex keys` lists the keys\n"
      "  --force                replace an existing DIR (default off)\n"
+     "  --resume DIR           continue the interrupted run of DIR from\n"
+     "                         DIR.partial/checkpoint.bin (no FILE.yaml)\n"
      "  -q, --quiet            print nothing but errors: no progress, no\n"
      "                         log, no summary (default off)\n"
      "  --no-plots             do not draw DIR/plots with gnuplot (default:\n"
@@ -60,8 +62,11 @@ static const cmd_help CMDS[] = {
      "(iteration, percent, it/s, chain-steps/s, ETA, round trips, mean swap\n"
      "acceptance), plain lines otherwise. The run directory is written under\n"
      "a temporary name and renamed when complete. Ctrl-C (SIGINT) or SIGTERM\n"
-     "stops the run after the current iteration, writes nothing and exits 1\n"
-     "(checkpoints and --resume are not implemented yet).\n"},
+     "stops the run after the current iteration and exits 1; with\n"
+     "checkpoint.every > 0 the state is first written to DIR.partial/\n"
+     "(also every checkpoint.every iterations), and\n"
+     "  replex run --resume DIR [--threads N]\n"
+     "continues to the same results as an uninterrupted run.\n"},
     {"validate", "FILE.yaml [options]",
      "check an experiment file and print the resolved configuration",
      "options:\n"
@@ -295,6 +300,7 @@ static int print_resolved(const rx_config *cfg)
 
 typedef struct {
     const char *file, *out;
+    const char *resume;     /* --resume DIR */
     const char **sets;
     int nsets, threads, force, quiet, no_plots;
     int64_t progress_every; /* -1 auto, 0 off */
@@ -356,6 +362,8 @@ static int parse_opts(int argc, char **argv, const cmd_help *h, int is_run,
             o->sets[o->nsets++] = argv[++i];
         } else if (!strncmp(a, "--set=", 6)) {
             o->sets[o->nsets++] = a + 6;
+        } else if (is_run && !strcmp(a, "--resume") && has) {
+            o->resume = argv[++i];
         } else if (is_run && !strcmp(a, "--force")) {
             o->force = 1;
         } else if (is_run && !strcmp(a, "--no-plots")) {
@@ -375,7 +383,17 @@ static int parse_opts(int argc, char **argv, const cmd_help *h, int is_run,
             return EXIT_BADINPUT;
         }
     }
-    if (!o->file) {
+    if (o->resume && o->file) {
+        fprintf(stderr, "replex %s: --resume DIR takes its configuration "
+                "from DIR.partial; give no FILE.yaml ('%s')\n", cmd, o->file);
+        return EXIT_BADINPUT;
+    }
+    if (o->resume && o->nsets) {
+        fprintf(stderr, "replex %s: --resume continues the same "
+                "configuration; --set is not allowed\n", cmd);
+        return EXIT_BADINPUT;
+    }
+    if (!o->file && !o->resume) {
         fprintf(stderr, "replex %s: missing FILE.yaml\n", cmd);
         cmd_usage(stderr, h);
         return EXIT_BADINPUT;
@@ -384,7 +402,65 @@ static int parse_opts(int argc, char **argv, const cmd_help *h, int is_run,
 }
 
 /* One run (no sweep) into o->out. cfg is consumed. */
-static int run_one(const run_opts *o, rx_config *cfg)
+/* DIR.partial: the checkpoint, the resolved config and the source name
+ * of a run with checkpoint.every > 0 (removed when the run completes). */
+static void partial_paths(const char *out, char *dir, char *ck, char *cf,
+                          char *src, size_t cap)
+{
+    snprintf(dir, cap, "%s.partial", out);
+    snprintf(ck, cap, "%s.partial/checkpoint.bin", out);
+    snprintf(cf, cap, "%s.partial/config.yaml", out);
+    snprintf(src, cap, "%s.partial/source", out);
+}
+
+static void partial_remove(const char *out)
+{
+    char d[4200], ck[4200], cf[4200], sr[4200];
+    partial_paths(out, d, ck, cf, sr, sizeof d);
+    remove(ck);
+    remove(cf);
+    remove(sr);
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", ck);
+    remove(tmp);
+    rmdir(d);
+}
+
+/* Starts DIR.partial for a checkpointing run; 0 or an exit status. */
+static int partial_start(const run_opts *o, const rx_config *cfg,
+                         const char *source)
+{
+    char d[4200], ck[4200], cf[4200], sr[4200];
+    partial_paths(o->out, d, ck, cf, sr, sizeof d);
+    struct stat sb;
+    if (stat(d, &sb) == 0) {
+        if (!o->force) {
+            fprintf(stderr, "replex: %s exists (an interrupted run): "
+                    "continue it with `replex run --resume %s`, or pass "
+                    "--force to start over\n", d, o->out);
+            return EXIT_BADINPUT;
+        }
+        partial_remove(o->out);
+    }
+    if (mkdir(d, 0777) != 0) {
+        fprintf(stderr, "replex: %s: cannot create: %s\n", d,
+                strerror(errno));
+        return EXIT_BADINPUT;
+    }
+    rx_err err = {""};
+    FILE *f = NULL;
+    if (rx_config_write(cfg, cf, &err) != RX_OK ||
+        !(f = fopen(sr, "w")) || fputs(source, f) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "replex: %s: cannot write the run's configuration: "
+                "%s\n", d, err.msg[0] ? err.msg : strerror(errno));
+        partial_remove(o->out);
+        return EXIT_RUNFAIL;
+    }
+    return 0;
+}
+
+static int run_one(const run_opts *o, rx_config *cfg, const char *source,
+                   int resuming)
 {
     const char *out = o->out;
     struct stat sb;
@@ -417,6 +493,25 @@ static int run_one(const run_opts *o, rx_config *cfg)
                    : EXIT_RUNFAIL;
     }
     int rc = EXIT_OK;
+    char pd[4200], pck[4200], pcf[4200], psr[4200];
+    partial_paths(out, pd, pck, pcf, psr, sizeof pd);
+    const int ckpt = resuming || cfg->checkpoint.every > 0;
+    if (resuming && (st = rx_checkpoint_resume(ctx, pck)) != RX_OK) {
+        fprintf(stderr, "replex: --resume %s: %s\n", out, rx_errmsg(ctx));
+        rx_config_free(cfg);
+        rx_destroy(&ctx);
+        return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
+    }
+    if (!resuming && ckpt && (rc = partial_start(o, cfg, source)) != 0) {
+        rx_config_free(cfg);
+        rx_destroy(&ctx);
+        return rc;
+    }
+    if (ckpt) {
+        rx_checkpoint_enable(ctx, pck, cfg->checkpoint.every);
+        rx_set_stop_flag(ctx, rx_cli_signal_flag());
+        pr.engine_stops = 1;
+    }
     int sig_ok = rx_cli_signals_install() == 0;
     st = rx_cli_progress_attach(&pr, ctx, "run", cfg->iterations,
                                 cfg->tempering.n_chains);
@@ -424,19 +519,27 @@ static int run_one(const run_opts *o, rx_config *cfg)
         st = rx_run(ctx);
     rx_cli_progress_break(&pr);
     int sig = rx_cli_interrupted();
-    if (st == RX_EABORTED && sig) {
+    if (st == RX_EABORTED && sig && ckpt) {
+        fprintf(stderr, "replex: interrupted (%s): %s; continue with "
+                "`replex run --resume %s`\n", signame(sig), rx_errmsg(ctx),
+                out);
+        rc = EXIT_RUNFAIL;
+    } else if (st == RX_EABORTED && sig) {
         fprintf(stderr, "replex: interrupted (%s) at iteration %lld of %lld; "
-                "nothing written (checkpoints are not implemented yet)\n",
+                "nothing written (set checkpoint.every to be able to "
+                "resume)\n",
                 signame(sig), (long long)pr.seen_k,
                 (long long)cfg->iterations);
         rc = EXIT_RUNFAIL;
     } else if (st != RX_OK) {
         fprintf(stderr, "replex: run failed: %s\n", rx_errmsg(ctx));
         rc = EXIT_RUNFAIL;
-    } else if ((st = rx_write_rundir(ctx, out, o->force, o->file)) !=
-               RX_OK) {
+    } else if ((st = rx_write_rundir(ctx, out, o->force || resuming,
+                                     source)) != RX_OK) {
         fprintf(stderr, "replex: %s\n", rx_errmsg(ctx));
         rc = EXIT_RUNFAIL;
+    } else if (ckpt) {
+        partial_remove(out); /* the run directory is complete */
     }
     if (rc == EXIT_OK && !o->no_plots && !rx_cli_interrupted()) {
         char why[256];
@@ -472,6 +575,47 @@ static int run_one(const run_opts *o, rx_config *cfg)
     return rc;
 }
 
+/* replex run --resume DIR: the configuration and source name come from
+ * DIR.partial; --threads may differ from the interrupted run. */
+static int resume_run(const run_opts *o0)
+{
+    char out[4200];
+    snprintf(out, sizeof out, "%s", o0->resume);
+    size_t l = strlen(out);
+    while (l > 1 && out[l - 1] == '/')
+        out[--l] = '\0';
+    if (l > 8 && !strcmp(out + l - 8, ".partial"))
+        out[l - 8] = '\0';
+    char pd[4200], pck[4200], pcf[4200], psr[4200];
+    partial_paths(out, pd, pck, pcf, psr, sizeof pd);
+    struct stat sb;
+    if (stat(pck, &sb) != 0) {
+        fprintf(stderr, "replex: --resume %s: no checkpoint %s (%s)\n",
+                o0->resume, pck, strerror(errno));
+        return EXIT_BADINPUT;
+    }
+    rx_config cfg;
+    rx_err err = {""};
+    rx_status st = rx_config_load(pcf, NULL, 0, &cfg, &err);
+    if (st != RX_OK) {
+        fprintf(stderr, "replex: --resume %s: %s\n", o0->resume, err.msg);
+        return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
+    }
+    char source[4200] = "";
+    FILE *f = fopen(psr, "r");
+    if (f) {
+        if (!fgets(source, sizeof source, f))
+            source[0] = '\0';
+        fclose(f);
+    }
+    if (o0->threads >= 0)
+        cfg.threads = o0->threads;
+    run_opts o = *o0;
+    o.out = out;
+    o.file = pcf;
+    return run_one(&o, &cfg, source, 1);
+}
+
 static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
 {
     int is_run = !strcmp(h->name, "run");
@@ -487,6 +631,11 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     }
     int rc = parse_opts(argc, argv, h, is_run, &o);
     if (rc >= 0) {
+        free(o.sets);
+        return rc;
+    }
+    if (o.resume) {
+        rc = resume_run(&o);
         free(o.sets);
         return rc;
     }
@@ -549,7 +698,7 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
         free(o.sets);
         return rc;
     }
-    rc = run_one(&o, &cfg);
+    rc = run_one(&o, &cfg, o.file, 0);
     free(o.sets);
     return rc;
 }

@@ -57,6 +57,8 @@ void rx_cli_signals_restore(void)
 
 int rx_cli_interrupted(void) { return (int)g_signal; }
 
+volatile sig_atomic_t *rx_cli_signal_flag(void) { return &g_signal; }
+
 void rx_cli_progress_init(rx_cli_progress *pr, int quiet, int64_t every,
                           double interval)
 {
@@ -188,7 +190,7 @@ static rx_status on_progress(void *user, const rx_progress *p)
 {
     rx_cli_progress *pr = user;
     pr->seen_k = p->iteration;
-    if (g_signal)
+    if (g_signal && !pr->engine_stops)
         return RX_EABORTED;
     if (pr->quiet)
         return RX_OK;

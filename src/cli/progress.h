@@ -6,6 +6,7 @@
 #ifndef RX_CLI_PROGRESS_H
 #define RX_CLI_PROGRESS_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -24,6 +25,9 @@ typedef struct rx_cli_progress {
     double last_t;       /* elapsed_s of the last line / redraw */
     int64_t last_k;      /* iteration of the last plain line */
     int64_t seen_k;      /* iteration of the last callback */
+    int engine_stops;    /* 1: the engine watches the signal flag itself
+                            (checkpointing runs): the callback does not
+                            abort */
 } rx_cli_progress;
 
 /* every <= 0: automatic (see progress.c); interval: seconds (plain mode). */
@@ -44,5 +48,7 @@ int rx_cli_signals_install(void);
 void rx_cli_signals_restore(void);
 /* The signal received since install (SIGINT, SIGTERM), or 0. */
 int rx_cli_interrupted(void);
+/* The flag itself, for rx_set_stop_flag. */
+volatile sig_atomic_t *rx_cli_signal_flag(void);
 
 #endif

@@ -4,6 +4,8 @@
 #ifndef RX_ENGINE_CTX_H
 #define RX_ENGINE_CTX_H
 
+#include <signal.h>
+
 #include "../core/internal.h"
 #include "../exchange/exchange.h"
 #include "../ladder/ladder.h"
@@ -20,6 +22,12 @@ typedef struct rx__particle {
     double energy;
     double var_raw[2]; /* sigma^2 raw estimate, by parity of k */
     int32_t id;
+    /* faults.policy rollback: the state before the current step */
+    double *good_theta, *good_grad, *good_state;
+    double good_energy;
+    double step_scale;   /* 0.5^rollbacks */
+    int32_t rollbacks;
+    int64_t last_rollback_k;
 } rx__particle;
 
 /* Per-thread state, one cache-line-aligned slot per thread. */
@@ -28,6 +36,8 @@ typedef struct rx__tstate {
     double t_step, t_wait, t_xch, t_rec;
     rx_status st;
     int32_t fail_particle;
+    int32_t fail_q;      /* position of the failing particle */
+    int32_t fail_coord;  /* first non-finite gradient coordinate, -1 */
     int64_t fail_k;
     double fail_last_energy;
     rx__tws *tws;        /* target scratch (network targets) */
@@ -43,6 +53,18 @@ typedef struct rx__evalst {
     double *mean[2], *lmax[2], *lsum[2], *ood_mean[2]; /* [0] BMA, [1] ens */
     rx_metrics bma, ens;
 } rx__evalst;
+
+/* Scalars of a packed particle: energy, var_raw[2], last_q, step_scale,
+ * rollbacks, last_rollback_k; then theta, grad, state (dim each). */
+#define RX__PSCAL 7
+
+/* Pack/unpack one particle's resumable state (engine.c). */
+void rx__part_pack(const rx__particle *p, size_t dim, double *out);
+void rx__part_unpack(rx__particle *p, size_t dim, const double *in);
+/* Copy the resumable part of an exchange state (P positions). */
+void rx__xstate_copy(rx__xstate *dst, const rx__xstate *src, int P);
+/* Free the arrays of a resumed exchange state (at, pos, gate, eta block). */
+void rx__xstate_free_resumed(rx__xstate *x);
 
 struct rx_ctx {
     rx_config cfg;
@@ -74,6 +96,23 @@ struct rx_ctx {
     void *progress_user;
     int64_t progress_every;
     rx__evalst ev;
+    /* checkpoints: written by thread 0 after the step phase of an
+     * iteration whose flag (by parity) thread 0 set while recording the
+     * previous one; ckpt_fn is installed by src/io/checkpoint.c */
+    rx_status (*ckpt_fn)(rx_ctx *c, int64_t k);
+    char *ckpt_path;
+    int64_t ckpt_every;
+    int ckpt_flag[2];
+    volatile sig_atomic_t *stop_flag; /* set asynchronously: stop cleanly */
+    int stop_now;                     /* thread 0: stop after checkpoint */
+    int64_t k0;                       /* resumed: first iteration to run */
+    int resumed;
+    int64_t ckpts_written;
+    char ckpt_err[9000];
+    /* a checkpoint being resumed (filled by src/io/checkpoint.c) */
+    double *res_parts;   /* P x (RX__PSCAL + 3 dim): see rx__part_pack */
+    rx__xstate res_x;    /* at, pos, gate, eta, tau, beta, s2hat, acc_sum,
+                            C, sa_count, round, round_end, nonadj */
     double eval_s;
     double mem_data, mem_scratch; /* network: data sets, all scratch */
 };

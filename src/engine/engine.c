@@ -310,6 +310,9 @@ void rx_destroy(rx_ctx **cp)
         free(c->ev.ood_mean[m]);
     }
     free(c->ev.ens_models);
+    rx__xstate_free_resumed(&c->res_x);
+    free(c->res_parts);
+    free(c->ckpt_path);
     free(c->final_at);
     free(c->s2_final);
     rx__rec_free(&c->rec);
@@ -387,13 +390,24 @@ static rx_status particle_alloc(rx_ctx *c, int i, rx__tws *tws)
     size_t v = vec ? vec : RX_CACHELINE;
     int stateful = rx__step_has_state(c->cfg.step.target) ||
                    rx__step_has_state(c->cfg.step.others);
-    char *b = rx__alloc_aligned(hdr + (stateful ? 3 : 2) * v, RX_CACHELINE);
+    const int nv = stateful ? 3 : 2;
+    const int rollback = c->cfg.faults.policy == 1;
+    char *b = rx__alloc_aligned(hdr + (size_t)(rollback ? 2 * nv : nv) * v,
+                                RX_CACHELINE);
     if (!b)
         return RX_ENOMEM;
     rx__particle *p = (rx__particle *)b;
     p->theta = (double *)(b + hdr);
     p->grad = (double *)(b + hdr + v);
     p->state = stateful ? (double *)(b + hdr + 2 * v) : NULL;
+    p->good_theta = rollback ? (double *)(b + hdr + (size_t)nv * v) : NULL;
+    p->good_grad = rollback ? (double *)(b + hdr + (size_t)(nv + 1) * v)
+                            : NULL;
+    p->good_state = rollback && stateful
+                        ? (double *)(b + hdr + (size_t)(nv + 2) * v) : NULL;
+    p->step_scale = 1.0;
+    p->rollbacks = 0;
+    p->last_rollback_k = -1;
     p->last_q = i;
     if (p->state)
         memset(p->state, 0, sizeof(double) * c->dim);
@@ -412,6 +426,78 @@ static rx_status particle_alloc(rx_ctx *c, int i, rx__tws *tws)
     for (size_t j = 0; j < c->dim; ++j)
         p->grad[j] = 0.0;
     return RX_OK;
+}
+
+void rx__part_pack(const rx__particle *p, size_t dim, double *out)
+{
+    out[0] = p->energy;
+    out[1] = p->var_raw[0];
+    out[2] = p->var_raw[1];
+    out[3] = (double)p->last_q;
+    out[4] = p->step_scale;
+    out[5] = (double)p->rollbacks;
+    out[6] = (double)p->last_rollback_k;
+    double *v = out + RX__PSCAL;
+    memcpy(v, p->theta, sizeof(double) * dim);
+    memcpy(v + dim, p->grad, sizeof(double) * dim);
+    if (p->state)
+        memcpy(v + 2 * dim, p->state, sizeof(double) * dim);
+    else
+        memset(v + 2 * dim, 0, sizeof(double) * dim);
+}
+
+void rx__part_unpack(rx__particle *p, size_t dim, const double *in)
+{
+    p->energy = in[0];
+    p->var_raw[0] = in[1];
+    p->var_raw[1] = in[2];
+    p->last_q = (int32_t)in[3];
+    p->step_scale = in[4];
+    p->rollbacks = (int32_t)in[5];
+    p->last_rollback_k = (int64_t)in[6];
+    const double *v = in + RX__PSCAL;
+    memcpy(p->theta, v, sizeof(double) * dim);
+    memcpy(p->grad, v + dim, sizeof(double) * dim);
+    if (p->state)
+        memcpy(p->state, v + 2 * dim, sizeof(double) * dim);
+}
+
+void rx__xstate_copy(rx__xstate *dst, const rx__xstate *src, int P)
+{
+    const size_t up = (size_t)P;
+    memcpy(dst->at, src->at, sizeof(int32_t) * up);
+    memcpy(dst->pos, src->pos, sizeof(int32_t) * up);
+    memcpy(dst->gate, src->gate, up > 1 ? up - 1 : 0);
+    memcpy(dst->eta, src->eta, sizeof(double) * up);
+    memcpy(dst->tau, src->tau, sizeof(double) * up);
+    memcpy(dst->beta, src->beta, sizeof(double) * up);
+    memcpy(dst->s2hat, src->s2hat, sizeof(double) * up);
+    memcpy(dst->acc_sum, src->acc_sum, sizeof(double) * up);
+    dst->C = src->C;
+    dst->sa_count = src->sa_count;
+    dst->round = src->round;
+    dst->round_end = src->round_end;
+    dst->nonadjacent_swaps = src->nonadjacent_swaps;
+}
+
+void rx__xstate_free_resumed(rx__xstate *x)
+{
+    free(x->at);
+    free(x->pos);
+    free(x->gate);
+    free(x->eta);
+    x->at = x->pos = NULL;
+    x->gate = NULL;
+    x->eta = NULL;
+}
+
+/* Is the gradient finite? Returns the first bad coordinate or -1. */
+static int32_t bad_coord(const double *g, size_t dim)
+{
+    for (size_t j = 0; j < dim; ++j)
+        if (!isfinite(g[j]))
+            return (int32_t)j;
+    return -1;
 }
 
 /* The sample of particle p at position q for kept-iteration `row`. */
@@ -508,6 +594,14 @@ static void evaluate_metrics(rx_ctx *c)
                             ev->lsum[m], ev->ood_rows ? ev->ood_mean[m] : NULL,
                             c->cfg.evaluate.ece_bins, out);
     }
+}
+
+rx_status rx_set_stop_flag(rx_ctx *c, volatile sig_atomic_t *flag)
+{
+    if (!c)
+        return RX_EINVAL;
+    c->stop_flag = flag;
+    return RX_OK;
 }
 
 rx_status rx_set_progress(rx_ctx *c, rx_progress_fn fn, void *user,
@@ -610,24 +704,40 @@ rx_status rx_run(rx_ctx *c)
             if (t == 0)
                 c->mem_data = dbytes;
         }
+        if (c->resumed && ts->st == RX_OK)
+            rx__xstate_copy(&ts->x, &c->res_x, P);
+        const size_t pstride = RX__PSCAL + 3 * c->dim;
         for (int i = lo; i < hi && ts->st == RX_OK; ++i) {
             if (particle_alloc(c, i, ts->tws) != RX_OK) {
                 chain_fail(c, ts, 2, RX_ENOMEM, i, -1, 0.0);
                 break;
             }
             rx__particle *p = c->parts[i];
+            if (c->resumed) {
+                rx__part_unpack(p, c->dim, c->res_parts + (size_t)i * pstride);
+                continue;
+            }
             rx_status st = rx__target_eval_noisy(c->target, ts->tws, p->theta,
                                                  &p->energy, p->grad, seed,
                                                  (uint32_t)i, 0);
-            if (st != RX_OK)
+            if (st != RX_OK) {
+                ts->fail_q = i;
+                ts->fail_coord = isfinite(p->energy)
+                                     ? bad_coord(p->grad, c->dim) : -1;
                 chain_fail(c, ts, 2, st, i, -1, NAN);
+            }
         }
 #pragma omp barrier
-        int64_t k = 0;
+        int64_t k = c->k0;
         int failed = c->fail_flag[2];
+        const int rollback = c->cfg.faults.policy == 1;
+        const int64_t inj_k = c->cfg.faults.inject_iteration;
+        const int inj_i = c->cfg.faults.inject_particle;
         if (!failed) {
-            for (k = 0; k < K; ++k) {
+            for (k = c->k0; k < K; ++k) {
                 double *Ek = c->E[k & 1];
+                /* a resumed run re-enters after the step phase of k0 */
+                const int skip_step = c->resumed && k == c->k0;
                 double cyc = 1.0;
                 if (cyc_len > 0) {
                     double r = (double)(k % cyc_len) / (double)cyc_len;
@@ -637,7 +747,9 @@ rx_status rx_run(rx_ctx *c)
                 /* the sample of iteration k-1, taken before stepping */
                 const int64_t row =
                     k > 0 && c->samples ? sample_row(&c->cfg, k - 1) : -1;
-                for (int i = lo; i < hi; ++i) {
+                for (int i = lo; i < hi && skip_step; ++i)
+                    Ek[i] = c->parts[i]->energy;
+                for (int i = lo; i < hi && !skip_step; ++i) {
                     rx__particle *p = c->parts[i];
                     const int q = ts->x.pos[i];
                     if (row >= 0)
@@ -655,15 +767,46 @@ rx_status rx_run(rx_ctx *c)
                                          ts->x.eta[q], ts->x.tau[q]);
                     }
                     p->last_q = q;
+                    if (rollback) {
+                        memcpy(p->good_theta, p->theta, sizeof(double) * c->dim);
+                        memcpy(p->good_grad, p->grad, sizeof(double) * c->dim);
+                        if (p->state)
+                            memcpy(p->good_state, p->state,
+                                   sizeof(double) * c->dim);
+                        p->good_energy = p->energy;
+                    }
                     rx__step_apply(kind, &c->sc, p->theta, p->state, p->grad,
-                                   c->dim, ts->x.eta[q] * cyc, ts->x.tau[q],
-                                   &s);
+                                   c->dim,
+                                   ts->x.eta[q] * cyc * p->step_scale,
+                                   ts->x.tau[q], &s);
                     double last = p->energy;
                     rx_status st = rx__target_eval_noisy(
                         c->target, ts->tws, p->theta, &p->energy, p->grad, seed,
                         (uint32_t)i, (uint64_t)k + 1);
-                    if (st != RX_OK)
+                    if (k == inj_k && i == inj_i && st == RX_OK && c->dim) {
+                        p->grad[0] = NAN; /* faults.inject_*: testing aid */
+                        st = RX_ENUMERIC;
+                    }
+                    if (st == RX_ENUMERIC && rollback &&
+                        p->rollbacks < c->cfg.faults.max_rollbacks) {
+                        /* back to the state before this step, half step */
+                        memcpy(p->theta, p->good_theta, sizeof(double) * c->dim);
+                        memcpy(p->grad, p->good_grad, sizeof(double) * c->dim);
+                        if (p->state)
+                            memcpy(p->state, p->good_state,
+                                   sizeof(double) * c->dim);
+                        p->energy = p->good_energy;
+                        p->step_scale *= 0.5;
+                        p->rollbacks++;
+                        p->last_rollback_k = k;
+                        st = RX_OK;
+                    }
+                    if (st != RX_OK) {
+                        ts->fail_q = q;
+                        ts->fail_coord = isfinite(p->energy)
+                                             ? bad_coord(p->grad, c->dim) : -1;
                         chain_fail(c, ts, (int)(k & 1), st, i, k, last);
+                    }
                     Ek[i] = p->energy;
                     if (sa_every > 0 && k % sa_every == 0)
                         p->var_raw[k & 1] = rx__target_noise_var(
@@ -677,6 +820,45 @@ rx_status rx_run(rx_ctx *c)
                 failed = c->fail_flag[k & 1];
                 if (failed)
                     break;
+                int ck;
+#pragma omp atomic read
+                ck = c->ckpt_flag[k & 1];
+                if (ck) {
+                    /* every particle is past the step phase of k and every
+                     * exchange state past k - 1: a consistent state */
+                    if (t == 0) {
+                        if (c->ckpt_fn && !skip_step) {
+                            rx_status cst = c->ckpt_fn(c, k);
+                            if (cst != RX_OK) {
+                                ts->st = cst;
+                                ts->fail_particle = -6;
+                                ts->fail_k = k;
+                                c->stop_now = 1;
+                            } else {
+                                c->ckpts_written++;
+                            }
+                        }
+                        if (c->stop_now && ts->st == RX_OK) {
+                            ts->st = RX_EABORTED;
+                            ts->fail_particle = -5;
+                            ts->fail_k = k;
+                        }
+                    }
+                    barrier_wait(bar, &sense);
+                    /* every thread has read the flag: clear it (thread 0
+                     * sets this slot again while recording k + 1) */
+                    if (t == 0) {
+#pragma omp atomic write
+                        c->ckpt_flag[k & 1] = 0;
+                    }
+                    int stop;
+#pragma omp atomic read
+                    stop = c->stop_now;
+                    if (stop) {
+                        failed = 1;
+                        break;
+                    }
+                }
                 double tc = timing && t == 0 ? rx__now() : 0.0;
                 rx__exchange(&c->xc, &ts->x, Ek, k);
                 rx__adapt(&c->ac, &ts->x, k);
@@ -688,6 +870,15 @@ rx_status rx_run(rx_ctx *c)
                     if (c->progress_fn &&
                         ((k + 1) % c->progress_every == 0 || k + 1 == K))
                         report_progress(c, ts, k, t0);
+                    /* checkpoint (or stop) after the step phase of k + 1 */
+                    if (k + 1 < K &&
+                        ((c->ckpt_every > 0 && (k + 1) % c->ckpt_every == 0) ||
+                         (c->stop_flag && *c->stop_flag))) {
+                        if (c->stop_flag && *c->stop_flag)
+                            c->stop_now = 1;
+#pragma omp atomic write
+                        c->ckpt_flag[(k + 1) & 1] = 1;
+                    }
                     if (timing) {
                         double te = rx__now();
                         ts->t_step += tb - ta;
@@ -756,6 +947,17 @@ rx_status rx_run(rx_ctx *c)
         if (i == -4)
             return rx__fail(&c->err, ts->st, "rx_run: evaluation: %s",
                             rx_strerror(ts->st));
+        if (i == -5)
+            return rx__fail(&c->err, ts->st,
+                            "rx_run: stopped on request after the step phase "
+                            "of iteration %lld%s%s", (long long)ts->fail_k,
+                            c->ckpt_fn ? "; checkpoint written to " : "",
+                            c->ckpt_fn ? c->ckpt_path : "");
+        if (i == -6)
+            return rx__fail(&c->err, ts->st,
+                            "rx_run: checkpoint at iteration %lld failed: %s "
+                            "(the previous checkpoint is intact)",
+                            (long long)ts->fail_k, c->ckpt_err);
         if (i == -2)
             return rx__fail(&c->err, ts->st, "rx_run: stopped by the "
                             "progress callback after iteration %lld",
@@ -764,6 +966,30 @@ rx_status rx_run(rx_ctx *c)
             return rx__fail(&c->err, ts->st,
                             "rx_run: particle %d: %s at its initial point",
                             (int)i, rx_strerror(ts->st));
+        if (ts->st == RX_ENUMERIC) {
+            const rx__particle *fp = c->parts[i];
+            double nrm = 0.0;
+            for (size_t j = 0; fp && j < c->dim; ++j)
+                nrm += fp->theta[j] * fp->theta[j];
+            char what[96];
+            if (ts->fail_coord >= 0)
+                snprintf(what, sizeof what, "non-finite gradient (coordinate "
+                         "%d)", (int)ts->fail_coord);
+            else
+                snprintf(what, sizeof what, "non-finite energy");
+            return rx__fail(&c->err, ts->st,
+                            "rx_run: particle %d at position %d%s, iteration "
+                            "%lld: %s; last finite energy %.17g, |theta| = "
+                            "%.6g%s",
+                            (int)i, (int)ts->fail_q + 1,
+                            ts->fail_q == 0 ? " (the target)" : "",
+                            (long long)ts->fail_k, what, ts->fail_last_energy,
+                            sqrt(nrm),
+                            c->cfg.faults.policy == 1
+                                ? " (faults.max_rollbacks reached)"
+                                : " (faults.policy: rollback would restore "
+                                  "and halve its step)");
+        }
         return rx__fail(&c->err, ts->st,
                         "rx_run: particle %d at iteration %lld: %s (last "
                         "finite energy %.17g)",

@@ -259,6 +259,7 @@ static const char *const adapts[] = {"none", "eta", "tau", "barrier",
 static const char *const steps[] = {"sgld", "sgd", "msgd", "psgd", "sghmc",
                                     NULL};
 static const char *const on_swap[] = {"follow", "follow_raw", "reset", NULL};
+static const char *const fault_policies[] = {"stop", "rollback", NULL};
 
 #define OFF(f) offsetof(rx_config, f)
 #define INF HUGE_VAL
@@ -530,6 +531,24 @@ static const keydef KEYS[] = {
      "> 0: cyclical learning rates, M cosine cycles over the run: eta_k = "
      "eta/2 (cos(pi mod(k, K/M) / (K/M)) + 1) at every position (cycSGLD); "
      "0 = constant"},
+    {"faults.policy", K_ENUM, OFF(faults.policy), "stop", 0, 0, 0, 0,
+     fault_policies,
+     "a non-finite energy or gradient: stop (error naming chain, position, "
+     "iteration and the last finite values) or rollback (restore that "
+     "chain's last good state, halve its step size; reported in "
+     "summary.json)"},
+    {"faults.max_rollbacks", K_INT, OFF(faults.max_rollbacks), "10", 1,
+     1000000, 0, 0, NULL, "rollback: at most this many per chain, then stop"},
+    {"faults.inject_iteration", K_I64, OFF(faults.inject_iteration), "-1",
+     -1, 1e15, 0, 0, NULL,
+     "testing aid: make the gradient of inject_particle non-finite at this "
+     "iteration (-1 = never)"},
+    {"faults.inject_particle", K_INT, OFF(faults.inject_particle), "0", 0,
+     1048575, 0, 0, NULL, "testing aid: the particle of inject_iteration"},
+    {"checkpoint.every", K_I64, OFF(checkpoint.every), "0", 0, 1e15, 0, 0,
+     NULL,
+     "write the full state every n iterations (replex run: DIR.partial/"
+     "checkpoint.bin; resume with replex run --resume DIR); 0 = off"},
     {"record.burn_in", K_I64, OFF(record.burn_in), "0", 0, 1e15, 0, 0, NULL,
      "first iteration whose target-position sample is kept"},
     {"record.thin", K_I64, OFF(record.thin), "1", 1, 1e15, 0, 0, NULL,

@@ -216,6 +216,25 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             fprintf(f, "},\n");
         }
     }
+    if (c->cfg.faults.policy == 1 && c->parts) {
+        int64_t tot = 0;
+        for (int i = 0; i < P; ++i)
+            tot += c->parts[i] ? c->parts[i]->rollbacks : 0;
+        fprintf(f, "  \"faults\": {\"policy\": \"rollback\", \"rollbacks\": "
+                "%lld, \"chains\": [", (long long)tot);
+        int first = 1;
+        for (int i = 0; i < P; ++i) {
+            const rx__particle *pp = c->parts[i];
+            if (!pp || pp->rollbacks == 0)
+                continue;
+            fprintf(f, "%s{\"particle\": %d, \"rollbacks\": %d, "
+                    "\"last_iteration\": %lld, \"step_scale\": %.17g}",
+                    first ? "" : ", ", i, (int)pp->rollbacks,
+                    (long long)pp->last_rollback_k, pp->step_scale);
+            first = 0;
+        }
+        fprintf(f, "]},\n");
+    }
     /* timing last: the only part that is not a function of (config, seed) */
     double steps = (double)K * (double)P;
     fprintf(f,
