@@ -19,6 +19,7 @@ steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(asan valgrind fuzz)
 has() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 t_start=$(date +%s)
+failed=()
 stamp() { echo "sanitize: $1 ($(( $(date +%s) - t_start )) s so far)" >&2; }
 
 apt_install() {
@@ -48,9 +49,13 @@ if has asan; then
   fi
   ninja -C build-asan >/dev/null
   stamp "ASan+UBSan build ready"
-  meson test -C build-asan --print-errorlogs --timeout-multiplier 3 \
-    --suite unit --suite determinism --suite cli
-  stamp "ASan+UBSan suites passed"
+  if meson test -C build-asan --print-errorlogs --timeout-multiplier 3 \
+       --suite unit --suite determinism --suite cli; then
+    stamp "ASan+UBSan suites passed"
+  else
+    failed+=(asan)   # go on: valgrind and the fuzzer still say something
+    stamp "ASan+UBSan suites FAILED (build-asan/meson-logs/testlog.txt)"
+  fi
 fi
 
 if has valgrind; then
@@ -66,28 +71,42 @@ if has valgrind; then
   vg=(valgrind --error-exitcode=1 --leak-check=full
       --errors-for-leak-kinds=definite,indirect
       --show-leak-kinds=definite,indirect --fair-sched=yes --quiet)
+  vfail=0
   "${vg[@]}" build/replex run yaml/default.yaml -o "$w/run" --threads 2 \
-    --no-plots --quiet --set iterations=3000 --set tempering.n_chains=8
+    --no-plots --quiet --set iterations=3000 --set tempering.n_chains=8 ||
+    vfail=1
   # and a network target (data set, minibatches, BLAS, evaluation)
   "${vg[@]}" build/replex run yaml/mlp_synthetic.yaml -o "$w/net" \
     --threads 2 --no-plots --quiet --set iterations=300 \
-    --set record.burn_in=100
+    --set record.burn_in=100 || vfail=1
   for f in config.yaml summary.json trace.csv index.npy samples.npy; do
     for r in run net; do
-      [ -s "$w/$r/$f" ] || { echo "sanitize: valgrind run $r lacks $f" >&2; exit 1; }
+      [ -s "$w/$r/$f" ] || { echo "sanitize: valgrind run $r lacks $f" >&2; vfail=1; }
     done
   done
-  stamp "valgrind memcheck clean"
+  if [ $vfail -eq 0 ]; then
+    stamp "valgrind memcheck clean"
+  else
+    failed+=(valgrind)
+    stamp "valgrind memcheck FAILED"
+  fi
 fi
 
 if has fuzz; then
   mkdir -p build-fuzz
   log=build-fuzz/ci.log
-  bash scripts/fuzz.sh "${RX_FUZZ_SECONDS:-60}" > "$log" 2>&1 || {
+  if bash scripts/fuzz.sh "${RX_FUZZ_SECONDS:-60}" > "$log" 2>&1; then
+    grep -E '^(Done|fuzz:)' "$log" >&2 || true
+    stamp "fuzzing done"
+  else
     tail -n 40 "$log" >&2
-    echo "sanitize: the fuzzer found a problem ($log, build-fuzz/crash-*)" >&2
-    exit 1
-  }
-  grep -E '^(Done|fuzz:)' "$log" >&2 || true
-  stamp "fuzzing done"
+    failed+=(fuzz)
+    stamp "the fuzzer found a problem ($log, build-fuzz/crash-*)"
+  fi
 fi
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "sanitize: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "sanitize: all clean ($(( $(date +%s) - t_start )) s)" >&2
