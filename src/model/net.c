@@ -509,8 +509,9 @@ rx_status rx__net_loss_grad(const rx__net *net, rx__netws *ws, const float *w,
         return rx__fail(&ws->err, RX_EINVAL, "model: NULL targets or loss");
     if (net->lik == RX_LIK_SOFTMAX)
         for (int i = 0; i < n; ++i) {
-            const int yi = (int)y[i];
-            if (!(y[i] >= 0.0f) || yi >= net->n_out || (float)yi != y[i])
+            /* range first: converting a huge float to int is undefined */
+            if (!(y[i] >= 0.0f && y[i] < (float)net->n_out) ||
+                (float)(int)y[i] != y[i])
                 return rx__fail(&ws->err, RX_EINVAL,
                                 "model: label %g of example %d is not a "
                                 "class in 0 .. %d", (double)y[i], i,
