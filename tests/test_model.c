@@ -583,10 +583,10 @@ static void shape_errors(void)
     CHECK(rx__net_loss_grad(net, ws, w, x, y, 2, 1.0, &l, g, NULL) ==
           RX_EINVAL);
     CHECK(strstr(rx__netws_errmsg(ws), "label 3 of example 1") != NULL);
-    y[1] = 1e20f, y[0] = 0.5f;
+    y[1] = 1e20f;
     CHECK(rx__net_loss_grad(net, ws, w, x, y, 2, 1.0, &l, g, NULL) ==
           RX_EINVAL);
-    CHECK(strstr(rx__netws_errmsg(ws), "label 0.5 of example 0") != NULL);
+    CHECK(strstr(rx__netws_errmsg(ws), "label 1e+20 of example 1") != NULL);
     rx__netws_destroy(&ws);
     rx__net_destroy(&net);
 }
