@@ -78,7 +78,9 @@ typedef enum rx_target_kind {
     RX_TARGET_GMM = 1,       ///< Gaussian mixture in d dims, diagonal scales
     RX_TARGET_NONE = 2,      ///< no parameters; for the idealised swap model
     RX_TARGET_CALLBACK = 3,  ///< user energy/gradient (C API only)
-    RX_TARGET_NETWORK = 4    ///< Bayesian neural network on a data set
+    RX_TARGET_NETWORK = 4,   ///< Bayesian neural network on a data set
+    RX_TARGET_MIXTURE_DATA = 5 ///< scalar beta, data x_i ~ 0.5 N(beta, s^2)
+                               ///< + 0.5 N(phi - beta, s^2) (resgld_vr.md 4.4)
 } rx_target_kind;
 
 /** Data file formats for RX_TARGET_NETWORK. */
@@ -182,6 +184,9 @@ typedef struct rx_ladder_spec {
 /** In-memory limit for the index process and for the samples. */
 #define RX_RECORD_LIMIT_BYTES (8.0 * 1024.0 * 1024.0 * 1024.0)
 
+/** variance_reduction.coefficient meaning "estimate c online". */
+#define RX_VR_ADAPTIVE 1000.0
+
 /** Window value meaning "compute W* from P and S". */
 #define RX_WINDOW_AUTO 0
 
@@ -207,6 +212,11 @@ typedef struct rx_config {
         double grad_noise_sd;   ///< added N(0, sd^2) per coord (default 0)
         double confine_radius2; ///< mixture25: |b|^2 > R2 adds |b|^2 - R2;
                                 ///< < 0 disables (default -1)
+        int64_t n_data;         ///< mixture_data: N (default 10000)
+        double phi;             ///< mixture_data: phi (default 20)
+        double data_sd;         ///< mixture_data: s (default 5)
+        double beta_true;       ///< mixture_data: generating beta (-5)
+        double prior_sd;        ///< mixture_data: prior N(0, sd^2) (10)
     } target;
 
     /* data set of a network target */
@@ -303,6 +313,19 @@ typedef struct rx_config {
                         ///< sigma^2 := Var(difference) (twice the
                         ///< per-chain value; over-corrects) (default 0)
     } variance;
+
+    /* control-variate energies (resgld_vr.md 3): anchors per particle */
+    struct {
+        int enabled;         ///< default 0
+        int64_t period;      ///< m >= 1: anchor refresh every m (default 40)
+        double coefficient;  ///< c (default -1) or RX_VR_ADAPTIVE
+        double gamma;        ///< adaptive c smoothing: 0 = harmonic 1/m,
+                             ///< in (0, 1] constant (default 0)
+        int64_t anchor_batch; ///< 0 = full-data anchor energy (default);
+                              ///< n_big: a random subsample of n_big rows
+        int samples;         ///< J batches for adaptive c and sigma^2
+                             ///< at period ends; 0 = variance.samples
+    } variance_reduction;
 
     /* stochastic-approximation step size gamma_k = min(cap, a/(k^alpha+b)) */
     struct {

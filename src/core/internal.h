@@ -44,7 +44,8 @@ enum {
     RX_STREAM_VARIANCE = 8, /* repeated energies of a sigma^2 estimate */
     RX_STREAM_DATA = 9,     /* train/test split permutations          */
     RX_STREAM_BATCH = 10,   /* minibatch permutations, per epoch      */
-    RX_STREAM_MODELINIT = 11 /* network weight initialisation         */
+    RX_STREAM_MODELINIT = 11, /* network weight initialisation        */
+    RX_STREAM_ESTIMATE = 12 /* control-variate anchor subsamples      */
 };
 
 /*

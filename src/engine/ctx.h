@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include "../core/internal.h"
+#include "../estimate/vr.h"
 #include "../exchange/exchange.h"
 #include "../ladder/ladder.h"
 #include "../record/record.h"
@@ -28,6 +29,13 @@ typedef struct rx__particle {
     double step_scale;   /* 0.5^rollbacks */
     int32_t rollbacks;
     int64_t last_rollback_k;
+    /* variance_reduction: the control variate follows the particle */
+    double *anchor;      /* dim, or NULL */
+    double vr_lhat;      /* sum_i l_i(anchor) */
+    double vr_c;         /* coefficient */
+    int64_t vr_nc;       /* adaptive c updates so far */
+    rx__vrcost vr_cost;
+    double grad_s;       /* seconds in gradient evaluations (VR runs) */
 } rx__particle;
 
 /* Per-thread state, one cache-line-aligned slot per thread. */
@@ -41,6 +49,7 @@ typedef struct rx__tstate {
     int64_t fail_k;
     double fail_last_energy;
     rx__tws *tws;        /* target scratch (network targets) */
+    rx__vrws *vrw;       /* control-variate scratch, or NULL */
     rx_err err;          /* message of a set-up failure of this thread */
 } rx__tstate;
 
@@ -74,6 +83,7 @@ struct rx_ctx {
     rx__xconf xc;
     rx__aconf ac;
     rx__stepconf sc;
+    rx__vrconf vc;
     double C_final;             /* thread 0's buffer after the run */
     double *s2_final;           /* P-1: thread 0's sigma_p^2 after run */
     int s2_estimate;            /* sigma2: estimate */

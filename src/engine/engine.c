@@ -177,6 +177,32 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
         c->xc.fresh_sd = cfg->target.energy_noise_sd;
         c->target->energy_noise_sd = 0.0;
     }
+    if (cfg->variance_reduction.enabled) {
+        const double cf = cfg->variance_reduction.coefficient;
+        c->vc.on = 1;
+        c->vc.m = cfg->variance_reduction.period;
+        c->vc.adaptive = cf == RX_VR_ADAPTIVE;
+        c->vc.c0 = c->vc.adaptive ? -1.0 : cf;
+        c->vc.gamma = cfg->variance_reduction.gamma;
+        c->vc.anchor_batch = cfg->variance_reduction.anchor_batch;
+        c->vc.J = cfg->variance_reduction.samples > 0
+                      ? cfg->variance_reduction.samples
+                      : cfg->variance.samples;
+        if (!c->target->cv.losses) {
+            st = rx__fail(err, RX_ECONFIG,
+                          "variance_reduction: the target has no "
+                          "per-example losses");
+            goto fail;
+        }
+        if (c->vc.anchor_batch > c->target->cv.N) {
+            st = rx__fail(err, RX_ECONFIG,
+                          "variance_reduction.anchor_batch: %lld rows, but "
+                          "the training set has %lld (0 = the full data)",
+                          (long long)c->vc.anchor_batch,
+                          (long long)c->target->cv.N);
+            goto fail;
+        }
+    }
     c->sc.momentum = cfg->step.momentum;
     c->sc.rms_alpha = cfg->step.rms_alpha;
     c->sc.rms_eps = cfg->step.rms_eps;
@@ -242,7 +268,7 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
             goto fail;
         }
     }
-    if (c->target->eval_ws) {
+    if (rx__target_is_network(c->target)) {
         rx__evalst *ev = &c->ev;
         ev->on = 1;
         ev->rows = rx__network_rows(c->target, 0);
@@ -392,8 +418,8 @@ static rx_status particle_alloc(rx_ctx *c, int i, rx__tws *tws)
                    rx__step_has_state(c->cfg.step.others);
     const int nv = stateful ? 3 : 2;
     const int rollback = c->cfg.faults.policy == 1;
-    char *b = rx__alloc_aligned(hdr + (size_t)(rollback ? 2 * nv : nv) * v,
-                                RX_CACHELINE);
+    const size_t nvec = (size_t)(rollback ? 2 * nv : nv) + (c->vc.on ? 1 : 0);
+    char *b = rx__alloc_aligned(hdr + nvec * v, RX_CACHELINE);
     if (!b)
         return RX_ENOMEM;
     rx__particle *p = (rx__particle *)b;
@@ -405,6 +431,12 @@ static rx_status particle_alloc(rx_ctx *c, int i, rx__tws *tws)
                             : NULL;
     p->good_state = rollback && stateful
                         ? (double *)(b + hdr + (size_t)(nv + 2) * v) : NULL;
+    p->anchor = c->vc.on ? (double *)(b + hdr + (nvec - 1) * v) : NULL;
+    p->vr_lhat = 0.0;
+    p->vr_c = c->vc.c0;
+    p->vr_nc = 0;
+    memset(&p->vr_cost, 0, sizeof p->vr_cost);
+    p->grad_s = 0.0;
     p->step_scale = 1.0;
     p->rollbacks = 0;
     p->last_rollback_k = -1;
@@ -536,6 +568,50 @@ static void sigma2_sa(const rx_ctx *c, rx__xstate *xs, int64_t k)
     }
 }
 
+/*
+ * Control variates after particle i's gradient pass of iteration k (eval
+ * counter k + 1, per-example losses in ts->vrw->pe): at a period end
+ * ((k + 1) % m == 0) first the variance and adaptive c with the OLD anchor
+ * (resgld_vr.md 3.4), then the anchor becomes theta and U(anchor) is
+ * recomputed; then the VR energy replaces p->energy. k = -1: set-up.
+ */
+static rx_status vr_after_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p,
+                               int i, int64_t k)
+{
+    const rx__vrconf *vc = &c->vc;
+    const rx__target *t = c->target;
+    rx__vrws *vw = ts->vrw;
+    const uint64_t seed = c->cfg.seed;
+    double t0 = rx__now();
+    rx_status st = RX_OK;
+    const int refresh = k < 0 || (k + 1) % vc->m == 0;
+    if (k >= 0 && refresh) {
+        double vv = 0.0, vs = 0.0;
+        st = rx__vr_period_end(t, ts->tws, vw, vc, p->theta, p->anchor,
+                               p->vr_lhat, &p->vr_c, &p->vr_nc, seed,
+                               (uint32_t)i, (uint64_t)k, &vv, &vs,
+                               &p->vr_cost);
+        if (c->s2_estimate)
+            p->var_raw[k & 1] = vv;
+    }
+    if (st == RX_OK && refresh) {
+        memcpy(p->anchor, p->theta, sizeof(double) * c->dim);
+        st = rx__vr_anchor_energy(t, ts->tws, vw, vc, p->anchor, seed,
+                                  (uint32_t)i,
+                                  k < 0 ? UINT64_MAX : (uint64_t)k,
+                                  &p->vr_lhat, &p->vr_cost);
+    }
+    if (st == RX_OK) {
+        const int32_t *idx = t->cv.batch(t, ts->tws, (uint32_t)i,
+                                         (uint64_t)(k + 1));
+        st = rx__vr_energy(t, ts->tws, vw, p->theta, vw->pe, idx, p->anchor,
+                           refresh ? vw->pe : NULL, p->vr_lhat, p->vr_c,
+                           &p->energy, &p->vr_cost);
+    }
+    p->vr_cost.seconds += rx__now() - t0;
+    return st;
+}
+
 /* slot: k & 1 inside the loop (read after barrier k), 2 during set-up.
  * Parity slots keep a failure raised in step k+1 invisible to a thread that
  * has not yet read the flag of k, so all threads leave at the same k. */
@@ -653,7 +729,11 @@ rx_status rx_run(rx_ctx *c)
     const int64_t K = c->cfg.iterations;
     const uint64_t seed = c->cfg.seed;
     const int timing = c->cfg.record.phase_timing;
-    const int64_t sa_every = c->s2_estimate ? c->cfg.variance.every : 0;
+    const int64_t sa_every =
+        c->s2_estimate && !c->vc.on ? c->cfg.variance.every : 0;
+    /* VR: sigma^2 steps at the period ends */
+    const int64_t vr_m = c->s2_estimate && c->vc.on ? c->vc.m : 0;
+    const int vr = c->vc.on;
     /* cyclical learning rates: cycles of ceil(K / M) iterations */
     const int64_t cyc_len =
         c->cfg.step.cyclical_cycles > 0
@@ -667,7 +747,8 @@ rx_status rx_run(rx_ctx *c)
     if (!bar)
         return rx__fail(&c->err, RX_ENOMEM, "rx_run: out of memory");
     /* BLAS single-threaded inside a chain: the team is the parallelism */
-    const int blas_prev = c->target->eval_ws ? rx__blas_set_threads(1) : 0;
+    const int is_net = rx__target_is_network(c->target);
+    const int blas_prev = is_net ? rx__blas_set_threads(1) : 0;
     double t0 = rx__now();
 
 #pragma omp parallel num_threads(c->nt_req)
@@ -696,7 +777,10 @@ rx_status rx_run(rx_ctx *c)
             if (st != RX_OK)
                 chain_fail(c, ts, 2, st, -3, -1, 0.0);
         }
-        if (ts->tws) {
+        if (ts->st == RX_OK && vr &&
+            rx__vrws_create(&ts->vrw, c->target->cv.bs, c->vc.J) != RX_OK)
+            chain_fail(c, ts, 2, RX_ENOMEM, -1, -1, 0.0);
+        if (ts->tws && is_net) {
             double dbytes, sbytes;
             rx__network_mem(c->target, ts->tws, &dbytes, &sbytes);
 #pragma omp atomic
@@ -717,9 +801,12 @@ rx_status rx_run(rx_ctx *c)
                 rx__part_unpack(p, c->dim, c->res_parts + (size_t)i * pstride);
                 continue;
             }
-            rx_status st = rx__target_eval_noisy(c->target, ts->tws, p->theta,
-                                                 &p->energy, p->grad, seed,
-                                                 (uint32_t)i, 0);
+            rx_status st = rx__target_eval_pe(c->target, ts->tws, p->theta,
+                                              &p->energy, p->grad, seed,
+                                              (uint32_t)i, 0,
+                                              vr ? ts->vrw->pe : NULL);
+            if (st == RX_OK && vr)
+                st = vr_after_eval(c, ts, p, i, -1);
             if (st != RX_OK) {
                 ts->fail_q = i;
                 ts->fail_coord = isfinite(p->energy)
@@ -780,9 +867,13 @@ rx_status rx_run(rx_ctx *c)
                                    ts->x.eta[q] * cyc * p->step_scale,
                                    ts->x.tau[q], &s);
                     double last = p->energy;
-                    rx_status st = rx__target_eval_noisy(
+                    double tg = vr ? rx__now() : 0.0;
+                    rx_status st = rx__target_eval_pe(
                         c->target, ts->tws, p->theta, &p->energy, p->grad, seed,
-                        (uint32_t)i, (uint64_t)k + 1);
+                        (uint32_t)i, (uint64_t)k + 1, vr ? ts->vrw->pe : NULL);
+                    if (vr)
+                        p->grad_s += rx__now() - tg;
+                    int rolled = 0;
                     if (k == inj_k && i == inj_i && st == RX_OK && c->dim) {
                         p->grad[0] = NAN; /* faults.inject_*: testing aid */
                         st = RX_ENUMERIC;
@@ -800,7 +891,10 @@ rx_status rx_run(rx_ctx *c)
                         p->rollbacks++;
                         p->last_rollback_k = k;
                         st = RX_OK;
+                        rolled = 1;
                     }
+                    if (st == RX_OK && vr && !rolled)
+                        st = vr_after_eval(c, ts, p, i, k);
                     if (st != RX_OK) {
                         ts->fail_q = q;
                         ts->fail_coord = isfinite(p->energy)
@@ -862,7 +956,8 @@ rx_status rx_run(rx_ctx *c)
                 double tc = timing && t == 0 ? rx__now() : 0.0;
                 rx__exchange(&c->xc, &ts->x, Ek, k);
                 rx__adapt(&c->ac, &ts->x, k);
-                if (sa_every > 0 && k % sa_every == 0)
+                if ((sa_every > 0 && k % sa_every == 0) ||
+                    (vr_m > 0 && (k + 1) % vr_m == 0))
                     sigma2_sa(c, &ts->x, k);
                 if (t == 0) {
                     double td = timing ? rx__now() : 0.0;
@@ -912,6 +1007,7 @@ rx_status rx_run(rx_ctx *c)
             }
         }
         rx__tws_destroy(&ts->tws);
+        rx__vrws_destroy(&ts->vrw);
         unpin_thread(&pin);
         if (t == 0) {
             c->iters_done = k;
@@ -925,7 +1021,7 @@ rx_status rx_run(rx_ctx *c)
     }
     c->nt_used = nt_used;
     c->wall_s = rx__now() - t0;
-    if (c->target->eval_ws)
+    if (is_net)
         rx__blas_set_threads(blas_prev);
     rx__free_aligned(bar);
     c->phase_s[0] = c->ts[0].t_step;

@@ -229,7 +229,7 @@ static rx_status parse_yaml(const unsigned char *buf, size_t len,
 
 typedef enum {
     K_U64, K_I64, K_INT, K_REAL, K_BOOL, K_ENUM, K_VEC, K_MAT, K_LADDER,
-    K_WINDOW, K_WCORR, K_SIGMA2, K_STR, K_LAYERS
+    K_WINDOW, K_WCORR, K_SIGMA2, K_STR, K_LAYERS, K_COEF
 } kkind;
 
 typedef struct keydef {
@@ -244,7 +244,8 @@ typedef struct keydef {
 } keydef;
 
 static const char *const target_kinds[] = {"mixture25", "gmm", "none",
-                                           "callback", "network", NULL};
+                                           "callback", "network",
+                                           "mixture_data", NULL};
 static const char *const data_formats[] = {"csv", "idx", "mnist_json",
                                            "synthetic", NULL};
 static const char *const tasks[] = {"regression", "classification", NULL};
@@ -275,7 +276,8 @@ static const keydef KEYS[] = {
     {"target.kind", K_ENUM, OFF(target.kind), "mixture25", 0, 0, 0, 0,
      target_kinds,
      "energy: mixture25 (25-mode 2-D), gmm (Gaussian mixture), none (no "
-     "parameters; idealised swap model)"},
+     "parameters; idealised swap model), network, mixture_data (scalar beta "
+     "of a two-component mixture likelihood on N data points)"},
     {"target.weights", K_VEC, OFF(target.weights), "[]", 0, INF, 1, 0, NULL,
      "gmm: component weights (> 0, normalised internally)"},
     {"target.means", K_MAT, OFF(target.means), "[]", -INF, INF, 0, 0, NULL,
@@ -292,6 +294,18 @@ static const keydef KEYS[] = {
      -INF, INF, 0, 0, NULL,
      "mixture25: add |b|^2 - R2 outside |b|^2 > R2 (the notebook uses 20); "
      "negative = off"},
+    {"target.n_data", K_I64, OFF(target.n_data), "10000", 1, 2147483647.0,
+     0, 0, NULL,
+     "mixture_data: N data points x_i ~ 0.5 N(beta_true, s^2) + 0.5 N(phi - "
+     "beta_true, s^2), generated from data.split"},
+    {"target.phi", K_REAL, OFF(target.phi), "20", -INF, INF, 0, 0, NULL,
+     "mixture_data: phi (the modes are beta and phi - beta)"},
+    {"target.data_sd", K_REAL, OFF(target.data_sd), "5", 0, INF, 1, 0, NULL,
+     "mixture_data: s > 0, the sd of both components"},
+    {"target.beta_true", K_REAL, OFF(target.beta_true), "-5", -INF, INF, 0,
+     0, NULL, "mixture_data: the beta that generates the data"},
+    {"target.prior_sd", K_REAL, OFF(target.prior_sd), "10", 0, INF, 1, 0,
+     NULL, "mixture_data: prior beta ~ N(0, prior_sd^2)"},
     {"data.format", K_ENUM, OFF(data.format), "csv", 0, 0, 0, 0,
      data_formats,
      "network: csv (a file with a target column), idx (MNIST-layout images "
@@ -468,6 +482,35 @@ static const keydef KEYS[] = {
      "difference, as Algorithms 2 and 3 of the dissertation literally say "
      "(twice the per-chain value: over-corrects, resgld_vr.md 1.4.4); "
      "applies to sigma2 auto and estimate"},
+    {"variance_reduction.enabled", K_BOOL, OFF(variance_reduction.enabled),
+     "false", 0, 0, 0, 0, NULL,
+     "control-variate energies (resgld_vr.md 3): the swap rule sees (N/n) "
+     "sum_B [l_i(theta) + c l_i(anchor)] - c U(anchor) + prior; gradients "
+     "stay plain minibatch gradients; targets with per-example losses only "
+     "(network, mixture_data)"},
+    {"variance_reduction.period", K_I64, OFF(variance_reduction.period), "40",
+     1, 1e15, 0, 0, NULL,
+     "m >= 1: every m iterations each particle's anchor becomes its position "
+     "and U(anchor) is recomputed; sigma2 estimates (and adaptive c) are "
+     "taken just before, with the old anchor"},
+    {"variance_reduction.coefficient", K_COEF,
+     OFF(variance_reduction.coefficient), "-1", -2, 2, 0, 0, NULL,
+     "c in [-2, 2] (-1 = the SVRG-style estimator of Algorithm 2) or "
+     "adaptive (Algorithm 3: c starts at -1 and moves towards -Cov/Var of J "
+     "paired batches every period, clipped to [-2, 0])"},
+    {"variance_reduction.gamma", K_REAL, OFF(variance_reduction.gamma), "0",
+     0, 1, 0, 0, NULL,
+     "adaptive c: 0 = harmonic 1/j at the j-th update; in (0, 1] constant "
+     "smoothing (the authors' 0.3)"},
+    {"variance_reduction.anchor_batch", K_I64,
+     OFF(variance_reduction.anchor_batch), "0", 0, 1e15, 0, 0, NULL,
+     "0 = U(anchor) from a full-data pass (default); n_big > 0: (N/n_big) "
+     "times the losses of n_big random rows (cheaper; a random offset per "
+     "period)"},
+    {"variance_reduction.samples", K_INT, OFF(variance_reduction.samples),
+     "0", 0, 100000, 0, 0, NULL,
+     "J paired batches per particle at each period end (adaptive c and the "
+     "sigma2 estimate); 0 = variance.samples"},
     {"correction.init", K_REAL, OFF(correction.init), "0", -INF, INF, 0, 0,
      NULL, "deterministic rule: initial buffer C_0 (the notebook uses 4)"},
     {"correction.adapt", K_BOOL, OFF(correction.adapt), "true", 0, 0, 0, 0,
@@ -592,6 +635,7 @@ static const char *kind_name(kkind k)
     case K_WINDOW: return "integer | auto";
     case K_WCORR: return "number | logW";
     case K_SIGMA2: return "number | auto | estimate";
+    case K_COEF: return "number | adaptive";
     }
     return "?";
 }
@@ -1350,6 +1394,12 @@ static rx_status set_leaf(rx_config *c, const keydef *kd, const ynode *n,
         return real_or_word(n, kd, (double *)(void *)base, w, v,
                             "a number >= 0, auto or estimate", err);
     }
+    case K_COEF: {
+        static const char *const w[] = {"adaptive", NULL};
+        static const double v[] = {RX_VR_ADAPTIVE};
+        return real_or_word(n, kd, (double *)(void *)base, w, v,
+                            "a number in [-2, 2] or adaptive", err);
+    }
     case K_WCORR: {
         static const char *const w[] = {"logW", NULL};
         static const double v[] = {RX_WCORR_LOGW};
@@ -1928,6 +1978,7 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
                             1.0) * (double)P * 4.0
                          : 0.0;
         double dim = c->target.kind == RX_TARGET_MIXTURE25 ? 2.0
+                     : c->target.kind == RX_TARGET_MIXTURE_DATA ? 1.0
                      : c->target.kind == RX_TARGET_GMM
                          ? (double)c->target.means.cols
                          : 0.0;
@@ -1995,7 +2046,8 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
                        "must be a number >= 0, auto or estimate");
     if (s2 == RX_SIGMA2_ESTIMATE && c->target.kind != RX_TARGET_GMM &&
         c->target.kind != RX_TARGET_MIXTURE25 &&
-        c->target.kind != RX_TARGET_NETWORK)
+        c->target.kind != RX_TARGET_NETWORK &&
+        c->target.kind != RX_TARGET_MIXTURE_DATA)
         return key_err(err, mk, "tempering.sigma2",
                        "estimate needs repeated noisy energies, which the "
                        "analytic targets with energy_noise_sd and network "
@@ -2038,6 +2090,39 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
     if (!isfinite(c->correction.init) || !(c->correction.step_scale >= 0))
         return key_err(err, mk, "correction.step_scale",
                        "must be >= 0 (and correction.init finite)");
+    if (c->target.kind == RX_TARGET_MIXTURE_DATA &&
+        c->data.batch_size > c->target.n_data)
+        return key_err(err, mk, "data.batch_size",
+                       "%d is larger than target.n_data = %lld",
+                       c->data.batch_size, (long long)c->target.n_data);
+    if (c->variance_reduction.enabled) {
+        const rx_target_kind tk = c->target.kind;
+        if (tk != RX_TARGET_NETWORK && tk != RX_TARGET_MIXTURE_DATA)
+            return key_err(err, mk, "variance_reduction.enabled",
+                           "a control variate needs per-example losses, "
+                           "which target.kind network and mixture_data "
+                           "provide; target.kind %s has none",
+                           target_kinds[tk]);
+        if (c->variance_reduction.period < 1)
+            return key_err(err, mk, "variance_reduction.period",
+                           "the anchor period m must be >= 1, got %lld",
+                           (long long)c->variance_reduction.period);
+        double cf = c->variance_reduction.coefficient;
+        if (!(cf == RX_VR_ADAPTIVE || (cf >= -2.0 && cf <= 2.0)))
+            return key_err(err, mk, "variance_reduction.coefficient",
+                           "must be in [-2, 2] or adaptive");
+        if (tk == RX_TARGET_MIXTURE_DATA &&
+            c->variance_reduction.anchor_batch > c->target.n_data)
+            return key_err(err, mk, "variance_reduction.anchor_batch",
+                           "%lld rows, but target.n_data is %lld (0 = the "
+                           "full data)",
+                           (long long)c->variance_reduction.anchor_batch,
+                           (long long)c->target.n_data);
+        if (c->checkpoint.every > 0)
+            return key_err(err, mk, "checkpoint.every",
+                           "checkpoints do not store the anchors of "
+                           "variance_reduction yet; turn one of them off");
+    }
     return validate_network(c, mk, err);
 }
 
@@ -2251,9 +2336,12 @@ static void put_leaf(FILE *f, const rx_config *c, const keydef *kd)
         break;
     }
     case K_SIGMA2:
+    case K_COEF:
     case K_WCORR: {
         double v = *(const double *)(const void *)base;
-        const char *word = v == RX_SIGMA2_AUTO && kd->kind == K_SIGMA2 ? "auto"
+        const char *word = v == RX_VR_ADAPTIVE && kd->kind == K_COEF
+                               ? "adaptive"
+                           : v == RX_SIGMA2_AUTO && kd->kind == K_SIGMA2 ? "auto"
                            : v == RX_SIGMA2_ESTIMATE && kd->kind == K_SIGMA2
                                ? "estimate"
                            : v == RX_WCORR_LOGW && kd->kind == K_WCORR ? "logW"

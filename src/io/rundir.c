@@ -127,6 +127,69 @@ static rx_status write_summary(rx_ctx *c, const char *path,
         json_vec(f, c->s2_final, P - 1);
         fprintf(f, ",\n");
     }
+    if (c->vc.on && c->parts) {
+        /* cost accounting: forward evaluations beyond the gradient pass,
+         * in minibatch units and measured seconds (resgld_vr.md 3.3) */
+        rx__vrcost tot;
+        memset(&tot, 0, sizeof tot);
+        double grad_s = 0.0;
+        for (int i = 0; i < P; ++i) {
+            const rx__particle *pp = c->parts[i];
+            if (!pp)
+                continue;
+            tot.fwd_rows += pp->vr_cost.fwd_rows;
+            tot.anchor_rows += pp->vr_cost.anchor_rows;
+            tot.anchor_passes += pp->vr_cost.anchor_passes;
+            tot.period_ends += pp->vr_cost.period_ends;
+            tot.var_vr_sum += pp->vr_cost.var_vr_sum;
+            tot.var_std_sum += pp->vr_cost.var_std_sum;
+            tot.seconds += pp->vr_cost.seconds;
+            grad_s += pp->grad_s;
+        }
+        const double bs = (double)c->target->cv.bs;
+        const double ngrad = (double)c->iters_done * (double)P;
+        const double per_grad = ngrad > 0 ? grad_s / ngrad : 0.0;
+        fprintf(f,
+                "  \"variance_reduction\": {\"period\": %lld, "
+                "\"coefficient\": ",
+                (long long)c->vc.m);
+        if (c->vc.adaptive) {
+            double cm = 0.0;
+            for (int i = 0; i < P; ++i)
+                cm += c->parts[i] ? c->parts[i]->vr_c : 0.0;
+            fprintf(f, "\"adaptive\", \"coefficient_mean_final\": %.17g",
+                    cm / P);
+        } else {
+            fprintf(f, "%.17g", c->vc.c0);
+        }
+        fprintf(f,
+                ", \"anchor_rows\": %lld, \"period_ends\": %lld, "
+                "\"variance_vr_mean\": %.17g, \"variance_std_mean\": "
+                "%.17g, \"variance_ratio\": %.17g,\n    \"cost\": "
+                "{\"extra_forward_rows\": %lld, \"anchor_passes\": %lld, "
+                "\"anchor_forward_rows\": %lld, "
+                "\"extra_forward_batches\": %.17g, "
+                "\"extra_forward_batches_per_chain_iter\": %.17g, "
+                "\"gradient_evaluations\": %.0f, \"seconds\": %.6f, "
+                "\"gradient_seconds\": %.6f, "
+                "\"gradient_equivalents\": %.6g, "
+                "\"gradient_equivalents_per_chain_iter\": %.6g}},\n",
+                (long long)(c->vc.anchor_batch > 0 ? c->vc.anchor_batch
+                                                   : c->target->cv.N),
+                (long long)tot.period_ends,
+                tot.period_ends ? tot.var_vr_sum / (double)tot.period_ends
+                                : 0.0,
+                tot.period_ends ? tot.var_std_sum / (double)tot.period_ends
+                                : 0.0,
+                tot.var_vr_sum > 0 ? tot.var_std_sum / tot.var_vr_sum : 0.0,
+                (long long)tot.fwd_rows, (long long)tot.anchor_passes,
+                (long long)tot.anchor_rows, (double)tot.fwd_rows / bs,
+                ngrad > 0 ? (double)tot.fwd_rows / bs / ngrad : 0.0, ngrad,
+                tot.seconds, grad_s,
+                per_grad > 0 ? tot.seconds / per_grad : 0.0,
+                per_grad > 0 && ngrad > 0 ? tot.seconds / per_grad / ngrad
+                                          : 0.0);
+    }
     fprintf(f, "  \"ladder\": {\"eta\": ");
     json_vec(f, c->eta, P);
     fprintf(f, ", \"tau\": ");
@@ -185,6 +248,18 @@ static rx_status write_summary(rx_ctx *c, const char *path,
         }
         free(est);
         free(tru);
+    }
+    if (c->cfg.target.kind == RX_TARGET_MIXTURE_DATA && c->n_samples > 0) {
+        double wt = 0.0, we = 0.0;
+        if (rx__mixdata_mode_weight(c->target, c->tau[0],
+                                    c->cfg.record.grid_low,
+                                    c->cfg.record.grid_high, c->samples,
+                                    c->n_samples, &wt, &we) == RX_OK)
+            fprintf(f,
+                    "  \"modes\": {\"split\": %.17g, \"weight_high_true\": "
+                    "%.17g, \"weight_high_est\": %.17g, \"abs_error\": "
+                    "%.17g},\n",
+                    0.5 * c->cfg.target.phi, wt, we, fabs(we - wt));
     }
     if (c->ev.on) {
         const rx_metrics *ms[2] = {&c->ev.bma, &c->ev.ens};

@@ -16,7 +16,8 @@ rx_status rx_density_grid(const rx_ctx *c, double *ptrue, double *pemp)
     if (!c || !ptrue || !pemp)
         return RX_EINVAL;
     const size_t d = c->dim;
-    if ((d != 1 && d != 2) || !c->ran || c->n_samples == 0)
+    if ((d != 1 && d != 2) || !c->ran || c->n_samples == 0 ||
+        !c->target->eval)
         return RX_ENOTSUP;
     const int B = c->cfg.record.grid_bins;
     const double lo = c->cfg.record.grid_low, hi = c->cfg.record.grid_high;
@@ -77,7 +78,8 @@ rx_status rx_density_tv(const rx_ctx *c, double *tv)
     if (!c || !tv)
         return RX_EINVAL;
     const size_t d = c->dim;
-    if ((d != 1 && d != 2) || !c->ran || c->n_samples == 0)
+    if ((d != 1 && d != 2) || !c->ran || c->n_samples == 0 ||
+        !c->target->eval)
         return RX_ENOTSUP;
     const int B = c->cfg.record.grid_bins;
     const size_t ncell = d == 1 ? (size_t)B : (size_t)B * (size_t)B;

@@ -24,6 +24,7 @@
 #include "../data/data.h"
 #include "../model/model.h"
 #include "target.h"
+#include "tws.h"
 
 #define RX__SHARED_BATCH 0xFFFFFFF0u
 /* splits are keyed by data.split only, so every seed sees the same split */
@@ -40,17 +41,6 @@ struct rx__netdata {
     int bs, shared, eval_batch;
     int n_out, classify;
     double y_mean, y_sd;
-};
-
-struct rx__tws {
-    rx__netws *ws;
-    float *w, *g;        /* np floats: theta rounded, gradient */
-    float *xb, *yb;      /* gathered batch: bs x in, bs */
-    float *out;          /* eval_batch x n_out predictions */
-    int32_t *ib;         /* bs random rows (variance estimate) */
-    rx__batcher shared_b;
-    rx__batcher *pb;     /* per particle [lo, hi) when not shared */
-    int lo, hi;
 };
 
 static void netdata_free(rx__target *t)
@@ -320,7 +310,13 @@ static rx__layer_kind layer_kind(rx_layer_kind k)
 
 static rx_status eval_net(const rx__target *t, rx__tws *w, uint32_t particle,
                           uint64_t k, const double *theta, double *energy,
-                          double *grad);
+                          double *grad, double *pe);
+static const int32_t *cv_batch_net(const rx__target *t, rx__tws *w,
+                                   uint32_t particle, uint64_t k);
+static rx_status cv_losses_net(const rx__target *t, rx__tws *w,
+                               const double *theta, const int32_t *idx, int n,
+                               double *out);
+static double cv_prior_net(const rx__target *t, const double *theta);
 
 rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err)
 {
@@ -395,6 +391,11 @@ rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err)
     t->dim = nd->np;
     t->eval = NULL;
     t->eval_ws = eval_net;
+    t->cv.N = nd->N;
+    t->cv.bs = nd->bs;
+    t->cv.batch = cv_batch_net;
+    t->cv.losses = cv_losses_net;
+    t->cv.prior = cv_prior_net;
     return RX_OK;
 }
 
@@ -410,6 +411,7 @@ void rx__tws_destroy(rx__tws **wp)
     rx__free_aligned(w->yb);
     rx__free_aligned(w->out);
     free(w->ib);
+    free(w->pe);
     rx__batcher_free(&w->shared_b);
     if (w->pb)
         for (int i = 0; i < w->hi - w->lo; ++i)
@@ -425,6 +427,8 @@ rx_status rx__tws_create(const rx__target *t, int lo, int hi, uint64_t seed,
     *out = NULL;
     if (!t->eval_ws)
         return RX_OK;
+    if (t->tws_create)
+        return t->tws_create(t, lo, hi, seed, out, err);
     const rx__netdata *nd = t->u.net;
     rx__tws *w = calloc(1, sizeof *w);
     if (!w)
@@ -468,7 +472,7 @@ rx_status rx__tws_create(const rx__target *t, int lo, int hi, uint64_t seed,
  * may be NULL) gets the full gradient. theta provides the double prior. */
 static rx_status net_energy(const rx__netdata *nd, rx__tws *w,
                             const double *theta, const int32_t *idx,
-                            double *energy, double *grad)
+                            double *energy, double *grad, double *pe)
 {
     const size_t in = (size_t)nd->train.nfeat;
     const int n = nd->bs;
@@ -480,7 +484,7 @@ static rx_status net_energy(const rx__netdata *nd, rx__tws *w,
     const double scale = (double)nd->N / (double)n;
     double loss = 0.0;
     rx_status st = rx__net_loss_grad(nd->net, w->ws, w->w, w->xb, w->yb, n,
-                                     scale, &loss, grad ? w->g : NULL, NULL);
+                                     scale, &loss, grad ? w->g : NULL, pe);
     if (st != RX_OK)
         return st;
     double sq = 0.0;
@@ -513,14 +517,58 @@ static void round_theta(const rx__netdata *nd, rx__tws *w,
 
 static rx_status eval_net(const rx__target *t, rx__tws *w, uint32_t particle,
                           uint64_t k, const double *theta, double *energy,
-                          double *grad)
+                          double *grad, double *pe)
 {
     const rx__netdata *nd = t->u.net;
     rx__batcher *b = nd->shared ? &w->shared_b
                                 : &w->pb[(int)particle - w->lo];
     const int32_t *idx = rx__batcher_get(b, (int64_t)k);
     round_theta(nd, w, theta);
-    return net_energy(nd, w, theta, idx, energy, grad);
+    return net_energy(nd, w, theta, idx, energy, grad, pe);
+}
+
+/* Control variates (src/estimate): the rows of evaluation k, forward-only
+ * per-example losses of up to bs rows, and the prior energy. */
+static const int32_t *cv_batch_net(const rx__target *t, rx__tws *w,
+                                   uint32_t particle, uint64_t k)
+{
+    const rx__netdata *nd = t->u.net;
+    rx__batcher *b = nd->shared ? &w->shared_b
+                                : &w->pb[(int)particle - w->lo];
+    return rx__batcher_get(b, (int64_t)k);
+}
+
+static rx_status cv_losses_net(const rx__target *t, rx__tws *w,
+                               const double *theta, const int32_t *idx, int n,
+                               double *out)
+{
+    const rx__netdata *nd = t->u.net;
+    const size_t in = (size_t)nd->train.nfeat;
+    if (n < 1 || n > nd->bs)
+        return RX_EINVAL;
+    round_theta(nd, w, theta);
+    for (int r = 0; r < n; ++r) {
+        memcpy(w->xb + (size_t)r * in, nd->train.x + (size_t)idx[r] * in,
+               in * sizeof(float));
+        w->yb[r] = nd->train.y[idx[r]];
+    }
+    double loss = 0.0;
+    return rx__net_loss_grad(nd->net, w->ws, w->w, w->xb, w->yb, n, 1.0,
+                             &loss, NULL, out);
+}
+
+static double cv_prior_net(const rx__target *t, const double *theta)
+{
+    const rx__netdata *nd = t->u.net;
+    double sq = 0.0;
+    for (size_t j = 0; j < nd->nw; ++j)
+        sq += theta[j] * theta[j];
+    double U = 0.5 * nd->lambda * sq;
+    if (nd->learn_prec) {
+        double rho = theta[nd->np - 1];
+        U += nd->prec_b * exp(rho) - nd->prec_a * rho;
+    }
+    return U;
 }
 
 double rx__network_batch_var(const rx__target *t, rx__tws *w,
@@ -538,7 +586,7 @@ double rx__network_batch_var(const rx__target *t, rx__tws *w,
         for (int r = 0; r < nd->bs; ++r)
             idx[r] = (int32_t)rx__uniform_int(&s, (uint64_t)nd->train.n);
         double e = 0.0;
-        if (net_energy(nd, w, theta, idx, &e, NULL) != RX_OK)
+        if (net_energy(nd, w, theta, idx, &e, NULL, NULL) != RX_OK)
             return NAN;
         double d = e - m;
         m += d / (j + 1);
@@ -550,7 +598,7 @@ double rx__network_batch_var(const rx__target *t, rx__tws *w,
 int rx__network_init_point(const rx__target *t, double *theta, uint64_t seed,
                            uint32_t particle, rx__tws *w)
 {
-    if (!t->eval_ws)
+    if (!rx__target_is_network(t))
         return 0;
     const rx__netdata *nd = t->u.net;
     rx__stream s;

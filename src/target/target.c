@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "target.h"
+#include "tws.h"
 
 
 static rx_status eval_none(const rx__target *t, const double *theta,
@@ -51,6 +52,9 @@ rx_status rx__target_create(rx__target **out, const rx_config *cfg,
     case RX_TARGET_NETWORK:
         st = rx__network_init(t, cfg, err);
         break;
+    case RX_TARGET_MIXTURE_DATA:
+        st = rx__mixdata_init(t, cfg, err);
+        break;
     case RX_TARGET_CALLBACK:
         if (!cb || !cb->energy || cb->dim == 0) {
             st = rx__fail(err, RX_EINVAL,
@@ -89,6 +93,8 @@ double rx__target_noise_var(const rx__target *t, rx__tws *w,
                             const double *theta, int J, uint64_t seed,
                             uint32_t entity, uint64_t k)
 {
+    if (t->eval_ws && t->tws_create)
+        return rx__cv_batch_var(t, w, theta, J, seed, entity, k);
     if (t->eval_ws)
         return rx__network_batch_var(t, w, theta, J, seed, entity, k);
     /* the injected noise does not depend on theta: the J estimates differ
@@ -110,7 +116,17 @@ rx_status rx__target_eval_noisy(const rx__target *t, rx__tws *w,
                                 double *energy, double *grad, uint64_t seed,
                                 uint32_t entity, uint64_t k)
 {
-    rx_status st = t->eval_ws ? t->eval_ws(t, w, entity, k, theta, energy, grad)
+    return rx__target_eval_pe(t, w, theta, energy, grad, seed, entity, k,
+                              NULL);
+}
+
+rx_status rx__target_eval_pe(const rx__target *t, rx__tws *w,
+                             const double *theta, double *energy,
+                             double *grad, uint64_t seed, uint32_t entity,
+                             uint64_t k, double *per_example)
+{
+    rx_status st = t->eval_ws ? t->eval_ws(t, w, entity, k, theta, energy,
+                                           grad, per_example)
                               : t->eval(t, theta, energy, grad);
     if (st != RX_OK)
         return st;
@@ -132,4 +148,29 @@ rx_status rx__target_eval_noisy(const rx__target *t, rx__tws *w,
             if (!isfinite(grad[j]))
                 return RX_ENUMERIC;
     return RX_OK;
+}
+
+double rx__cv_batch_var(const rx__target *t, rx__tws *w, const double *theta,
+                        int J, uint64_t seed, uint32_t entity, uint64_t k)
+{
+    const int n = t->cv.bs;
+    const double scale = (double)t->cv.N / (double)n;
+    const double prior = t->cv.prior(t, theta);
+    rx__stream s;
+    rx__stream_init(&s, seed, entity, RX_STREAM_VARIANCE, k);
+    double m = 0.0, q = 0.0;
+    for (int j = 0; j < J; ++j) {
+        for (int r = 0; r < n; ++r)
+            w->ib[r] = (int32_t)rx__uniform_int(&s, (uint64_t)t->cv.N);
+        if (t->cv.losses(t, w, theta, w->ib, n, w->pe) != RX_OK)
+            return NAN;
+        double sum = 0.0;
+        for (int r = 0; r < n; ++r)
+            sum += w->pe[r];
+        double e = scale * sum + prior;
+        double d = e - m;
+        m += d / (j + 1);
+        q += d * (e - m);
+    }
+    return J > 1 ? q / (J - 1) : 0.0;
 }

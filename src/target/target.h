@@ -24,8 +24,25 @@ struct rx__target {
      * particle `particle`, with the calling thread's scratch. */
     rx_status (*eval_ws)(const rx__target *t, rx__tws *w, uint32_t particle,
                          uint64_t k, const double *theta, double *energy,
-                         double *grad);
+                         double *grad, double *per_example);
     void (*destroy)(rx__target *t);
+    /* Minibatch targets with their own scratch (NULL: the network's). */
+    rx_status (*tws_create)(const rx__target *t, int lo, int hi,
+                            uint64_t seed, rx__tws **out, rx_err *err);
+    /* Control variates (src/estimate): targets with per-example losses
+     * l_i set `losses`; NULL otherwise. The minibatch energy of eval_ws is
+     * (N/bs) sum_{i in batch(k)} l_i(theta) + prior(theta); eval_ws writes
+     * those bs l_i to per_example when it is not NULL. */
+    struct {
+        int64_t N; /* data points */
+        int bs;    /* minibatch size n; losses takes at most bs rows */
+        const int32_t *(*batch)(const rx__target *t, rx__tws *w,
+                                uint32_t particle, uint64_t k);
+        rx_status (*losses)(const rx__target *t, rx__tws *w,
+                            const double *theta, const int32_t *idx, int n,
+                            double *out);
+        double (*prior)(const rx__target *t, const double *theta);
+    } cv;
     double energy_noise_sd;
     double grad_noise_sd;
     double noise_model_sd; /* the configured energy noise, kept when the
@@ -47,6 +64,12 @@ struct rx__target {
             void *user;
         } cb;
         rx__netdata *net;
+        struct {
+            int64_t N;
+            double *x;          /* N data points */
+            double phi, s, prior_sd;
+            int bs, shared;
+        } mixd;
     } u;
 };
 
@@ -54,6 +77,20 @@ rx_status rx__mixture25_init(rx__target *t, const rx_config *cfg);
 rx_status rx__gmm_init(rx__target *t, const rx_config *cfg, rx_err *err);
 
 rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err);
+rx_status rx__mixdata_init(rx__target *t, const rx_config *cfg, rx_err *err);
+/* mixture_data: exact sum_i l_i(beta) + prior (Kahan); grad may be NULL. */
+double rx__mixdata_full_energy(const rx__target *t, double beta,
+                               double *grad);
+/* mixture_data: the weight of beta > phi/2 under exp(-U/tau) (U the exact
+ * energy, 4001-point grid on [lo, hi]) and in the n samples. */
+rx_status rx__mixdata_mode_weight(const rx__target *t, double tau, double lo,
+                                  double hi, const float *samples, int64_t n,
+                                  double *w_true, double *w_est);
+/* Sample variance (ddof 1) of J standard minibatch energies of a target
+ * with per-example losses at theta, J batches drawn with replacement from
+ * (seed, entity, VARIANCE, k). */
+double rx__cv_batch_var(const rx__target *t, rx__tws *w, const double *theta,
+                        int J, uint64_t seed, uint32_t entity, uint64_t k);
 
 /* Sample variance (ddof 1) of J noisy energy draws at a frozen point: the
  * raw estimate of an SA step for sigma^2 (resgld_vr.md 1.5.1). Minibatch
@@ -90,6 +127,12 @@ void rx__network_metrics(const rx__target *t, int64_t S, const double *mean,
                          const double *ood_mean, int ece_bins,
                          rx_metrics *m);
 
+/* Is t the network target (data, model, evaluation)? */
+static inline int rx__target_is_network(const rx__target *t)
+{
+    return t->eval_ws && !t->tws_create;
+}
+
 /* Build the target a config describes (cb for RX_TARGET_CALLBACK). */
 rx_status rx__target_create(rx__target **out, const rx_config *cfg,
                             const rx_callback_target *cb, rx_err *err);
@@ -103,5 +146,11 @@ rx_status rx__target_eval_noisy(const rx__target *t, rx__tws *w,
                                 const double *theta,
                                 double *energy, double *grad, uint64_t seed,
                                 uint32_t entity, uint64_t k);
+/* The same, also returning the per-example losses of the batch of k
+ * (per_example: t->cv.bs values) for targets with control variates. */
+rx_status rx__target_eval_pe(const rx__target *t, rx__tws *w,
+                             const double *theta, double *energy,
+                             double *grad, uint64_t seed, uint32_t entity,
+                             uint64_t k, double *per_example);
 
 #endif

@@ -1,0 +1,370 @@
+/*
+ * Variance-reduced (control-variate) energies, resgld_vr.md 3 and 6 on the
+ * [CH3] mixture model (N = 1e4, beta_true = -5, phi = 20, s = 5):
+ *   T6  Var(VR) << Var(standard) (ratio > 50), Var_VR(lag 0) == 0,
+ *       unbiasedness of the VR energy;
+ *   T7  Var(VR) increasing in m and eta, decreasing in n, with the spec's
+ *       ratio windows; Var(std) independent of m and eta, ~ 1/n;
+ *   T9  the adaptive coefficient converges to -Cov/Var;
+ *   swaps of VR vs standard estimator (F = 100) at equal accuracy through
+ *   the engine, and bitwise equality across thread counts.
+ * The sigma^2 factor-2 regression is in test_resgld.c (T12).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replex/replex.h"
+#include "../src/engine/ctx.h"
+#include "../src/estimate/vr.h"
+#include "../src/target/target.h"
+#include "check.h"
+
+typedef struct {
+    rx__target *t;
+    rx__tws *tw;
+    rx__vrws *vw;
+} model;
+
+static int model_open(model *md, int n, int J)
+{
+    rx_config c;
+    rx_config_default(&c);
+    c.target.kind = RX_TARGET_MIXTURE_DATA;
+    c.target.n_data = 10000;
+    c.data.batch_size = n;
+    rx_err err;
+    memset(md, 0, sizeof *md);
+    if (rx__target_create(&md->t, &c, NULL, &err) != RX_OK ||
+        rx__tws_create(md->t, 0, 1, 7, &md->tw, &err) != RX_OK ||
+        rx__vrws_create(&md->vw, n, J) != RX_OK) {
+        fprintf(stderr, "model_open: %s\n", err.msg);
+        return 0;
+    }
+    return 1;
+}
+
+static void model_close(model *md)
+{
+    rx__vrws_destroy(&md->vw);
+    rx__tws_destroy(&md->tw);
+    rx__target_destroy(&md->t);
+}
+
+typedef struct {
+    double var_vr, var_std; /* lag-averaged */
+    double var_lag0, var_last; /* lag 0 and lag m-1 */
+} varres;
+
+/*
+ * One SGLD chain (plain minibatch gradients, tau = 1000) from beta = -5
+ * after `burn` iterations; then for `iters` iterations the VR and the
+ * standard estimator variance at the current position, J fresh batches
+ * each, anchor refreshed every m iterations (c = -1).
+ */
+static varres measure(int n, double eta, int64_t m, int64_t burn,
+                      int64_t iters, int J, uint64_t seed)
+{
+    varres r = {0, 0, 0, 0};
+    model md;
+    if (!model_open(&md, n, J))
+        return r;
+    rx__vrconf vc = {1, m, -1.0, 0, 0.0, 0, J};
+    const double tau = 1000.0;
+    double beta = -5.0, g = 0.0, e = 0.0, anchor = beta, lhat = 0.0;
+    double c = -1.0;
+    int64_t nc = 0, n0 = 0, nl = 0;
+    for (int64_t k = 0; k < burn + iters; ++k) {
+        if (k >= burn) {
+            int64_t lag = (k - burn) % m;
+            if (lag == 0) {
+                anchor = beta;
+                rx__vr_anchor_energy(md.t, md.tw, md.vw, &vc, &anchor, seed,
+                                     0, (uint64_t)k, &lhat, NULL);
+            }
+            double vv, vs;
+            rx__vr_period_end(md.t, md.tw, md.vw, &vc, &beta, &anchor, lhat,
+                              &c, &nc, seed, 0, (uint64_t)k, &vv, &vs, NULL);
+            r.var_vr += vv;
+            r.var_std += vs;
+            if (lag == 0) {
+                r.var_lag0 = vv > r.var_lag0 ? vv : r.var_lag0;
+                n0++;
+            }
+            if (lag == m - 1) {
+                r.var_last += vv;
+                nl++;
+            }
+        }
+        rx__target_eval_pe(md.t, md.tw, &beta, &e, &g, seed, 0, (uint64_t)k,
+                           NULL);
+        rx__stream s;
+        rx__stream_init(&s, seed, 0, RX_STREAM_STEP, (uint64_t)k);
+        beta += -eta * g + sqrt(2.0 * eta * tau) * rx__normal(&s);
+    }
+    r.var_vr /= (double)iters;
+    r.var_std /= (double)iters;
+    r.var_last /= nl > 0 ? (double)nl : 1.0;
+    model_close(&md);
+    return r;
+}
+
+static void t6_t7(void)
+{
+    const int64_t burn = 3000, it = 2400;
+    const int J = 20;
+    varres base = measure(100, 1e-6, 40, burn, it, 30, 11);
+    printf("T6 n=100 eta=1e-6 m=40: Var(std) %.4g, Var(VR) %.4g (lag m-1 "
+           "%.4g), ratio %.1f (lag m-1 %.1f), Var_VR(lag 0) max %.3g\n",
+           base.var_std, base.var_vr, base.var_last,
+           base.var_std / base.var_vr, base.var_std / base.var_last,
+           base.var_lag0);
+    CHECK(base.var_std / base.var_vr > 50.0);
+    CHECK(base.var_lag0 == 0.0);
+    CHECK(base.var_last > base.var_vr);
+
+    varres m10 = measure(100, 1e-6, 10, burn, it, J, 12);
+    varres m40 = measure(100, 1e-6, 40, burn, it, J, 12);
+    varres m160 = measure(100, 1e-6, 160, burn, it, J, 12);
+    varres e1 = measure(100, 2.5e-7, 40, burn, it, J, 12);
+    varres e4 = measure(100, 4e-6, 40, burn, it, J, 12);
+    varres n4 = measure(400, 1e-6, 40, burn, it, J, 12);
+    printf("T7 m 10/40/160: Var(VR) %.4g / %.4g / %.4g; Var(std) %.4g / "
+           "%.4g / %.4g\n",
+           m10.var_vr, m40.var_vr, m160.var_vr, m10.var_std, m40.var_std,
+           m160.var_std);
+    printf("T7 eta 2.5e-7/1e-6/4e-6: Var(VR) %.4g / %.4g / %.4g; Var(std) "
+           "%.4g / %.4g\n",
+           e1.var_vr, m40.var_vr, e4.var_vr, e1.var_std, e4.var_std);
+    printf("T7 n 100/400: Var(VR) %.4g / %.4g; Var(std) %.4g / %.4g "
+           "(ratio %.2f)\n",
+           m40.var_vr, n4.var_vr, m40.var_std, n4.var_std,
+           m40.var_std / n4.var_std);
+    CHECK(m10.var_vr < m40.var_vr && m40.var_vr < m160.var_vr);
+    CHECK(e1.var_vr < m40.var_vr && m40.var_vr < e4.var_vr);
+    CHECK(n4.var_vr < m40.var_vr);
+    double rm1 = m40.var_vr / m10.var_vr, rm2 = m160.var_vr / m40.var_vr;
+    double re1 = m40.var_vr / e1.var_vr, re2 = e4.var_vr / m40.var_vr;
+    CHECK_MSG(rm1 >= 2.5 && rm1 <= 16.0, "m x4: %g", rm1);
+    CHECK_MSG(rm2 >= 2.5 && rm2 <= 16.0, "m x4: %g", rm2);
+    CHECK_MSG(re1 >= 2.5 && re1 <= 6.0, "eta x4: %g", re1);
+    CHECK_MSG(re2 >= 2.5 && re2 <= 6.0, "eta x4: %g", re2);
+    double rn = m40.var_std / n4.var_std;
+    CHECK_MSG(rn >= 2.5 && rn <= 6.0, "Var(std) n x4: %g", rn);
+    /* Var(std) does not depend on m or eta (within 25 %) */
+    CHECK(fabs(m10.var_std / m160.var_std - 1.0) < 0.25);
+    CHECK(fabs(e1.var_std / e4.var_std - 1.0) < 0.25);
+}
+
+/* Unbiasedness: at end-of-period positions, the mean of J VR energies on
+ * fresh batches is within 4 sd of the exact energy. */
+static void t6_unbiased(void)
+{
+    model md;
+    const int J = 30, n = 100;
+    if (!model_open(&md, n, J))
+        return;
+    rx__vrconf vc = {1, 40, -1.0, 0, 0.0, 0, J};
+    double beta = -5.0, g, e;
+    int bad = 0;
+    double zmax = 0.0;
+    for (int rep = 0; rep < 10; ++rep) {
+        double anchor = beta, lhat = 0.0;
+        rx__vr_anchor_energy(md.t, md.tw, md.vw, &vc, &anchor, 5, 0, 0,
+                             &lhat, NULL);
+        for (int k = 0; k < 39; ++k) { /* to lag 39 */
+            uint64_t kk = (uint64_t)(rep * 40 + k);
+            rx__target_eval_pe(md.t, md.tw, &beta, &e, &g, 5, 0, kk, NULL);
+            rx__stream s;
+            rx__stream_init(&s, 5, 0, RX_STREAM_STEP, kk);
+            beta += -1e-6 * g + sqrt(2e-6 * 1000.0) * rx__normal(&s);
+        }
+        double exact = rx__mixdata_full_energy(md.t, beta, NULL);
+        rx__stream s;
+        rx__stream_init(&s, 99, (uint32_t)rep, RX_STREAM_VARIANCE, 0);
+        int32_t idx[100];
+        double la[100], m = 0.0, q = 0.0;
+        for (int j = 0; j < J; ++j) {
+            for (int r = 0; r < n; ++r)
+                idx[r] = (int32_t)rx__uniform_int(&s, 10000);
+            md.t->cv.losses(md.t, md.tw, &beta, idx, n, la);
+            double ev;
+            rx__vr_energy(md.t, md.tw, md.vw, &beta, la, idx, &anchor, NULL,
+                          lhat, -1.0, &ev, NULL);
+            double d = ev - m;
+            m += d / (j + 1);
+            q += d * (ev - m);
+        }
+        double sd = sqrt(q / (J - 1) / J);
+        double z = fabs(m - exact) / sd;
+        zmax = z > zmax ? z : zmax;
+        bad += z >= 4.0;
+    }
+    printf("T6 unbiasedness: max |mean - U| / sd over 10 positions %.2f\n",
+           zmax);
+    CHECK(bad == 0);
+    model_close(&md);
+}
+
+/* T9: synthetic paired estimators with correlation rho, equal variances. */
+static void t9(void)
+{
+    static const double rhos[3] = {0.3, 0.5, 0.9};
+    for (int ri = 0; ri < 3; ++ri) {
+        const double rho = rhos[ri];
+        double worst = 0.0, mean_h = 0.0, mean_c = 0.0;
+        for (int rep = 0; rep < 200; ++rep) {
+            double ch = -1.0, cc = -1.0;
+            int64_t nh = 0, ncst = 0;
+            rx__stream s;
+            rx__stream_init(&s, 3, (uint32_t)(ri * 1000 + rep),
+                            RX_STREAM_VARIANCE, 0);
+            for (int u = 0; u < 200; ++u) {
+                double a[10], b[10];
+                for (int j = 0; j < 10; ++j) {
+                    double z1 = rx__normal(&s), z2 = rx__normal(&s);
+                    a[j] = z1;
+                    b[j] = rho * z1 + sqrt(1.0 - rho * rho) * z2;
+                }
+                rx__vr_coef_update(a, b, 10, 0.0, &ch, &nh);
+                rx__vr_coef_update(a, b, 10, 0.3, &cc, &ncst);
+            }
+            double d = fabs(ch + rho);
+            worst = d > worst ? d : worst;
+            mean_h += ch / 200.0;
+            mean_c += cc / 200.0;
+        }
+        printf("T9 rho %.1f: harmonic mean c %.3f (worst |c - c*| %.3f), "
+               "constant 0.3 mean c %.3f\n",
+               rho, mean_h, worst, mean_c);
+        CHECK(worst < 0.1);
+        CHECK(fabs(mean_c + rho) < 0.03);
+    }
+}
+
+static rx_ctx *run_cfg(const char *const *sets, int nsets, int threads,
+                       int64_t iters)
+{
+    rx_config c;
+    rx_err err;
+    char path[1024];
+    const char *src = getenv("RX_SRCDIR");
+    snprintf(path, sizeof path, "%s/yaml/vr_mixture_data.yaml",
+             src ? src : ".");
+    if (rx_config_load(path, sets, nsets, &c, &err) != RX_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        return NULL;
+    }
+    c.threads = threads;
+    c.iterations = iters;
+    c.record.burn_in = iters / 10;
+    rx_ctx *ctx = NULL;
+    rx_logger lg = {NULL, NULL};
+    if (rx_create(&ctx, &c, NULL, lg, &err) != RX_OK ||
+        rx_run(ctx) != RX_OK) {
+        fprintf(stderr, "run: %s %s\n", err.msg, ctx ? rx_errmsg(ctx) : "");
+        rx_destroy(&ctx);
+    }
+    rx_config_free(&c);
+    return ctx;
+}
+
+static double mode_err(const rx_ctx *ctx, double *w_est)
+{
+    double wt = 0.0, we = 0.0;
+    rx__mixdata_mode_weight(ctx->target, ctx->tau[0], -15.0, 35.0,
+                            ctx->samples, ctx->n_samples, &wt, &we);
+    *w_est = we;
+    return fabs(we - wt);
+}
+
+/* Executed swaps, VR (F = 1) against the standard estimator (F = 100, the
+ * dissertation's reSGLD), same seeds; mode weight beta > 10 vs exact. */
+static void swaps_vr_vs_std(void)
+{
+    const char *vr[] = {"seed=1"};
+    const char *std[] = {"seed=1", "variance_reduction.enabled=false",
+                         "tempering.sigma2_factor=100"};
+    int64_t sv = 0, ss = 0;
+    double ev = 0.0, es = 0.0;
+    const int S = 3;
+    for (int seed = 1; seed <= S; ++seed) {
+        char sd[32];
+        snprintf(sd, sizeof sd, "seed=%d", seed);
+        vr[0] = sd;
+        std[0] = sd;
+        rx_ctx *a = run_cfg(vr, 1, 2, 15000);
+        rx_ctx *b = run_cfg(std, 3, 2, 15000);
+        CHECK(a && b);
+        if (!a || !b) {
+            rx_destroy(&a);
+            rx_destroy(&b);
+            return;
+        }
+        rx_results ra, rb;
+        rx_get_results(a, &ra);
+        rx_get_results(b, &rb);
+        double wa, wb;
+        double xa = mode_err(a, &wa), xb = mode_err(b, &wb);
+        printf("swaps seed %d: VR %lld (weight %.3f, |err| %.3f), standard "
+               "F=100 %lld (weight %.3f, |err| %.3f)\n",
+               seed, (long long)ra.total_swaps, wa, xa,
+               (long long)rb.total_swaps, wb, xb);
+        sv += ra.total_swaps;
+        ss += rb.total_swaps;
+        ev += xa / S;
+        es += xb / S;
+        rx_destroy(&a);
+        rx_destroy(&b);
+    }
+    printf("swaps total VR %lld vs standard %lld; mean |mode error| VR "
+           "%.3f vs standard %.3f\n",
+           (long long)sv, (long long)ss, ev, es);
+    CHECK(sv > ss);
+    CHECK(ev <= es + 0.05);
+}
+
+/* Bitwise equality across thread counts (P = 4, adaptive c, per-particle
+ * batches, full and subsampled anchors). */
+static void determinism(void)
+{
+    const char *sets[] = {"tempering.n_chains=4", "ladder.tau=[10, 50, 200, 1000]",
+                          "variance_reduction.coefficient=adaptive",
+                          "data.shared_minibatch=false",
+                          "variance_reduction.period=7",
+                          "variance_reduction.anchor_batch=0"};
+    for (int v = 0; v < 2; ++v) {
+        if (v == 1)
+            sets[5] = "variance_reduction.anchor_batch=1000";
+        rx_ctx *a = run_cfg(sets, 6, 1, 1500);
+        rx_ctx *b = run_cfg(sets, 6, 3, 1500);
+        CHECK(a && b);
+        if (a && b) {
+            rx_results ra, rb;
+            rx_get_results(a, &ra);
+            rx_get_results(b, &rb);
+            CHECK(ra.n_samples == rb.n_samples && ra.n_samples > 0);
+            CHECK(memcmp(ra.samples, rb.samples,
+                         sizeof(float) * (size_t)ra.n_samples) == 0);
+            CHECK(ra.total_swaps == rb.total_swaps);
+            CHECK(memcmp(ra.sigma2, rb.sigma2, sizeof(double) * 3) == 0);
+            int same = 1;
+            for (int i = 0; i < 4; ++i)
+                same &= a->parts[i]->vr_c == b->parts[i]->vr_c &&
+                        a->parts[i]->energy == b->parts[i]->energy;
+            CHECK(same);
+        }
+        rx_destroy(&a);
+        rx_destroy(&b);
+    }
+}
+
+int main(void)
+{
+    t9();
+    t6_unbiased();
+    t6_t7();
+    determinism();
+    swaps_vr_vs_std();
+    return check_done();
+}
