@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Memory and undefined-behaviour checks, run by .ci/run after the test suite:
-#   1. ASan + UBSan (meson's b_sanitize) build in build-asan; the unit,
-#      determinism and cli suites under it, stopping at the first report;
+#   1. ASan + UBSan (meson's b_sanitize) build in build-asan; the unit and
+#      determinism suites and the end-to-end CLI tests under it, each test
+#      stopping at its first report;
 #   2. valgrind memcheck on one small end-to-end `replex run` (release
 #      build in build/, as scripts/test.sh leaves it): no errors, no
 #      definite or indirect leaks;
@@ -49,8 +50,15 @@ if has asan; then
   fi
   ninja -C build-asan >/dev/null
   stamp "ASan+UBSan build ready"
-  if meson test -C build-asan --print-errorlogs --timeout-multiplier 3 \
-       --suite unit --suite determinism --suite cli; then
+  # unit and determinism suites, and the end-to-end CLI tests that drive
+  # the whole program through the instrumented replex (bad input, help,
+  # progress, interrupts, full disks, sweeps, plots); not the long
+  # checkpoint fault-injection test (minutes already without ASan)
+  asan_test() {
+    meson test -C build-asan --print-errorlogs --timeout-multiplier 3 "$@"
+  }
+  if asan_test --suite unit --suite determinism &&
+     asan_test cli_bad_input cli_ux cli_sweep cli_plots; then
     stamp "ASan+UBSan suites passed"
   else
     failed+=(asan)   # go on: valgrind and the fuzzer still say something
