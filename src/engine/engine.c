@@ -208,10 +208,13 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     c->sc.rms_eps = cfg->step.rms_eps;
     c->sc.sghmc_vhat = cfg->step.sghmc_vhat;
     c->ac.P = c->P;
-    c->ac.adapt = cfg->ladder.adapt;
+    c->ac.adapt = cfg->tempering.scheme == RX_SCHEME_NONE ? RX_ADAPT_NONE
+                                                        : cfg->ladder.adapt;
     c->ac.project = cfg->ladder.monotone_projection;
+    /* no swaps, nothing to adapt: scheme none keeps C and the ladders */
     c->ac.adapt_c = cfg->tempering.rule == RX_RULE_DETERMINISTIC &&
-                    cfg->correction.adapt;
+                    cfg->correction.adapt &&
+                    cfg->tempering.scheme != RX_SCHEME_NONE;
     c->ac.S = cfg->tempering.target_swap_rate;
     c->ac.c_scale = cfg->correction.step_scale;
     c->ac.a = cfg->stepsize.a;
