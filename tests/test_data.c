@@ -869,6 +869,31 @@ static void test_real(void)
         printf("real data: %d sets checked\n", ran);
 }
 
+/* ---- inputs found by the libFuzzer harnesses (fuzz/fuzz_*.c) ---------- */
+/* Each file of tests/data/fuzz-regressions/ once crashed a harness; it must
+ * now give the clean error below and an empty data set. */
+static void test_fuzz_regressions(void)
+{
+    rx__dataset d;
+    rx_err err;
+    char want[700];
+    /* a value finite as a double but beyond the float range became an
+     * infinite feature (fuzz_csv, property "finite features") */
+    const char *p = fixture("fuzz-regressions/csv_float_overflow.csv");
+    snprintf(want, sizeof want, "%s:6: column 2 (x2): beyond the float "
+             "range (3.4e38): '", p);
+    CHECK_ERR_HAS(rx__data_load_csv(&d, p, NULL, &err), RX_EDATA, want,
+                  "44444");
+    CHECK(is_empty(&d));
+    /* the same as the target: no infinite y either */
+    rx__csvopts o;
+    rx__csvopts_default(&o);
+    o.target_index = 1;
+    CHECK_ERR_HAS(rx__data_load_csv(&d, p, &o, &err), RX_EDATA, want,
+                  "44444");
+    CHECK(is_empty(&d));
+}
+
 int main(void)
 {
     srcdir = getenv("RX_SRCDIR");
@@ -887,6 +912,7 @@ int main(void)
     test_batcher();
     test_split();
     test_real();
+    test_fuzz_regressions();
 
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -3,6 +3,7 @@
  * name or index, everything else features. Reads the whole file (gzip
  * too) and tokenises it in place; errors name the file and the line.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,7 +207,8 @@ static int next_record(csvin *in, csvrec *r, rx_err *err)
 }
 
 /* A finite number filling the whole field. 0: empty, -1: not a number,
- * -2: not finite. */
+ * -2: not finite, -3: finite but beyond the float range (the values are
+ * stored as float, where it would become infinite). */
 static int parse_num(const char *s, double *v)
 {
     if (!*s)
@@ -217,6 +219,8 @@ static int parse_num(const char *s, double *v)
         return -1;
     if (!isfinite(d))
         return -2;
+    if (fabs(d) > FLT_MAX)
+        return -3;
     *v = d;
     return 1;
 }
@@ -518,6 +522,8 @@ rx_status rx__data_load_csv(rx__dataset *d, const char *path,
                               path, (long long)L.rec.line, cn,
                               pr == 0 ? "empty field" : pr == -2
                                   ? "not a finite number: '"
+                                  : pr == -3
+                                  ? "beyond the float range (3.4e38): '"
                                   : "not a number: '",
                               pr == 0 ? "" : txt, pr == 0 ? "" : "'", h);
                 goto fail;
