@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# libFuzzer harness for the YAML experiment loader (fuzz/fuzz_config.c).
+# libFuzzer harnesses: the YAML experiment loader (fuzz/fuzz_config.c) and
+# the data loaders of src/data/ (fuzz/fuzz_csv.c, fuzz_idx.c, fuzz_json.c).
 #
-#   bash scripts/fuzz.sh [SECONDS] [extra libFuzzer flags...]
+#   bash scripts/fuzz.sh [SECONDS] [TARGET] [extra libFuzzer flags...]
 #
-# Builds build-fuzz/fuzz_config with clang -fsanitize=fuzzer,address,undefined
+# TARGET: config (the default), csv, idx, json, data (the three data
+# loaders) or all; several targets run one after the other, SECONDS each.
+# Builds build-fuzz/fuzz_TARGET with clang -fsanitize=fuzzer,address,undefined
 # (installs clang via apt when missing and running as root), seeds the
-# working corpus build-fuzz/corpus from yaml/*.yaml, tests/cli/bad/*.yaml and
-# fuzz/corpus/*, and fuzzes for SECONDS (default 60) with the dictionary
-# build-fuzz/config.dict (fuzz/config.dict + the schema's names). Crashing
-# inputs land in build-fuzz/crash-* (libFuzzer prints the path); exit status
-# non-zero on a finding.
+# working corpus build-fuzz/corpus (config: yaml/*.yaml, tests/cli/bad/*.yaml,
+# fuzz/corpus/*) or build-fuzz/corpus_T (data: fuzz/corpus_T/*), and fuzzes
+# for SECONDS (default 60); config uses the dictionary build-fuzz/config.dict
+# (fuzz/config.dict + the schema's names). Crashing inputs land in
+# build-fuzz/crash-* (config) or build-fuzz/T-crash-* (libFuzzer prints the
+# path); exit status non-zero on a finding.
 #   RX_FUZZ_BUILD_ONLY=1   build and exit
 #   SECONDS = 0            run every seed once and stop (a regression check)
 set -euo pipefail
@@ -17,6 +21,13 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 shift || true
+targets=()
+case "${1:-}" in
+  config|csv|idx|json) targets=("$1"); shift ;;
+  data) targets=(csv idx json); shift ;;
+  all) targets=(config csv idx json); shift ;;
+  *) targets=(config) ;;
+esac
 out=build-fuzz
 cc=${CC_FUZZ:-clang}
 
@@ -33,31 +44,54 @@ if ! command -v "$cc" >/dev/null 2>&1; then
 fi
 
 mkdir -p "$out"
-# Only the loader and the status/message helpers: no OpenMP or BLAS needed.
-srcs=(fuzz/fuzz_config.c src/io/config.c src/core/status.c)
 flags=(-std=c11 -g -O1 -fno-omit-frame-pointer -Iinclude
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -DRX_CACHELINE=64)
-stamp=$out/fuzz_config
-if [ ! -x "$stamp" ] || [ -n "$(find "${srcs[@]}" src/io/config.h \
-       src/core/internal.h include/replex/replex.h -newer "$stamp")" ]; then
-  if ! "$cc" "${flags[@]}" "${srcs[@]}" $(pkg-config --cflags --libs \
-       yaml-0.1) -lm -o "$stamp.new" 2> "$out/build.log"; then
-    if grep -q -- "-fsanitize=fuzzer" "$out/build.log" &&
-       grep -qi "libclang_rt.fuzzer\|unsupported option" "$out/build.log"; then
-      echo "fuzz: $cc has no libFuzzer runtime (Debian: libclang-rt-14-dev);" \
-           "skipped" >&2
-      exit 0
-    fi
-    cat "$out/build.log" >&2
-    exit 1
+
+# build T: build-fuzz/fuzz_T, only when a source is newer. Returns 2 when
+# the compiler has no libFuzzer runtime.
+build() {
+  local t=$1 srcs deps libs
+  if [ "$t" = config ]; then
+    # Only the loader and the status/message helpers: no OpenMP or BLAS.
+    srcs=(fuzz/fuzz_config.c src/io/config.c src/core/status.c)
+    deps=(src/io/config.h)
+    libs=($(pkg-config --cflags --libs yaml-0.1) -lm)
+  else
+    # the data layer with the RNG (splits, batches) and the allocator
+    srcs=(fuzz/fuzz_$t.c src/data/*.c src/core/status.c src/core/rng.c
+          src/core/mem.c)
+    deps=(fuzz/fuzz_data_common.h src/data/data.h)
+    libs=(-lz -lm)
   fi
-  mv "$stamp.new" "$stamp"
-fi
+  local bin=$out/fuzz_$t
+  if [ ! -x "$bin" ] || [ -n "$(find "${srcs[@]}" "${deps[@]}" \
+         src/core/internal.h include/replex/replex.h -newer "$bin")" ]; then
+    if ! "$cc" "${flags[@]}" "${srcs[@]}" "${libs[@]}" -o "$bin.new" \
+         2> "$out/build-$t.log"; then
+      if grep -qi "libclang_rt.fuzzer\|unsupported option" \
+           "$out/build-$t.log"; then
+        echo "fuzz: $cc has no libFuzzer runtime (Debian:" \
+             "libclang-rt-14-dev); skipped" >&2
+        return 2
+      fi
+      cat "$out/build-$t.log" >&2
+      return 1
+    fi
+    mv "$bin.new" "$bin"
+  fi
+}
+
+for t in "${targets[@]}"; do
+  rc=0
+  build "$t" || rc=$?
+  [ $rc -eq 2 ] && exit 0
+  [ $rc -ne 0 ] && exit 1
+done
 [ "${RX_FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 
 # the dictionary: fuzz/config.dict plus the schema's names from config.c
-{
+config_dict() {
   cat fuzz/config.dict
   grep -oE '^ +\{"[A-Za-z_0-9.]+", K_' src/io/config.c |
     sed -E 's/^ +\{"([^"]+)".*/\1/' > "$out/keys.txt"
@@ -68,18 +102,52 @@ fi
   awk '/static const char \*const [a-z_]+\[\] = \{/,/NULL\};/' \
     src/io/config.c | grep -oE '"[A-Za-z_0-9]+"' | sort -u |
     awk '{printf "word_%d=%s\n", NR, $1}'
-} > "$out/config.dict"
-
-mkdir -p "$out/corpus"
-cp -n yaml/*.yaml tests/cli/bad/*.yaml "$out/corpus/" 2>/dev/null || true
-[ -d fuzz/corpus ] && cp -n fuzz/corpus/* "$out/corpus/" 2>/dev/null || true
+}
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-if [ "$secs" = 0 ]; then
-  # run every seed once; fails on any crash, leak or UB report
-  exec "$stamp" -dict="$out/config.dict" "$@" "$out"/corpus/*
+
+# run T: fuzz it (or run its seeds once) with its corpus and options
+run() {
+  local t=$1; shift
+  local corpus opts=() prefix
+  if [ "$t" = config ]; then
+    config_dict > "$out/config.dict"
+    corpus=$out/corpus
+    mkdir -p "$corpus"
+    cp -n yaml/*.yaml tests/cli/bad/*.yaml "$corpus/" 2>/dev/null || true
+    [ -d fuzz/corpus ] && cp -n fuzz/corpus/* "$corpus/" 2>/dev/null || true
+    opts=(-dict="$out/config.dict" -max_len=4096)
+    prefix=$out/
+  else
+    corpus=$out/corpus_$t
+    mkdir -p "$corpus"
+    cp -n fuzz/corpus_$t/* "$corpus/" 2>/dev/null || true
+    case $t in
+      csv) opts=(-max_len=4096) ;;    # 4 option bytes + the CSV text
+      idx) opts=(-max_len=8192) ;;    # 3 header bytes + images + labels
+      json) opts=(-max_len=16384) ;;  # 1 byte + a digit file (~2.3 KB/image)
+    esac
+    prefix=$out/$t-
+  fi
+  if [ "$secs" = 0 ]; then
+    # run every seed once; fails on any crash, leak or UB report
+    local seedopts=()
+    [ "$t" = config ] && seedopts=("${opts[0]}")
+    "$out/fuzz_$t" ${seedopts[@]+"${seedopts[@]}"} "$@" "$corpus"/*
+  else
+    "$out/fuzz_$t" "${opts[@]}" -max_total_time="$secs" -timeout=10 \
+      -rss_limit_mb=2048 -artifact_prefix="$prefix" -print_final_stats=1 \
+      "$@" "$corpus"
+  fi
+}
+
+failed=()
+for t in "${targets[@]}"; do
+  [ ${#targets[@]} -gt 1 ] && echo "fuzz: $t (${secs} s)" >&2
+  run "$t" "$@" || failed+=("$t")
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: FAILED: ${failed[*]}" >&2
+  exit 1
 fi
-exec "$stamp" -dict="$out/config.dict" -max_total_time="$secs" -max_len=4096 \
-  -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$out/" -print_final_stats=1 \
-  "$@" "$out/corpus"

@@ -6,11 +6,13 @@
 #   2. valgrind memcheck on one small end-to-end `replex run` (release
 #      build in build/, as scripts/test.sh leaves it): no errors, no
 #      definite or indirect leaks;
-#   3. the libFuzzer harness of the YAML loader for a bounded time
-#      (scripts/fuzz.sh; skipped with a message when clang is missing).
+#   3. the libFuzzer harnesses for a bounded time (scripts/fuzz.sh): the
+#      YAML loader, then each data loader (CSV, IDX, JSON) more briefly;
+#      skipped with a message when clang is missing.
 #
 #   bash scripts/sanitize.sh [asan|valgrind|fuzz ...]   (default: all three)
-#   RX_FUZZ_SECONDS   length of step 3 (default 60)
+#   RX_FUZZ_SECONDS        step 3 on the YAML loader (default 60)
+#   RX_FUZZ_DATA_SECONDS   step 3 on each data loader (default 20)
 # Installs valgrind (and, through scripts/fuzz.sh, clang) with apt when
 # missing and running as root, like scripts/bootstrap.sh.
 set -euo pipefail
@@ -103,13 +105,15 @@ fi
 if has fuzz; then
   mkdir -p build-fuzz
   log=build-fuzz/ci.log
-  if bash scripts/fuzz.sh "${RX_FUZZ_SECONDS:-60}" > "$log" 2>&1; then
+  if bash scripts/fuzz.sh "${RX_FUZZ_SECONDS:-60}" config > "$log" 2>&1 &&
+     bash scripts/fuzz.sh "${RX_FUZZ_DATA_SECONDS:-20}" data >> "$log" 2>&1
+  then
     grep -E '^(Done|fuzz:)' "$log" >&2 || true
     stamp "fuzzing done"
   else
     tail -n 40 "$log" >&2
     failed+=(fuzz)
-    stamp "the fuzzer found a problem ($log, build-fuzz/crash-*)"
+    stamp "the fuzzer found a problem ($log, build-fuzz/*crash-*)"
   fi
 fi
 
