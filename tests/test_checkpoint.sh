@@ -3,7 +3,8 @@
 #  1. a run killed with SIGKILL at a random moment after its first
 #     checkpoint, resumed with another thread count, writes samples.npy,
 #     index.npy, trace.csv and summary.json (but "timing") identical to an
-#     uninterrupted run; the same for a network target (the MLP);
+#     uninterrupted run; the same for a network target (the MLP) and a
+#     variance-reduced run (anchors travel in the checkpoint);
 #  2. SIGINT stops a checkpointing run cleanly (exit 1, a checkpoint, no
 #     run directory), and --resume finishes it to the same bits;
 #  3. a corrupted or truncated checkpoint is refused (exit 2, message);
@@ -59,6 +60,8 @@ kill_resume() { # name file iterations every sets...
 }
 kill_resume m25 yaml/mixture25_deo_star.yaml 400000 20000
 kill_resume mlp yaml/mlp_synthetic.yaml 6000 500
+# variance reduction: the anchors, U(anchor) and coefficients are restored
+kill_resume vr yaml/vr_mixture_data.yaml 20000 2000
 
 # --- 2. SIGINT: checkpoint, exit 1, resume --------------------------------
 rm -rf "$tmp/int" "$tmp/int.partial"

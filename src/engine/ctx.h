@@ -66,7 +66,12 @@ typedef struct rx__evalst {
 /* Scalars of a packed particle: energy, var_raw[2], last_q, step_scale,
  * rollbacks, last_rollback_k; then theta, grad, state (dim each). */
 #define RX__PSCAL 7
+/* With variance reduction: then the anchor (dim) and RX__VRSCAL scalars
+ * (U(anchor), c, its update count, the cost counters). */
+#define RX__VRSCAL 11
 
+/* Doubles per packed particle of this run. */
+size_t rx__part_stride(const rx_ctx *c);
 /* Pack/unpack one particle's resumable state (engine.c). */
 void rx__part_pack(const rx__particle *p, size_t dim, double *out);
 void rx__part_unpack(rx__particle *p, size_t dim, const double *in);

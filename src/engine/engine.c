@@ -479,6 +479,28 @@ void rx__part_pack(const rx__particle *p, size_t dim, double *out)
         memcpy(v + 2 * dim, p->state, sizeof(double) * dim);
     else
         memset(v + 2 * dim, 0, sizeof(double) * dim);
+    if (p->anchor) {
+        double *a = v + 3 * dim;
+        memcpy(a, p->anchor, sizeof(double) * dim);
+        double *q = a + dim;
+        q[0] = p->vr_lhat;
+        q[1] = p->vr_c;
+        q[2] = (double)p->vr_nc;
+        q[3] = (double)p->vr_cost.fwd_rows;
+        q[4] = (double)p->vr_cost.anchor_rows;
+        q[5] = (double)p->vr_cost.anchor_passes;
+        q[6] = (double)p->vr_cost.period_ends;
+        q[7] = p->vr_cost.var_vr_sum;
+        q[8] = p->vr_cost.var_std_sum;
+        q[9] = p->vr_cost.seconds;
+        q[10] = p->grad_s;
+    }
+}
+
+size_t rx__part_stride(const rx_ctx *c)
+{
+    return RX__PSCAL + 3 * c->dim +
+           (c->vc.on ? c->dim + RX__VRSCAL : 0);
 }
 
 void rx__part_unpack(rx__particle *p, size_t dim, const double *in)
@@ -495,6 +517,22 @@ void rx__part_unpack(rx__particle *p, size_t dim, const double *in)
     memcpy(p->grad, v + dim, sizeof(double) * dim);
     if (p->state)
         memcpy(p->state, v + 2 * dim, sizeof(double) * dim);
+    if (p->anchor) {
+        const double *a = v + 3 * dim;
+        memcpy(p->anchor, a, sizeof(double) * dim);
+        const double *q = a + dim;
+        p->vr_lhat = q[0];
+        p->vr_c = q[1];
+        p->vr_nc = (int64_t)q[2];
+        p->vr_cost.fwd_rows = (int64_t)q[3];
+        p->vr_cost.anchor_rows = (int64_t)q[4];
+        p->vr_cost.anchor_passes = (int64_t)q[5];
+        p->vr_cost.period_ends = (int64_t)q[6];
+        p->vr_cost.var_vr_sum = q[7];
+        p->vr_cost.var_std_sum = q[8];
+        p->vr_cost.seconds = q[9];
+        p->grad_s = q[10];
+    }
 }
 
 void rx__xstate_copy(rx__xstate *dst, const rx__xstate *src, int P)
@@ -793,7 +831,7 @@ rx_status rx_run(rx_ctx *c)
         }
         if (c->resumed && ts->st == RX_OK)
             rx__xstate_copy(&ts->x, &c->res_x, P);
-        const size_t pstride = RX__PSCAL + 3 * c->dim;
+        const size_t pstride = rx__part_stride(c);
         for (int i = lo; i < hi && ts->st == RX_OK; ++i) {
             if (particle_alloc(c, i, ts->tws) != RX_OK) {
                 chain_fail(c, ts, 2, RX_ENOMEM, i, -1, 0.0);

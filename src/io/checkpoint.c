@@ -38,7 +38,7 @@ typedef struct ckhdr {
     uint64_t seed;
     int64_t K, burn_in, thin, index_every, trace_every;
     int64_t dim, k, rows, n_index, n_trace;
-    int32_t P, per, n_cols, stride_pscal;
+    int32_t P, per, n_cols, stride_pscal; /* doubles per particle */
 } ckhdr;
 
 /* A writer or reader that keeps a running CRC. */
@@ -96,7 +96,7 @@ static void fill_hdr(const rx_ctx *c, int64_t k, ckhdr *h)
     h->P = c->P;
     h->per = c->cfg.record.all_positions ? c->P : 1;
     h->n_cols = c->rec.n_trace_cols;
-    h->stride_pscal = RX__PSCAL;
+    h->stride_pscal = (int32_t)rx__part_stride(c);
 }
 
 /* The blocks after the header, in one order for writing and reading. */
@@ -159,7 +159,7 @@ static rx_status write_ckpt(rx_ctx *c, int64_t k)
     ckhdr h;
     fill_hdr(c, k, &h);
     put(&w, &h, sizeof h);
-    const size_t stride = RX__PSCAL + 3 * c->dim;
+    const size_t stride = rx__part_stride(c);
     double *buf = malloc(sizeof(double) * stride);
     if (!buf) {
         fclose(w.f);
@@ -260,7 +260,7 @@ rx_status rx_checkpoint_resume(rx_ctx *c, const char *path)
         h.thin != want.thin || h.index_every != want.index_every ||
         h.trace_every != want.trace_every || h.per != want.per ||
         h.n_cols != want.n_cols || h.rows != want.rows ||
-        h.stride_pscal != RX__PSCAL)
+        h.stride_pscal != want.stride_pscal)
         CK_FAIL("%s: written by a different run (seed %llu, %lld iterations, "
                 "%d chains, dim %lld; this run: seed %llu, %lld, %d, %lld)",
                 path, (unsigned long long)h.seed, (long long)h.K, (int)h.P,
@@ -271,7 +271,7 @@ rx_status rx_checkpoint_resume(rx_ctx *c, const char *path)
         h.n_trace > c->rec.cap_trace)
         CK_FAIL("%s: inconsistent header (iteration %lld of %lld)", path,
                 (long long)h.k, (long long)h.K);
-    const size_t stride = RX__PSCAL + 3 * c->dim;
+    const size_t stride = rx__part_stride(c);
     parts = malloc(sizeof(double) * stride * (size_t)c->P);
     if (!parts) {
         st = rx__fail(&c->err, RX_ENOMEM, "%s: out of memory", path);

@@ -2118,10 +2118,6 @@ static rx_status validate(const rx_config *c, const marks *mk, rx_err *err)
                            "full data)",
                            (long long)c->variance_reduction.anchor_batch,
                            (long long)c->target.n_data);
-        if (c->checkpoint.every > 0)
-            return key_err(err, mk, "checkpoint.every",
-                           "checkpoints do not store the anchors of "
-                           "variance_reduction yet; turn one of them off");
     }
     return validate_network(c, mk, err);
 }
