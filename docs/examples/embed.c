@@ -45,8 +45,10 @@ static int run(well *w, int quiet)
     rx_config_default(&cfg);
     cfg.target.kind = RX_TARGET_CALLBACK;
     cfg.iterations = 40000;
-    cfg.tempering.n_chains = 8; /* scheme deo by choice: exact energies */
-    cfg.tempering.scheme = RX_SCHEME_DEO;
+    cfg.tempering.n_chains = 8;
+    cfg.tempering.scheme = RX_SCHEME_DEO_STAR; /* W = W*(8, 0.4) */
+    /* exact energies: offset the gate's bias (docs/reproduction.md 2) */
+    cfg.tempering.window_correction = RX_WCORR_LOGW;
     cfg.ladder.eta.min = 0.01;
     cfg.ladder.tau.kind = RX_LADDER_GEOMETRIC;
     cfg.ladder.tau.min = 1;
