@@ -114,6 +114,22 @@ fi
 [ "$rc" -eq 2 ] && grep -q "no checkpoint $tmp/nowhere.partial/checkpoint.bin" "$tmp/n.err" &&
   ok || bad "resume of nothing: exit $rc: $(cat "$tmp/n.err")"
 
+# --- 3b. a full disk during a checkpoint keeps the previous one ----------
+# (a file-size limit of 3 MB: the checkpoint at 20,000 iterations fits, the
+# one at 40,000 does not)
+rm -rf "$tmp/fx" "$tmp/fx.partial"
+( ulimit -f 3000; trap '' XFSZ
+  "$RX_REPLEX" run yaml/mixture25_deo_star.yaml -o "$tmp/fx" -q --no-plots \
+    --set iterations=400000 --set checkpoint.every=20000 2> "$tmp/fx.err" )
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "checkpoint at iteration 40000 failed: .*checkpoint.bin.tmp: write failed: File too large (the previous checkpoint is intact)" "$tmp/fx.err" &&
+  ok || bad "checkpoint on a full disk: exit $rc: $(cat "$tmp/fx.err")"
+[ ! -e "$tmp/fx.partial/checkpoint.bin.tmp" ] && [ ! -e "$tmp/fx" ] && ok ||
+  bad "a failed checkpoint left its temporary file or a run directory"
+"$RX_REPLEX" run --resume "$tmp/fx" -q --no-plots --threads 1 &&
+  ok || bad "resume after the failed checkpoint"
+[ -f "$tmp/fx/samples.npy" ] && same_run "$tmp/m25.ref" "$tmp/fx" "resume after a failed checkpoint"
+
 # --- 4. NaN gradient at iteration 50 of particle 3: both policies ---------
 inj=(--set faults.inject_iteration=50 --set faults.inject_particle=3)
 "$RX_REPLEX" run yaml/gmm_1d_two_modes.yaml -o "$tmp/nan_stop" -q --no-plots \
