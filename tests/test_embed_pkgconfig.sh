@@ -15,7 +15,11 @@ export PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$tmp/root
 flags=$(pkg-config --cflags --libs replex) ||
   { echo "pkg-config failed"; echo "0 passed, 1 failed"; exit 1; }
 echo "pkg-config --cflags --libs replex: $flags"
-cc -std=c11 docs/examples/embed.c $flags -lm -o "$tmp/embed" ||
-  { echo "compile failed"; echo "0 passed, 1 failed"; exit 1; }
 libdir=$(pkg-config --libs-only-L replex | sed 's/^ *-L//; s/ .*//')
+# a sanitized build (scripts/sanitize.sh) needs a sanitized host program
+san=
+ldd "$libdir/libreplex.so" 2>/dev/null | grep -q libasan &&
+  san="-fsanitize=address,undefined"
+cc -std=c11 $san docs/examples/embed.c $flags -lm -o "$tmp/embed" ||
+  { echo "compile failed"; echo "0 passed, 1 failed"; exit 1; }
 LD_LIBRARY_PATH="$libdir" "$tmp/embed"
