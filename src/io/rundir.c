@@ -329,7 +329,10 @@ static rx_status write_summary(rx_ctx *c, const char *path,
         /* what the run needs: data once, P particles (theta, gradient and
          * optimiser state in double), the samples, per-thread scratch */
         int stateful = c->parts && c->parts[0] && c->parts[0]->state;
-        double parts = (double)c->P * (double)c->dim * 8.0 * (stateful ? 3 : 2);
+        /* faults.policy rollback keeps a second copy of each */
+        double parts = (double)c->P * (double)c->dim * 8.0 *
+                       (stateful ? 3 : 2) *
+                       (c->cfg.faults.policy == 1 ? 2 : 1);
         double smp = (double)c->n_samples * (double)c->dim * 4.0;
         struct rusage ru;
         double peak = getrusage(RUSAGE_SELF, &ru) == 0
