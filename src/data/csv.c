@@ -248,15 +248,6 @@ static char guess_delim(const csvin *in)
     return best < 0 ? ' ' : cand[best];
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    if (c)
-        memcpy(c, s, n);
-    return c;
-}
-
 /* Up to 40 characters of a field for a message. */
 static void clip(char *dst, size_t cap, const char *s)
 {
@@ -431,7 +422,7 @@ rx_status rx__data_load_csv(rx__dataset *d, const char *path,
         if (!L.names)
             goto oom;
         for (int i = 0; i < L.ncols; ++i)
-            if (!(L.names[i] = dup_str(field(&L.rec, i))))
+            if (!(L.names[i] = rx__data_strdup(field(&L.rec, i))))
                 goto oom;
     }
 

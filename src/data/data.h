@@ -147,5 +147,7 @@ void rx__batcher_free(rx__batcher *b);
  * "path: truncated gzip stream", "path: corrupt gzip stream at byte N". */
 rx_status rx__data_read_file(const char *path, char **buf, size_t *len,
                              rx_err *err);
+/* A malloc'd copy of s (C11 has no strdup), or NULL. */
+char *rx__data_strdup(const char *s);
 
 #endif

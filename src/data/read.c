@@ -195,3 +195,12 @@ rx_status rx__data_read_file(const char *path, char **buf, size_t *len,
     *len = n;
     return RX_OK;
 }
+
+char *rx__data_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (c)
+        memcpy(c, s, n);
+    return c;
+}

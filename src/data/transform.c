@@ -23,15 +23,6 @@ void rx__data_free(rx__dataset *d)
     memset(d, 0, sizeof *d);
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    if (c)
-        memcpy(c, s, n);
-    return c;
-}
-
 /* Allocates out->x / out->y for n rows shaped like src and copies the
  * metadata (shape, classes, target statistics, names). */
 static rx_status alloc_like(rx__dataset *out, const rx__dataset *src,
@@ -61,7 +52,7 @@ static rx_status alloc_like(rx__dataset *out, const rx__dataset *src,
             goto oom;
         for (int64_t j = 0; j < src->nfeat; ++j)
             if (src->feat_names[j] &&
-                !(out->feat_names[j] = dup_str(src->feat_names[j])))
+                !(out->feat_names[j] = rx__data_strdup(src->feat_names[j])))
                 goto oom;
     }
     return RX_OK;
