@@ -164,8 +164,11 @@ static int run_cell(const cell *c, int64_t K, int timing, run_out *o)
         return -1;
     }
     o->wall = r.wall_s;
-    for (int j = 0; j < 4; ++j)
-        o->phase[j] = r.phase_s[j];
+    /* the table's four columns from the engine's six phases */
+    o->phase[0] = r.phase_s[RX_PHASE_STEP] + r.phase_s[RX_PHASE_ENERGY];
+    o->phase[1] = r.phase_s[RX_PHASE_WAIT];
+    o->phase[2] = r.phase_s[RX_PHASE_EXCHANGE] + r.phase_s[RX_PHASE_ADAPT];
+    o->phase[3] = r.phase_s[RX_PHASE_RECORD];
     int64_t att = 0;
     for (int p = 0; p < r.n_chains - 1; ++p)
         att += r.pairs[p].attempts;

@@ -551,6 +551,22 @@ typedef struct rx_pair_stats {
     double accept_sum;  ///< sum of min(1, exp(x)) over evaluations
 } rx_pair_stats;
 
+/** Phases of one iteration timed with record.phase_timing (seconds summed
+ * over the run). STEP: the update rule (with the step's random draws);
+ * ENERGY: the target's energy and gradient (and noise); WAIT: the barrier
+ * (waiting for the slowest thread); EXCHANGE: the swap decisions; ADAPT:
+ * ladder / C adaptation and the sigma^2 estimate; RECORD: diagnostics,
+ * progress and checkpoint flags (thread 0 only). */
+typedef enum rx_phase {
+    RX_PHASE_STEP,
+    RX_PHASE_ENERGY,
+    RX_PHASE_WAIT,
+    RX_PHASE_EXCHANGE,
+    RX_PHASE_ADAPT,
+    RX_PHASE_RECORD,
+    RX_NPHASES
+} rx_phase;
+
 typedef struct rx_results {
     int n_chains;           ///< P
     int window;             ///< W used
@@ -573,7 +589,9 @@ typedef struct rx_results {
     const int32_t *index;   ///< n_index x P, particle id at each position
     const int64_t *index_iter;  ///< n_index iteration numbers
     double wall_s;          ///< wall time of rx_run (not deterministic)
-    double phase_s[4];      ///< thread 0: step+energy, wait, exchange, record
+    double phase_s[RX_NPHASES]; ///< thread 0, by rx_phase (phase_timing)
+    const double *thread_phase_s; ///< threads x RX_NPHASES, row per thread;
+                                  ///< NULL unless record.phase_timing
     rx_metrics bma;         ///< network: average over the kept samples
     rx_metrics ensemble;    ///< network: the final particles of all
                             ///< positions as an equal-weight ensemble

@@ -41,7 +41,7 @@ typedef struct rx__particle {
 /* Per-thread state, one cache-line-aligned slot per thread. */
 typedef struct rx__tstate {
     alignas(RX_CACHELINE) rx__xstate x;
-    double t_step, t_wait, t_xch, t_rec;
+    double tph[RX_NPHASES]; /* record.phase_timing: seconds by phase */
     rx_status st;
     int32_t fail_particle;
     int32_t fail_q;      /* position of the failing particle */
@@ -105,7 +105,8 @@ struct rx_ctx {
     int ran;
     int64_t iters_done;
     double wall_s;
-    double phase_s[4];
+    double phase_s[RX_NPHASES];
+    double *thread_phase_s;     /* nt_used x RX_NPHASES, or NULL */
     int32_t *final_at;          /* P, after the run */
     rx_progress_fn progress_fn; /* optional, thread 0 */
     void *progress_user;

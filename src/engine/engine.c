@@ -326,6 +326,7 @@ void rx_destroy(rx_ctx **cp)
             rx__free_aligned(c->ts[t].x.at);
         }
     rx__free_aligned(c->ts);
+    free(c->thread_phase_s);
     free(c->parts);
     rx__free_aligned(c->E[0]);
     rx__free_aligned(c->E[1]);
@@ -871,7 +872,7 @@ rx_status rx_run(rx_ctx *c)
                     double r = (double)(k % cyc_len) / (double)cyc_len;
                     cyc = 0.5 * (cos(3.14159265358979323846 * r) + 1.0);
                 }
-                double ta = timing && t == 0 ? rx__now() : 0.0;
+                double ta = timing ? rx__now() : 0.0, t_en = 0.0;
                 /* the sample of iteration k-1, taken before stepping */
                 const int64_t row =
                     k > 0 && c->samples ? sample_row(&c->cfg, k - 1) : -1;
@@ -908,12 +909,15 @@ rx_status rx_run(rx_ctx *c)
                                    ts->x.eta[q] * cyc * p->step_scale,
                                    ts->x.tau[q], &s);
                     double last = p->energy;
-                    double tg = vr ? rx__now() : 0.0;
+                    double tg = vr || timing ? rx__now() : 0.0;
                     rx_status st = rx__target_eval_pe(
                         c->target, ts->tws, p->theta, &p->energy, p->grad, seed,
                         (uint32_t)i, (uint64_t)k + 1, vr ? ts->vrw->pe : NULL);
-                    if (vr)
-                        p->grad_s += rx__now() - tg;
+                    if (vr || timing) {
+                        double dg = rx__now() - tg;
+                        p->grad_s += vr ? dg : 0.0;
+                        t_en += dg;
+                    }
                     int rolled = 0;
                     if (k == inj_k && i == inj_i && st == RX_OK && c->dim) {
                         p->grad[0] = NAN; /* faults.inject_*: testing aid */
@@ -949,7 +953,7 @@ rx_status rx_run(rx_ctx *c)
                             c->cfg.variance.samples, seed,
                             (uint32_t)i, (uint64_t)k);
                 }
-                double tb = timing && t == 0 ? rx__now() : 0.0;
+                double tb = timing ? rx__now() : 0.0;
                 barrier_wait(bar, &sense);
 #pragma omp atomic read
                 failed = c->fail_flag[k & 1];
@@ -994,14 +998,22 @@ rx_status rx_run(rx_ctx *c)
                         break;
                     }
                 }
-                double tc = timing && t == 0 ? rx__now() : 0.0;
+                double tc = timing ? rx__now() : 0.0;
                 rx__exchange(&c->xc, &ts->x, Ek, k);
+                double tx = timing ? rx__now() : 0.0;
                 rx__adapt(&c->ac, &ts->x, k);
                 if ((sa_every > 0 && k % sa_every == 0) ||
                     (vr_m > 0 && (k + 1) % vr_m == 0))
                     sigma2_sa(c, &ts->x, k);
+                double td = timing ? rx__now() : 0.0;
+                if (timing) {
+                    ts->tph[RX_PHASE_STEP] += tb - ta - t_en;
+                    ts->tph[RX_PHASE_ENERGY] += t_en;
+                    ts->tph[RX_PHASE_WAIT] += tc - tb;
+                    ts->tph[RX_PHASE_EXCHANGE] += tx - tc;
+                    ts->tph[RX_PHASE_ADAPT] += td - tx;
+                }
                 if (t == 0) {
-                    double td = timing ? rx__now() : 0.0;
                     rx__rec_iter(&c->rec, k, &ts->x);
                     if (c->progress_fn &&
                         ((k + 1) % c->progress_every == 0 || k + 1 == K))
@@ -1015,13 +1027,8 @@ rx_status rx_run(rx_ctx *c)
 #pragma omp atomic write
                         c->ckpt_flag[(k + 1) & 1] = 1;
                     }
-                    if (timing) {
-                        double te = rx__now();
-                        ts->t_step += tb - ta;
-                        ts->t_wait += tc - tb;
-                        ts->t_xch += td - tc;
-                        ts->t_rec += te - td;
-                    }
+                    if (timing)
+                        ts->tph[RX_PHASE_RECORD] += rx__now() - td;
                 }
             }
         }
@@ -1065,10 +1072,15 @@ rx_status rx_run(rx_ctx *c)
     if (is_net)
         rx__blas_set_threads(blas_prev);
     rx__free_aligned(bar);
-    c->phase_s[0] = c->ts[0].t_step;
-    c->phase_s[1] = c->ts[0].t_wait;
-    c->phase_s[2] = c->ts[0].t_xch;
-    c->phase_s[3] = c->ts[0].t_rec;
+    for (int j = 0; j < RX_NPHASES; ++j)
+        c->phase_s[j] = c->ts[0].tph[j];
+    if (timing && nt_used > 0) {
+        c->thread_phase_s =
+            malloc(sizeof(double) * RX_NPHASES * (size_t)nt_used);
+        for (int t = 0; c->thread_phase_s && t < nt_used; ++t)
+            for (int j = 0; j < RX_NPHASES; ++j)
+                c->thread_phase_s[t * RX_NPHASES + j] = c->ts[t].tph[j];
+    }
 
     /* lowest failing thread slot, deterministic message */
     for (int t = 0; t < c->nt_req; ++t) {
@@ -1164,8 +1176,9 @@ rx_status rx_get_results(const rx_ctx *c, rx_results *r)
     r->index = c->rec.index;
     r->index_iter = c->rec.index_iter;
     r->wall_s = c->wall_s;
-    for (int j = 0; j < 4; ++j)
+    for (int j = 0; j < RX_NPHASES; ++j)
         r->phase_s[j] = c->phase_s[j];
+    r->thread_phase_s = c->thread_phase_s;
     if (c->ran) {
         r->bma = c->ev.bma;
         r->ensemble = c->ev.ens;

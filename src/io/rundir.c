@@ -344,15 +344,27 @@ static rx_status write_summary(rx_ctx *c, const char *path,
                 peak / 1048576.0, c->mem_data / 1048576.0, parts / 1048576.0,
                 smp / 1048576.0, c->mem_scratch / 1048576.0);
     }
-    if (c->cfg.record.phase_timing && K > 0)
-        fprintf(f,
-                ", \"thread0_us_per_iter\": {\"step_energy\": %.4f, "
-                "\"barrier_wait\": %.4f, \"exchange\": %.4f, \"record\": "
-                "%.4f}",
-                1e6 * c->phase_s[0] / (double)K,
-                1e6 * c->phase_s[1] / (double)K,
-                1e6 * c->phase_s[2] / (double)K,
-                1e6 * c->phase_s[3] / (double)K);
+    if (c->cfg.record.phase_timing && K > 0) {
+        static const char *const names[RX_NPHASES] = {
+            "step", "energy", "barrier_wait", "exchange", "adapt", "record"};
+        fprintf(f, ", \"us_per_iter\": {");
+        for (int j = 0; j < RX_NPHASES; ++j)
+            fprintf(f, "%s\"%s\": %.4f", j ? ", " : "", names[j],
+                    1e6 * c->phase_s[j] / (double)K);
+        fprintf(f, "}");
+        if (c->thread_phase_s) {
+            fprintf(f, ", \"us_per_iter_by_thread\": [");
+            for (int t = 0; t < c->nt_used; ++t) {
+                fprintf(f, "%s[", t ? ", " : "");
+                for (int j = 0; j < RX_NPHASES; ++j)
+                    fprintf(f, "%s%.4f", j ? ", " : "",
+                            1e6 * c->thread_phase_s[t * RX_NPHASES + j] /
+                                (double)K);
+                fprintf(f, "]");
+            }
+            fprintf(f, "]");
+        }
+    }
     fprintf(f, "}\n}\n");
     if (fclose(f) != 0)
         return io_fail(c, "write failed", path);
