@@ -242,8 +242,8 @@ static void t9(void)
     }
 }
 
-static rx_ctx *run_cfg(const char *const *sets, int nsets, int threads,
-                       int64_t iters)
+static rx_ctx *run_cfg2(const char *const *sets, int nsets, int threads,
+                        int64_t iters, int sigma2_cols)
 {
     rx_config c;
     rx_err err;
@@ -261,12 +261,19 @@ static rx_ctx *run_cfg(const char *const *sets, int nsets, int threads,
     rx_ctx *ctx = NULL;
     rx_logger lg = {NULL, NULL};
     if (rx_create(&ctx, &c, NULL, lg, &err) != RX_OK ||
+        (sigma2_cols && rx__rec_trace_sigma2(&ctx->rec) != RX_OK) ||
         rx_run(ctx) != RX_OK) {
         fprintf(stderr, "run: %s %s\n", err.msg, ctx ? rx_errmsg(ctx) : "");
         rx_destroy(&ctx);
     }
     rx_config_free(&c);
     return ctx;
+}
+
+static rx_ctx *run_cfg(const char *const *sets, int nsets, int threads,
+                       int64_t iters)
+{
+    return run_cfg2(sets, nsets, threads, iters, 0);
 }
 
 static double mode_err(const rx_ctx *ctx, double *w_est)
@@ -359,8 +366,62 @@ static void determinism(void)
     }
 }
 
+/*
+ * trace.csv's per-pair sigma_p^2 columns (rx__rec_trace_sigma2): P = 4,
+ * VR with sigma^2 estimated at the period ends. The header ends with
+ * sigma2_1..sigma2_3; every row's values are finite and positive, move
+ * away from variance.init once estimated, and the last row holds the
+ * final estimates of summary.json.
+ */
+static void trace_sigma2(void)
+{
+    const char *sets[] = {"tempering.n_chains=4",
+                          "ladder.tau=[10, 50, 200, 1000]",
+                          "variance_reduction.period=7",
+                          "record.trace_every=100"};
+    rx_ctx *a = run_cfg2(sets, 4, 2, 1500, 1);
+    CHECK(a != NULL);
+    if (!a)
+        return;
+    const rx__recorder *r = &a->rec;
+    CHECK(r->n_sigma2_cols == 3);
+    CHECK(rx__rec_trace_sigma2(&a->rec) == RX_OK && r->n_sigma2_cols == 3);
+    size_t len = rx__rec_trace_header_len(r);
+    char *h = malloc(len + 1);
+    CHECK(h != NULL);
+    if (h) {
+        rx__rec_trace_header(r, h, len + 1);
+        CHECK(strlen(h) == len);
+        const char *tail = ",tau_4,sigma2_1,sigma2_2,sigma2_3";
+        CHECK(len > strlen(tail) &&
+              strcmp(h + len - strlen(tail), tail) == 0);
+        int commas = 0;
+        for (const char *q = h; *q; ++q)
+            commas += *q == ',';
+        CHECK(commas + 1 == r->n_trace_cols);
+        free(h);
+    }
+    CHECK(r->n_trace == 15);
+    int ok = 1, moved = 0;
+    const int nc = r->n_trace_cols;
+    for (int64_t i = 0; i < r->n_trace; ++i)
+        for (int p = 0; p < 3; ++p) {
+            double v = r->trace[(size_t)i * (size_t)nc + (size_t)(nc - 3 + p)];
+            ok &= isfinite(v) && v > 0.0;
+            moved += v != a->cfg.variance.init;
+        }
+    CHECK(ok);
+    CHECK(moved > 0);
+    const double *last = r->trace + (size_t)(r->n_trace - 1) * (size_t)nc;
+    CHECK(memcmp(last + nc - 3, a->s2_final, 3 * sizeof(double)) == 0);
+    printf("trace sigma2 columns: last row %.4g / %.4g / %.4g\n",
+           last[nc - 3], last[nc - 2], last[nc - 1]);
+    rx_destroy(&a);
+}
+
 int main(void)
 {
+    trace_sigma2();
     t9();
     t6_unbiased();
     t6_t7();

@@ -19,7 +19,8 @@ rx_status rx__rec_init(rx__recorder *r, int P, int64_t K,
     r->cap_index = index_every > 0 ? (K + index_every - 1) / index_every : 0;
     r->cap_trace = trace_every > 0 ? (K + trace_every - 1) / trace_every : 0;
     /* columns: k, trips_a5, trips_l1, restarts, mean_cond, C,
-     * cond_p (P-1), swaps_p (P-1), eta_q (P), tau_q (P) */
+     * cond_p (P-1), swaps_p (P-1), eta_q (P), tau_q (P)
+     * [, sigma2_p (P-1): rx__rec_trace_sigma2] */
     r->n_trace_cols = 6 + 2 * (P - 1) + 2 * P;
     size_t up = (size_t)P;
     r->visited = calloc(up, 1);
@@ -51,6 +52,23 @@ rx_status rx__rec_init(rx__recorder *r, int P, int64_t K,
 fail:
     rx__rec_free(r);
     return RX_ENOMEM;
+}
+
+rx_status rx__rec_trace_sigma2(rx__recorder *r)
+{
+    if (r->n_sigma2_cols > 0 || r->P < 2)
+        return RX_OK;
+    const int nc = r->n_trace_cols + (r->P - 1);
+    if (r->cap_trace > 0) {
+        double *t = realloc(r->trace, (size_t)r->cap_trace * (size_t)nc *
+                                          sizeof(double));
+        if (!t)
+            return RX_ENOMEM;
+        r->trace = t;
+    }
+    r->n_sigma2_cols = r->P - 1;
+    r->n_trace_cols = nc;
+    return RX_OK;
 }
 
 void rx__rec_free(rx__recorder *r)
@@ -160,6 +178,8 @@ rows:
             row[c++] = eta[q];
         for (int q = 0; q < P; ++q)
             row[c++] = tau[q];
+        for (int p = 0; p < r->n_sigma2_cols; ++p)
+            row[c++] = xs->s2hat[p];
         r->n_trace++;
         memset(r->win_cond, 0, sizeof(int64_t) * (size_t)P);
         memset(r->win_eval, 0, sizeof(int64_t) * (size_t)P);
@@ -180,4 +200,19 @@ void rx__rec_trace_header(const rx__recorder *r, char *buf, size_t cap)
         n += (size_t)snprintf(buf + n, cap - n, ",eta_%d", q);
     for (int q = 1; q <= r->P && n < cap; ++q)
         n += (size_t)snprintf(buf + n, cap - n, ",tau_%d", q);
+    for (int p = 1; p <= r->n_sigma2_cols && n < cap; ++p)
+        n += (size_t)snprintf(buf + n, cap - n, ",sigma2_%d", p);
+}
+
+size_t rx__rec_trace_header_len(const rx__recorder *r)
+{
+    size_t n = strlen("iteration,trips_a5,trips_l1,restarts,mean_cond,C");
+    char tmp[32];
+    for (int p = 1; p < r->P; ++p)
+        n += (size_t)snprintf(tmp, sizeof tmp, ",cond_%d,swaps_%d", p, p);
+    for (int q = 1; q <= r->P; ++q)
+        n += (size_t)snprintf(tmp, sizeof tmp, ",eta_%d,tau_%d", q, q);
+    for (int p = 1; p <= r->n_sigma2_cols; ++p)
+        n += (size_t)snprintf(tmp, sizeof tmp, ",sigma2_%d", p);
+    return n;
 }

@@ -26,6 +26,7 @@ typedef struct rx__recorder {
     /* trace: rows of n_trace_cols doubles */
     int64_t trace_every, n_trace, cap_trace;
     int n_trace_cols;
+    int n_sigma2_cols; /* 0, or P-1 trailing sigma_p^2 columns */
     double *trace;
     int64_t *win_cond, *win_eval, *win_swaps; /* since last trace row */
 } rx__recorder;
@@ -33,9 +34,20 @@ typedef struct rx__recorder {
 rx_status rx__rec_init(rx__recorder *r, int P, int64_t K,
                        int64_t index_every, int64_t trace_every);
 void rx__rec_free(rx__recorder *r);
+/*
+ * Adds the per-pair sigma_p^2 of the bias-corrected rule (xs->s2hat, the
+ * value the rule uses at that iteration) as P-1 trailing trace columns
+ * sigma2_1 .. sigma2_{P-1}. Call after rx__rec_init and before the first
+ * row, when sigma^2 is estimated online or the energies are variance
+ * reduced; a second call does nothing.
+ */
+rx_status rx__rec_trace_sigma2(rx__recorder *r);
 /* After the exchange and adapt phases of iteration k. */
 void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs);
-/* Trace column names, written to buf as a CSV header line. */
+/* Trace column names, written to buf as a CSV header line (truncated to
+ * cap - 1 characters). */
 void rx__rec_trace_header(const rx__recorder *r, char *buf, size_t cap);
+/* The header's length without its terminating zero. */
+size_t rx__rec_trace_header_len(const rx__recorder *r);
 
 #endif
