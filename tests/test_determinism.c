@@ -27,6 +27,8 @@ static rx_ctx *run(const variant *v, int threads)
     c.seed = 2024;
     c.iterations = 3000;
     c.threads = threads;
+    /* 3 threads: chains move between threads every 512 iterations */
+    c.balance = threads == 3 ? 2 : 1;
     c.target.kind = v->target;
     c.target.energy_noise_sd = v->enoise;
     c.target.grad_noise_sd = v->gnoise;
@@ -135,6 +137,8 @@ int main(void)
             rx_get_results(c2, &r2);
             rx_get_results(c3, &r3);
             CHECK(r1.threads == 1 && r2.threads == 2 && r3.threads == 3);
+            CHECK_MSG(r3.balance_changes >= 8, "%s: %lld split changes",
+                      vs[i].name, (long long)r3.balance_changes);
             CHECK_MSG(same(&r1, &r2), "%s: 1 vs 2 threads differ",
                       vs[i].name);
             CHECK_MSG(same(&r1, &r3), "%s: 1 vs 3 threads differ",

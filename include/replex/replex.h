@@ -200,6 +200,9 @@ typedef struct rx_config {
     uint64_t seed;      ///< RNG key (default 1)
     int64_t iterations; ///< K, iterations k = 0..K-1 (default 1000)
     int threads;        ///< 0 = omp_get_max_threads() (default 0)
+    int balance;        ///< 0 off, 1 measured (default): move chains
+                        ///< between threads from measured busy time
+                        ///< (analytic targets), 2 rotate (testing aid)
 
     /* target */
     struct {
@@ -592,6 +595,8 @@ typedef struct rx_results {
     double phase_s[RX_NPHASES]; ///< thread 0, by rx_phase (phase_timing)
     const double *thread_phase_s; ///< threads x RX_NPHASES, row per thread;
                                   ///< NULL unless record.phase_timing
+    int64_t balance_changes; ///< iterations whose chain-to-thread split
+                             ///< changed (config balance; not deterministic)
     rx_metrics bma;         ///< network: average over the kept samples
     rx_metrics ensemble;    ///< network: the final particles of all
                             ///< positions as an equal-weight ensemble

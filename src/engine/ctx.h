@@ -42,6 +42,7 @@ typedef struct rx__particle {
 typedef struct rx__tstate {
     alignas(RX_CACHELINE) rx__xstate x;
     double tph[RX_NPHASES]; /* record.phase_timing: seconds by phase */
+    double lb_busy, lb_pub; /* load balance: sampled busy seconds */
     rx_status st;
     int32_t fail_particle;
     int32_t fail_q;      /* position of the failing particle */
@@ -107,6 +108,8 @@ struct rx_ctx {
     double wall_s;
     double phase_s[RX_NPHASES];
     double *thread_phase_s;     /* nt_used x RX_NPHASES, or NULL */
+    int64_t lb_changes;         /* load balance: iterations with a new cut */
+    int *final_cut;             /* nt_used + 1 chain-range cuts at the end */
     int32_t *final_at;          /* P, after the run */
     rx_progress_fn progress_fn; /* optional, thread 0 */
     void *progress_user;

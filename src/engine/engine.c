@@ -327,6 +327,7 @@ void rx_destroy(rx_ctx **cp)
         }
     rx__free_aligned(c->ts);
     free(c->thread_phase_s);
+    free(c->final_cut);
     free(c->parts);
     rx__free_aligned(c->E[0]);
     rx__free_aligned(c->E[1]);
@@ -758,6 +759,52 @@ static void report_progress(rx_ctx *c, rx__tstate *ts, int64_t k, double t0)
         chain_fail(c, ts, (int)((k + 1) & 1), RX_EABORTED, -2, k + 1, NAN);
 }
 
+/*
+ * Load balance (analytic targets, more than one thread). Chains are
+ * contiguous index ranges per thread, cut[t] .. cut[t+1]. Every
+ * RX_LB_SAMPLE-th iteration each thread times its busy span (from leaving
+ * one barrier to arriving at the next: its chains' steps plus its exchange,
+ * and on thread 0 the recorder); every RX_LB_WINDOW iterations thread 0
+ * moves each cut by one chain towards the less busy neighbour when the
+ * difference exceeds one chain's cost (so a move never makes it worse).
+ * Which thread steps a chain never changes a result: every draw is keyed by
+ * the chain, never by the thread.
+ */
+enum { RX_LB_SAMPLE = 8, RX_LB_WINDOW = 512 };
+
+static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
+                   int64_t k)
+{
+    if (rotate) {
+        /* testing aid: one boundary moves every window, back and forth */
+        int t = (int)((k / RX_LB_WINDOW) % (nthr - 1)) + 1;
+        int dir = (int)((k / RX_LB_WINDOW / (nthr - 1)) & 1) ? 1 : -1;
+        int c = cut[t] + dir;
+        if (c > cut[t - 1] && c < cut[t + 1])
+            cut[t] = c;
+        return 1;
+    }
+    double cost = HUGE_VAL;
+    for (int t = 0; t < nthr; ++t) {
+        int n = cut[t + 1] - cut[t];
+        if (n > 0 && ts[t].lb_pub / n < cost)
+            cost = ts[t].lb_pub / n;
+    }
+    int moved = 0;
+    for (int t = 0; t + 1 < nthr; ++t) {
+        double d = ts[t].lb_pub - ts[t + 1].lb_pub;
+        int na = cut[t + 1] - cut[t], nb = cut[t + 2] - cut[t + 1];
+        if (d > 1.25 * cost && na > 1) {
+            cut[t + 1]--;
+            moved = 1;
+        } else if (-d > 1.25 * cost && nb > 1) {
+            cut[t + 1]++;
+            moved = 1;
+        }
+    }
+    return moved;
+}
+
 rx_status rx_run(rx_ctx *c)
 {
     if (!c)
@@ -786,8 +833,15 @@ rx_status rx_run(rx_ctx *c)
     int nt_used = 0;
     const int pin_team = pin_wanted(c->nt_req);
     rx__barrier *bar = rx__calloc_aligned(sizeof *bar, RX_CACHELINE);
-    if (!bar)
+    /* chain ranges by parity of k (load balance), and thread 0's plan */
+    const size_t ncut = (size_t)c->nt_req + 1;
+    int *cuts = rx__calloc_aligned(sizeof(int) * 3 * ncut, RX_CACHELINE);
+    if (!bar || !cuts) {
+        rx__free_aligned(bar);
+        rx__free_aligned(cuts);
         return rx__fail(&c->err, RX_ENOMEM, "rx_run: out of memory");
+    }
+    int lb_moves = 0;
     /* BLAS single-threaded inside a chain: the team is the parallelism */
     const int is_net = rx__target_is_network(c->target);
     const int blas_prev = is_net ? rx__blas_set_threads(1) : 0;
@@ -801,10 +855,22 @@ rx_status rx_run(rx_ctx *c)
         const int lo = (int)((int64_t)t * P / nthr);
         const int hi = (int)((int64_t)(t + 1) * P / nthr);
         int sense = 0;
+        /* thread 0 records, so it evaluates every pair; the others need
+         * only the maps unless the ladder or C adapts from all pairs */
+        const int full_x =
+            t == 0 || c->ac.adapt != RX_ADAPT_NONE || c->ac.adapt_c;
         rx__pin pin = {.pinned = 0};
         if (pin_team && nthr == c->nt_req)
             pin_thread(&pin, t);
+        /* analytic targets only: network and data targets keep per-chain
+         * minibatch state in the thread's workspace */
+        const int lb = c->cfg.balance && nthr > 1 && !c->target->eval_ws;
+        int *plan = cuts + 2 * ncut;
+        double t_exit = 0.0;
         if (t == 0) {
+            for (int u = 0; u <= nthr; ++u)
+                cuts[u] = cuts[ncut + u] = plan[u] =
+                    (int)((int64_t)u * P / nthr);
             nt_used = nthr;
             atomic_init(&bar->count, 0);
             atomic_init(&bar->sense, 0);
@@ -876,9 +942,11 @@ rx_status rx_run(rx_ctx *c)
                 /* the sample of iteration k-1, taken before stepping */
                 const int64_t row =
                     k > 0 && c->samples ? sample_row(&c->cfg, k - 1) : -1;
-                for (int i = lo; i < hi && skip_step; ++i)
+                const int *cu = cuts + (size_t)(k & 1) * ncut;
+                const int lo_k = lb ? cu[t] : lo, hi_k = lb ? cu[t + 1] : hi;
+                for (int i = lo_k; i < hi_k && skip_step; ++i)
                     Ek[i] = c->parts[i]->energy;
-                for (int i = lo; i < hi && !skip_step; ++i) {
+                for (int i = lo_k; i < hi_k && !skip_step; ++i) {
                     rx__particle *p = c->parts[i];
                     const int q = ts->x.pos[i];
                     if (row >= 0)
@@ -954,6 +1022,13 @@ rx_status rx_run(rx_ctx *c)
                             (uint32_t)i, (uint64_t)k);
                 }
                 double tb = timing ? rx__now() : 0.0;
+                if (lb && k % RX_LB_SAMPLE == 0 && k > c->k0) {
+                    ts->lb_busy += rx__now() - t_exit;
+                    if (k % RX_LB_WINDOW == 0) {
+                        ts->lb_pub = ts->lb_busy;
+                        ts->lb_busy = 0.0;
+                    }
+                }
                 barrier_wait(bar, &sense);
 #pragma omp atomic read
                 failed = c->fail_flag[k & 1];
@@ -998,8 +1073,23 @@ rx_status rx_run(rx_ctx *c)
                         break;
                     }
                 }
+                if (lb && (k + 1) % RX_LB_SAMPLE == 0)
+                    t_exit = rx__now();
+                if (lb && t == 0) {
+                    /* plan for k + 2 into the slot of k, which nobody reads
+                     * before the barrier of k + 1; both slots in turn */
+                    if (k % RX_LB_WINDOW == 0 && k > c->k0 &&
+                        lb_plan(plan, c->ts, nthr, c->cfg.balance == 2, k))
+                        lb_moves = 2;
+                    if (lb_moves > 0) {
+                        memcpy(cuts + (size_t)(k & 1) * ncut, plan,
+                               sizeof(int) * (size_t)(nthr + 1));
+                        lb_moves--;
+                        c->lb_changes++;
+                    }
+                }
                 double tc = timing ? rx__now() : 0.0;
-                rx__exchange(&c->xc, &ts->x, Ek, k);
+                rx__exchange(&c->xc, &ts->x, Ek, k, full_x);
                 double tx = timing ? rx__now() : 0.0;
                 rx__adapt(&c->ac, &ts->x, k);
                 if ((sa_every > 0 && k % sa_every == 0) ||
@@ -1033,15 +1123,18 @@ rx_status rx_run(rx_ctx *c)
             }
         }
         /* the sample of the last iteration */
+        /* the chains this thread owned last (and at K: the same slot) */
+        const int *cu_end = cuts + (size_t)(k & 1) * ncut;
+        const int lo_e = lb ? cu_end[t] : lo, hi_e = lb ? cu_end[t + 1] : hi;
         if (!failed && K > 0 && c->samples) {
             int64_t row = sample_row(&c->cfg, K - 1);
-            for (int i = lo; i < hi && row >= 0; ++i)
+            for (int i = lo_e; i < hi_e && row >= 0; ++i)
                 store_sample(c, c->parts[i], ts->x.pos[i], row);
         }
         if (!failed && c->ev.on) {
             /* posterior predictive of a network: every thread scores row
              * chunks of the test (and OOD) sets */
-            for (int i = lo; i < hi && c->ev.ens_models; ++i)
+            for (int i = lo_e; i < hi_e && c->ev.ens_models; ++i)
                 for (size_t j = 0; j < c->dim; ++j)
                     c->ev.ens_models[(size_t)i * c->dim + j] =
                         (float)c->parts[i]->theta[j];
@@ -1071,7 +1164,13 @@ rx_status rx_run(rx_ctx *c)
     c->wall_s = rx__now() - t0;
     if (is_net)
         rx__blas_set_threads(blas_prev);
+    c->final_cut = nt_used > 0 ? malloc(sizeof(int) * (size_t)(nt_used + 1))
+                               : NULL;
+    if (c->final_cut)
+        memcpy(c->final_cut, cuts + (size_t)(c->iters_done & 1) * ncut,
+               sizeof(int) * (size_t)(nt_used + 1));
     rx__free_aligned(bar);
+    rx__free_aligned(cuts);
     for (int j = 0; j < RX_NPHASES; ++j)
         c->phase_s[j] = c->ts[0].tph[j];
     if (timing && nt_used > 0) {
@@ -1179,6 +1278,7 @@ rx_status rx_get_results(const rx_ctx *c, rx_results *r)
     for (int j = 0; j < RX_NPHASES; ++j)
         r->phase_s[j] = c->phase_s[j];
     r->thread_phase_s = c->thread_phase_s;
+    r->balance_changes = c->lb_changes;
     if (c->ran) {
         r->bma = c->ev.bma;
         r->ensemble = c->ev.ens;

@@ -93,13 +93,42 @@ static inline void attempt(rx__xstate *xs, rx__pairev *e, int p)
     }
 }
 
+/* The maps-only path of the DEO family (full == 0): active pairs are
+ * disjoint, so evaluating only those with an open gate, each from the
+ * pre-swap state, gives the same swaps as the full evaluation. A pair's
+ * uniform is word p % 4 of block p / 4, drawn only when needed. */
+static void exchange_active(const rx__xconf *xc, rx__xstate *xs,
+                            const double *E, int64_t k, int par)
+{
+    const int np = xc->P - 1;
+    const int need_u = xc->rule != RX_RULE_DETERMINISTIC;
+    int have = -1;
+    for (int p = par ? 0 : 1; p < np; p += 2) {
+        if (!xs->gate[p])
+            continue;
+        if (need_u && p / 4 != have) {
+            have = p / 4;
+            rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k,
+                         (uint32_t)have, xs->u + 4 * have);
+        }
+        rx__pairev *e = eval_pair(xc, xs, E, p, k);
+        attempt(xs, e, p);
+    }
+}
+
 void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
-                  int64_t k)
+                  int64_t k, int full)
 {
     const int np = xc->P - 1;
     if (xc->scheme == RX_SCHEME_NONE)
         return; /* independent chains: nothing evaluated, nothing swapped */
-    if (xc->scheme != RX_SCHEME_APE && xc->rule != RX_RULE_DETERMINISTIC)
+    const int lazy = !full && !xc->sequential &&
+                     (xc->scheme == RX_SCHEME_SEO ||
+                      xc->scheme == RX_SCHEME_DEO ||
+                      xc->scheme == RX_SCHEME_DEO_W ||
+                      xc->scheme == RX_SCHEME_DEO_STAR);
+    if (xc->scheme != RX_SCHEME_APE && xc->rule != RX_RULE_DETERMINISTIC &&
+        !lazy)
         draw_uniforms(xc, xs, k, np); /* the deterministic rule draws none */
     switch (xc->scheme) {
     case RX_SCHEME_NONE:
@@ -158,6 +187,10 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
         if (k % W == 0)
             for (int p = 0; p < np; ++p)
                 xs->gate[p] = 1;
+        if (lazy) {
+            exchange_active(xc, xs, E, k, par);
+            break;
+        }
         if (xc->sequential) {
             /* Algorithm 1 / the authors' loop: pair p sees the occupants
              * left by the swap of pair p-1 */

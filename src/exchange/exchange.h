@@ -57,10 +57,14 @@ typedef struct rx__xstate {
  * One exchange phase at iteration k. E[i] is the energy of particle i
  * (exact when xc->fresh_sd > 0: the rule adds fresh noise per comparison);
  * temperatures and C come from xs. Updates xs->at/pos/gate and fills
- * xs->ev.
+ * xs->ev. With full == 0 a thread that needs only the maps (no recorder,
+ * no adaptation) evaluates just the active pairs whose gate is open under
+ * the DEO family (and draws only their uniforms); the maps come out
+ * bitwise the same, xs->ev of the other pairs is left stale. Schemes whose
+ * pairs interact (ADJ, APE, sequential DEO) always evaluate everything.
  */
 void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
-                  int64_t k);
+                  int64_t k, int full);
 
 /* Is pair p (0-based) active at iteration k under DEO_W parity? */
 static inline int rx__deo_active(int p, int64_t k, int W, int phase)

@@ -261,6 +261,7 @@ static const char *const steps[] = {"sgld", "sgd", "msgd", "psgd", "sghmc",
                                     NULL};
 static const char *const on_swap[] = {"follow", "follow_raw", "reset", NULL};
 static const char *const fault_policies[] = {"stop", "rollback", NULL};
+static const char *const balances[] = {"off", "measured", "rotate", NULL};
 
 #define OFF(f) offsetof(rx_config, f)
 #define INF HUGE_VAL
@@ -273,6 +274,10 @@ static const keydef KEYS[] = {
     {"threads", K_INT, OFF(threads), "0", 0, 4096, 0, 0, NULL,
      "OpenMP threads; 0 = all available (capped at n_chains); results do "
      "not depend on it"},
+    {"balance", K_ENUM, OFF(balance), "measured", 0, 0, 0, 0, balances,
+     "load balance: measured (move chains between threads from their "
+     "measured busy time; analytic targets), off, rotate (testing aid: move "
+     "a boundary every window); results do not depend on it"},
     {"target.kind", K_ENUM, OFF(target.kind), "mixture25", 0, 0, 0, 0,
      target_kinds,
      "energy: mixture25 (25-mode 2-D), gmm (Gaussian mixture), none (no "

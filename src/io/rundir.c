@@ -318,6 +318,14 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             c->nt_used, c->wall_s,
             c->wall_s - c->eval_s > 0 ? steps / (c->wall_s - c->eval_s)
                                       : 0.0);
+    if (c->final_cut) {
+        fprintf(f, ", \"chains_per_thread\": [");
+        for (int t = 0; t < c->nt_used; ++t)
+            fprintf(f, "%s%d", t ? ", " : "",
+                    c->final_cut[t + 1] - c->final_cut[t]);
+        fprintf(f, "], \"balance_changes\": %lld",
+                (long long)c->lb_changes);
+    }
     if (c->vc.on)
         fprintf(f,
                 ", \"variance_reduction\": {\"seconds\": %.6f, "
