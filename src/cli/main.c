@@ -1,5 +1,5 @@
 /*
- * The `replex` program: run, validate, keys, info, help. Exit status: 0
+ * The `replex` program: run, validate, keys, info, bench, help. Exit status: 0
  * success, 1 the run failed (including an interrupt, a write error, out of
  * memory), 2 bad input (usage, file, YAML, key, value, output path). Every
  * path of main() returns one of these three.
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../io/config.h"
+#include "bench.h"
 #include "plots.h"
 #include "progress.h"
 #include "sweep.h"
@@ -85,6 +86,35 @@ static const cmd_help CMDS[] = {
      "print the version, OpenMP threads, BLAS and CPU",
      "options:\n"
      "  -h, --help             this help\n"},
+    {"bench", "GRID.yaml [options]",
+     "benchmark the engine over a grid of schedules, P, threads, targets",
+     "options:\n"
+     "  -o, --out DIR          the output directory (default runs/<GRID\n"
+     "                         without .yaml>); it must not exist unless\n"
+     "                         --force\n"
+     "  --reps N               repetitions of every cell (default: the\n"
+     "                         grid's `reps`, itself 3)\n"
+     "  --iterations N         iterations of every run (default: the grid's\n"
+     "                         `iterations`, itself 20000)\n"
+     "  --threads LIST         thread counts, e.g. 1,2 or all (default: the\n"
+     "                         grid's `threads`, itself 1)\n"
+     "  --chains LIST          chain counts P, e.g. 4,16 (default: the\n"
+     "                         grid's `chains`, itself 16)\n"
+     "  --force                write into an existing DIR (default off)\n"
+     "  -q, --quiet            print nothing but errors: no progress lines,\n"
+     "                         no table (default off)\n"
+     "  --no-plots             do not draw DIR/plots with gnuplot (default:\n"
+     "                         drawn when gnuplot is on PATH)\n"
+     "  -h, --help             this help\n"
+     "\n"
+     "Every cell (target x noise x rule x scheme x W x P x threads) runs\n"
+     "`reps` times through rx_create / rx_run, each run in its own child\n"
+     "process (peak RSS from wait4), in rounds over all cells; then one\n"
+     "separate run with record.phase_timing for the phase split. Writes\n"
+     "DIR/bench.csv (one row per cell), DIR/bench.md (the table, also\n"
+     "printed on stdout) and DIR/plots/ (speed-up against threads, round\n"
+     "trips per second against W). The grid keys and the columns:\n"
+     "docs/cli.md.\n"},
     {"help", "[COMMAND]", "general help, or the help of one command",
      "`replex help run` is the same as `replex run --help`.\n"},
 };
@@ -134,6 +164,11 @@ static void cmd_usage(FILE *f, const cmd_help *h)
 static int is_help(const char *a)
 {
     return !strcmp(a, "-h") || !strcmp(a, "--help");
+}
+
+static void bench_usage(FILE *f)
+{
+    cmd_usage(f, find_cmd("bench"));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -729,5 +764,11 @@ int main(int argc, char **argv)
         return (rc = no_args(argc, argv, h)) >= 0 ? rc : cmd_info();
     if (!strcmp(cmd, "keys"))
         return (rc = no_args(argc, argv, h)) >= 0 ? rc : cmd_keys();
+    if (!strcmp(cmd, "bench")) {
+        for (int i = 2; i < argc; ++i)
+            if (is_help(argv[i]))
+                return (cmd_usage(stdout, h), EXIT_OK);
+        return rx_cli_bench(argc - 2, argv + 2, bench_usage);
+    }
     return cmd_run_validate(argc, argv, h);
 }
