@@ -302,6 +302,9 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     rx__ladder_fill(&cfg->ladder.tau, c->P, c->tau);
     st = rx__rec_init(&c->rec, c->P, K, cfg->record.index_every,
                       cfg->record.trace_every);
+    /* per-pair sigma^2 columns when the rule's sigma^2 moves */
+    if (st == RX_OK && (c->s2_estimate || c->vc.on))
+        st = rx__rec_trace_sigma2(&c->rec);
     if (st != RX_OK) {
         rx__fail(err, st, "rx_create: out of memory for the recorders");
         goto fail;

@@ -384,7 +384,7 @@ static rx_status write_trace(rx_ctx *c, const char *path)
     FILE *f = fopen(path, "w");
     if (!f)
         return io_fail(c, "cannot create", path);
-    size_t cap = 64 + (size_t)c->P * 48;
+    size_t cap = rx__rec_trace_header_len(&c->rec) + 1;
     char *hdr = malloc(cap);
     if (!hdr) {
         fclose(f);
