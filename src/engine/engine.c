@@ -763,6 +763,97 @@ static void report_progress(rx_ctx *c, rx__tstate *ts, int64_t k, double t0)
 }
 
 /*
+ * The step phase of particle i at position q in iteration k: the sample of
+ * iteration k-1 (row >= 0), the move rule, the energy and gradient at the
+ * new point (VR, rollback and the fault-injection aid included), and its
+ * energy into Ek[i]. Used by both synchronisation designs.
+ */
+static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
+                     double cyc, int64_t row, double *Ek, int64_t sa_every,
+                     int timing, double *t_en)
+{
+    const uint64_t seed = c->cfg.seed;
+    const rx_step_kind kind_target = c->cfg.step.target;
+    const rx_step_kind kind_other = c->cfg.step.others;
+    const int rollback = c->cfg.faults.policy == 1;
+    const int64_t inj_k = c->cfg.faults.inject_iteration;
+    const int inj_i = c->cfg.faults.inject_particle;
+    const int vr = c->vc.on;
+    rx__particle *p = c->parts[i];
+    if (row >= 0)
+        store_sample(c, p, q, row);
+    rx__stream s;
+    rx__stream_init(&s, seed, (uint32_t)i, RX_STREAM_STEP,
+                    (uint64_t)k);
+    rx_step_kind kind = q == 0 ? kind_target : kind_other;
+    if (q != p->last_q && p->state) {
+        int q0 = p->last_q;
+        rx__step_on_move(c->cfg.step.state_on_swap,
+                         q0 == 0 ? kind_target : kind_other,
+                         kind, p->state, c->dim,
+                         ts->x.eta[q0], ts->x.tau[q0],
+                         ts->x.eta[q], ts->x.tau[q]);
+    }
+    p->last_q = q;
+    if (rollback) {
+        memcpy(p->good_theta, p->theta, sizeof(double) * c->dim);
+        memcpy(p->good_grad, p->grad, sizeof(double) * c->dim);
+        if (p->state)
+            memcpy(p->good_state, p->state,
+                   sizeof(double) * c->dim);
+        p->good_energy = p->energy;
+    }
+    rx__step_apply(kind, &c->sc, p->theta, p->state, p->grad,
+                   c->dim,
+                   ts->x.eta[q] * cyc * p->step_scale,
+                   ts->x.tau[q], &s);
+    double last = p->energy;
+    double tg = vr || timing ? rx__now() : 0.0;
+    rx_status st = rx__target_eval_pe(
+        c->target, ts->tws, p->theta, &p->energy, p->grad, seed,
+        (uint32_t)i, (uint64_t)k + 1, vr ? ts->vrw->pe : NULL);
+    if (vr || timing) {
+        double dg = rx__now() - tg;
+        p->grad_s += vr ? dg : 0.0;
+        *t_en += dg;
+    }
+    int rolled = 0;
+    if (k == inj_k && i == inj_i && st == RX_OK && c->dim) {
+        p->grad[0] = NAN; /* faults.inject_*: testing aid */
+        st = RX_ENUMERIC;
+    }
+    if (st == RX_ENUMERIC && rollback &&
+        p->rollbacks < c->cfg.faults.max_rollbacks) {
+        /* back to the state before this step, half step */
+        memcpy(p->theta, p->good_theta, sizeof(double) * c->dim);
+        memcpy(p->grad, p->good_grad, sizeof(double) * c->dim);
+        if (p->state)
+            memcpy(p->state, p->good_state,
+                   sizeof(double) * c->dim);
+        p->energy = p->good_energy;
+        p->step_scale *= 0.5;
+        p->rollbacks++;
+        p->last_rollback_k = k;
+        st = RX_OK;
+        rolled = 1;
+    }
+    if (st == RX_OK && vr && !rolled)
+        st = vr_after_eval(c, ts, p, i, k);
+    if (st != RX_OK) {
+        ts->fail_q = q;
+        ts->fail_coord = isfinite(p->energy)
+                             ? bad_coord(p->grad, c->dim) : -1;
+        chain_fail(c, ts, (int)(k & 1), st, i, k, last);
+    }
+    Ek[i] = p->energy;
+    if (sa_every > 0 && k % sa_every == 0)
+        p->var_raw[k & 1] = rx__target_noise_var(
+            c->target, ts->tws, p->theta,
+            c->cfg.variance.samples, seed,
+            (uint32_t)i, (uint64_t)k);
+}
+
+/*
  * Load balance (analytic targets, more than one thread). Chains are
  * contiguous index ranges per thread, cut[t] .. cut[t+1]. Every
  * RX_LB_SAMPLE-th iteration each thread times its busy span (from leaving
@@ -831,8 +922,6 @@ rx_status rx_run(rx_ctx *c)
         c->cfg.step.cyclical_cycles > 0
             ? (K + c->cfg.step.cyclical_cycles - 1) / c->cfg.step.cyclical_cycles
             : 0;
-    const rx_step_kind kind_target = c->cfg.step.target;
-    const rx_step_kind kind_other = c->cfg.step.others;
     int nt_used = 0;
     const int pin_team = pin_wanted(c->nt_req);
     rx__barrier *bar = rx__calloc_aligned(sizeof *bar, RX_CACHELINE);
@@ -928,9 +1017,6 @@ rx_status rx_run(rx_ctx *c)
 #pragma omp barrier
         int64_t k = c->k0;
         int failed = c->fail_flag[2];
-        const int rollback = c->cfg.faults.policy == 1;
-        const int64_t inj_k = c->cfg.faults.inject_iteration;
-        const int inj_i = c->cfg.faults.inject_particle;
         if (!failed) {
             for (k = c->k0; k < K; ++k) {
                 double *Ek = c->E[k & 1];
@@ -950,79 +1036,8 @@ rx_status rx_run(rx_ctx *c)
                 for (int i = lo_k; i < hi_k && skip_step; ++i)
                     Ek[i] = c->parts[i]->energy;
                 for (int i = lo_k; i < hi_k && !skip_step; ++i) {
-                    rx__particle *p = c->parts[i];
-                    const int q = ts->x.pos[i];
-                    if (row >= 0)
-                        store_sample(c, p, q, row);
-                    rx__stream s;
-                    rx__stream_init(&s, seed, (uint32_t)i, RX_STREAM_STEP,
-                                    (uint64_t)k);
-                    rx_step_kind kind = q == 0 ? kind_target : kind_other;
-                    if (q != p->last_q && p->state) {
-                        int q0 = p->last_q;
-                        rx__step_on_move(c->cfg.step.state_on_swap,
-                                         q0 == 0 ? kind_target : kind_other,
-                                         kind, p->state, c->dim,
-                                         ts->x.eta[q0], ts->x.tau[q0],
-                                         ts->x.eta[q], ts->x.tau[q]);
-                    }
-                    p->last_q = q;
-                    if (rollback) {
-                        memcpy(p->good_theta, p->theta, sizeof(double) * c->dim);
-                        memcpy(p->good_grad, p->grad, sizeof(double) * c->dim);
-                        if (p->state)
-                            memcpy(p->good_state, p->state,
-                                   sizeof(double) * c->dim);
-                        p->good_energy = p->energy;
-                    }
-                    rx__step_apply(kind, &c->sc, p->theta, p->state, p->grad,
-                                   c->dim,
-                                   ts->x.eta[q] * cyc * p->step_scale,
-                                   ts->x.tau[q], &s);
-                    double last = p->energy;
-                    double tg = vr || timing ? rx__now() : 0.0;
-                    rx_status st = rx__target_eval_pe(
-                        c->target, ts->tws, p->theta, &p->energy, p->grad, seed,
-                        (uint32_t)i, (uint64_t)k + 1, vr ? ts->vrw->pe : NULL);
-                    if (vr || timing) {
-                        double dg = rx__now() - tg;
-                        p->grad_s += vr ? dg : 0.0;
-                        t_en += dg;
-                    }
-                    int rolled = 0;
-                    if (k == inj_k && i == inj_i && st == RX_OK && c->dim) {
-                        p->grad[0] = NAN; /* faults.inject_*: testing aid */
-                        st = RX_ENUMERIC;
-                    }
-                    if (st == RX_ENUMERIC && rollback &&
-                        p->rollbacks < c->cfg.faults.max_rollbacks) {
-                        /* back to the state before this step, half step */
-                        memcpy(p->theta, p->good_theta, sizeof(double) * c->dim);
-                        memcpy(p->grad, p->good_grad, sizeof(double) * c->dim);
-                        if (p->state)
-                            memcpy(p->state, p->good_state,
-                                   sizeof(double) * c->dim);
-                        p->energy = p->good_energy;
-                        p->step_scale *= 0.5;
-                        p->rollbacks++;
-                        p->last_rollback_k = k;
-                        st = RX_OK;
-                        rolled = 1;
-                    }
-                    if (st == RX_OK && vr && !rolled)
-                        st = vr_after_eval(c, ts, p, i, k);
-                    if (st != RX_OK) {
-                        ts->fail_q = q;
-                        ts->fail_coord = isfinite(p->energy)
-                                             ? bad_coord(p->grad, c->dim) : -1;
-                        chain_fail(c, ts, (int)(k & 1), st, i, k, last);
-                    }
-                    Ek[i] = p->energy;
-                    if (sa_every > 0 && k % sa_every == 0)
-                        p->var_raw[k & 1] = rx__target_noise_var(
-                            c->target, ts->tws, p->theta,
-                            c->cfg.variance.samples, seed,
-                            (uint32_t)i, (uint64_t)k);
+                    step_one(c, ts, i, ts->x.pos[i], k, cyc, row, Ek,
+                             sa_every, timing, &t_en);
                 }
                 double tb = timing ? rx__now() : 0.0;
                 if (lb && k % RX_LB_SAMPLE == 0 && k > c->k0) {
