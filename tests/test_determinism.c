@@ -18,9 +18,10 @@ typedef struct {
     rx_rule rule;
     rx_ladder_adapt adapt;
     int fresh, sequential;
+    int partner; /* the default synchronisation is the partner design */
 } variant;
 
-static rx_ctx *run(const variant *v, int threads)
+static rx_ctx *run_sync(const variant *v, int threads, int sync)
 {
     rx_config c;
     rx_config_default(&c);
@@ -29,6 +30,7 @@ static rx_ctx *run(const variant *v, int threads)
     c.threads = threads;
     /* 3 threads: chains move between threads every 512 iterations */
     c.balance = threads == 3 ? 2 : 1;
+    c.sync = sync;
     c.target.kind = v->target;
     c.target.energy_noise_sd = v->enoise;
     c.target.grad_noise_sd = v->gnoise;
@@ -84,6 +86,12 @@ static rx_ctx *run(const variant *v, int threads)
     return ctx;
 }
 
+/* the default synchronisation (partner design where it applies) */
+static rx_ctx *run(const variant *v, int threads)
+{
+    return run_sync(v, threads, 0);
+}
+
 static int same(const rx_results *a, const rx_results *b)
 {
     int P = a->n_chains;
@@ -111,43 +119,55 @@ int main(void)
 {
     const variant vs[] = {
         {"deo_star mixture25 noisy", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25,
-         16, 2.0, 2.0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0},
-        {"deo mixture25 exact", RX_SCHEME_DEO, RX_TARGET_MIXTURE25, 7, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0},
-        {"seo gmm", RX_SCHEME_SEO, RX_TARGET_GMM, 5, 0.5, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0},
-        {"adj gmm", RX_SCHEME_ADJ, RX_TARGET_GMM, 6, 0, 0.3, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0},
-        {"ape mixture25", RX_SCHEME_APE, RX_TARGET_MIXTURE25, 9, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0},
-        {"deo_star P=64", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25, 64, 0, 1, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0},
+         16, 2.0, 2.0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1},
+        {"deo mixture25 exact", RX_SCHEME_DEO, RX_TARGET_MIXTURE25, 7, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1},
+        {"seo gmm", RX_SCHEME_SEO, RX_TARGET_GMM, 5, 0.5, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1},
+        {"adj gmm", RX_SCHEME_ADJ, RX_TARGET_GMM, 6, 0, 0.3, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 0},
+        {"ape mixture25", RX_SCHEME_APE, RX_TARGET_MIXTURE25, 9, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 0},
+        {"deo_star P=64", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25, 64, 0, 1, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1},
         {"deo_star-sgd deterministic adaptive", RX_SCHEME_DEO_STAR,
          RX_TARGET_MIXTURE25, 16, 2, 2, RX_RULE_DETERMINISTIC, RX_ADAPT_ETA,
-         1, 1},
+         1, 1, 0},
         {"deo deterministic adaptive parallel stats", RX_SCHEME_DEO,
          RX_TARGET_MIXTURE25, 11, 2, 2, RX_RULE_DETERMINISTIC, RX_ADAPT_ETA,
-         0, 0},
+         0, 0, 0},
         {"bias-corrected tau ladder", RX_SCHEME_DEO_STAR, RX_TARGET_GMM, 9, 1,
-         0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_TAU, 0, 0},
+         0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_TAU, 0, 0, 0},
         {"sghmc/msgd estimated sigma2", RX_SCHEME_DEO_STAR, RX_TARGET_GMM, 10,
-         1, 0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_NONE, 0, 1},
+         1, 0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_NONE, 0, 1, 0},
     };
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; ++i) {
+        /* default synchronisation on 1, 2, 3 threads; and the global
+         * barrier on 3 threads with chains moving between threads */
         rx_ctx *c1 = run(&vs[i], 1), *c2 = run(&vs[i], 2),
-               *c3 = run(&vs[i], 3);
-        if (c1 && c2 && c3) {
-            rx_results r1, r2, r3;
+               *c3 = run_sync(&vs[i], 3, 1), *c4 = run(&vs[i], 3);
+        if (c1 && c2 && c3 && c4) {
+            rx_results r1, r2, r3, r4;
             rx_get_results(c1, &r1);
             rx_get_results(c2, &r2);
             rx_get_results(c3, &r3);
-            CHECK(r1.threads == 1 && r2.threads == 2 && r3.threads == 3);
+            rx_get_results(c4, &r4);
+            CHECK(r1.threads == 1 && r2.threads == 2 && r3.threads == 3 &&
+                  r4.threads == 3);
             CHECK_MSG(r3.balance_changes >= 8, "%s: %lld split changes",
                       vs[i].name, (long long)r3.balance_changes);
+            CHECK_MSG(r3.partner == 0, "%s: barrier asked, partner used",
+                      vs[i].name);
+            CHECK_MSG(r1.partner == vs[i].partner && r4.partner == vs[i].partner,
+                      "%s: partner design %d, expected %d", vs[i].name,
+                      r1.partner, vs[i].partner);
             CHECK_MSG(same(&r1, &r2), "%s: 1 vs 2 threads differ",
                       vs[i].name);
-            CHECK_MSG(same(&r1, &r3), "%s: 1 vs 3 threads differ",
+            CHECK_MSG(same(&r1, &r3), "%s: 1 thread vs 3 threads with the "
+                      "barrier differ", vs[i].name);
+            CHECK_MSG(same(&r1, &r4), "%s: 1 vs 3 threads differ",
                       vs[i].name);
             CHECK(r1.total_swaps > 0 && r1.n_samples > 0);
         }
         rx_destroy(&c1);
         rx_destroy(&c2);
         rx_destroy(&c3);
+        rx_destroy(&c4);
     }
     /* a different seed changes the output (the comparison can fail) */
     variant v = vs[0];

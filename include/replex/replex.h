@@ -200,6 +200,8 @@ typedef struct rx_config {
     uint64_t seed;      ///< RNG key (default 1)
     int64_t iterations; ///< K, iterations k = 0..K-1 (default 1000)
     int threads;        ///< 0 = omp_get_max_threads() (default 0)
+    int sync;           ///< 0 auto (default): the partner design where
+                        ///< it applies, else the barrier; 1 barrier
     int balance;        ///< 0 off, 1 measured (default): move chains
                         ///< between threads from measured busy time
                         ///< (analytic targets), 2 rotate (testing aid)
@@ -595,6 +597,7 @@ typedef struct rx_results {
     double phase_s[RX_NPHASES]; ///< thread 0, by rx_phase (phase_timing)
     const double *thread_phase_s; ///< threads x RX_NPHASES, row per thread;
                                   ///< NULL unless record.phase_timing
+    int partner;            ///< 1: the run used the partner design (sync)
     int64_t balance_changes; ///< iterations whose chain-to-thread split
                              ///< changed (config balance; not deterministic)
     rx_metrics bma;         ///< network: average over the kept samples

@@ -43,6 +43,8 @@ typedef struct rx__tstate {
     alignas(RX_CACHELINE) rx__xstate x;
     double tph[RX_NPHASES]; /* record.phase_timing: seconds by phase */
     double lb_busy, lb_pub; /* load balance: sampled busy seconds */
+    /* partner design: this thread's round trips, restarts and swaps */
+    int64_t pc_a5, pc_l1, pc_rs, pc_sw;
     rx_status st;
     int32_t fail_particle;
     int32_t fail_q;      /* position of the failing particle */
@@ -109,6 +111,7 @@ struct rx_ctx {
     double phase_s[RX_NPHASES];
     double *thread_phase_s;     /* nt_used x RX_NPHASES, or NULL */
     int64_t lb_changes;         /* load balance: iterations with a new cut */
+    int partner;                /* synchronisation: the partner design */
     int *final_cut;             /* nt_used + 1 chain-range cuts at the end */
     int32_t *final_at;          /* P, after the run */
     rx_progress_fn progress_fn; /* optional, thread 0 */

@@ -674,6 +674,25 @@ static void chain_fail(rx_ctx *c, rx__tstate *ts, int slot, rx_status st,
     c->fail_flag[slot] = 1;
 }
 
+/* A particle's failure: the thread keeps its earliest (iteration, then
+ * particle), which the run reports over all threads; under the partner
+ * design a run goes on to its next global synchronisation, so a thread can
+ * see several (the same particle again, or one that came from a thread
+ * that failed earlier). */
+static void particle_fail(rx_ctx *c, rx__tstate *ts, int slot, rx_status st,
+                          int32_t i, int q, int64_t k, double last,
+                          int32_t coord)
+{
+    if (ts->st != RX_OK &&
+        (ts->fail_particle < 0 || ts->fail_k < k ||
+         (ts->fail_k == k && ts->fail_particle <= i)))
+        return;
+    ts->st = RX_OK; /* chain_fail records only into a clean slot */
+    chain_fail(c, ts, slot, st, i, k, last);
+    ts->fail_q = q;
+    ts->fail_coord = coord;
+}
+
 /* Row chunks of the test (set 0) and OOD (set 1) sets, chunk j scored by
  * thread j % nthr, for the kept samples (BMA) and the final ensemble. */
 static void evaluate_chunks(rx_ctx *c, rx__tstate *ts, int t, int nthr)
@@ -839,12 +858,9 @@ static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
     }
     if (st == RX_OK && vr && !rolled)
         st = vr_after_eval(c, ts, p, i, k);
-    if (st != RX_OK) {
-        ts->fail_q = q;
-        ts->fail_coord = isfinite(p->energy)
-                             ? bad_coord(p->grad, c->dim) : -1;
-        chain_fail(c, ts, (int)(k & 1), st, i, k, last);
-    }
+    if (st != RX_OK)
+        particle_fail(c, ts, (int)(k & 1), st, i, q, k, last,
+                      isfinite(p->energy) ? bad_coord(p->grad, c->dim) : -1);
     Ek[i] = p->energy;
     if (sa_every > 0 && k % sa_every == 0)
         p->var_raw[k & 1] = rx__target_noise_var(
@@ -899,6 +915,296 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
     return moved;
 }
 
+/*
+ * The partner design. Thread t owns POSITIONS lo..hi-1 (a contiguous
+ * block) and the pairs inside it plus the boundary pair to its right; a
+ * swap exchanges map entries, so a particle moves to the thread of its new
+ * position (its state stays where it is in memory; the new owner reads it
+ * after the offer that announced it, release/acquire). Each boundary
+ * position offers (particle, energy) of every iteration to the neighbour
+ * through a ring of RX_RING slots: the owner of a boundary pair reads the
+ * right neighbour's offer in every iteration (its statistics need the
+ * energies of inactive iterations too), the right neighbour reads the
+ * left's only when the pair is active with an open gate. No thread waits
+ * for any other except its two neighbours, and the right one only on those
+ * iterations. Everything global (index and trace rows, progress, stop
+ * requests, failures) happens at a full barrier every RX_GLOBAL_EVERY
+ * iterations and wherever a row or progress report is due; there thread 0
+ * assembles the map and sums the counters. Decisions are the same pure
+ * functions of energies, ladder, seed and k as in the barrier design, so
+ * both give bitwise the same runs for any thread count.
+ */
+enum { RX_RING = 64, RX_GLOBAL_EVERY = 256, RX_CONSUMED_EVERY = 8 };
+
+typedef struct rx__offer {
+    atomic_llong stamp; /* k + 1 once (id, E) of iteration k are written */
+    int32_t id;
+    double E;
+} rx__offer;
+
+typedef struct rx__edge {
+    rx__offer o[RX_RING];
+    alignas(RX_CACHELINE) atomic_llong consumed; /* reader done below it */
+    alignas(RX_CACHELINE) long long seen;        /* writer's cached copy */
+} rx__edge;
+
+static void spin_until(atomic_llong *a, long long want, int exact)
+{
+    unsigned spins = 0;
+    for (;;) {
+        long long v = atomic_load_explicit(a, memory_order_acquire);
+        if (exact ? v == want : v >= want)
+            return;
+        if (++spins < RX_SPINS_BEFORE_YIELD)
+            cpu_relax();
+        else
+            sched_yield();
+    }
+}
+
+static void offer(rx__edge *e, int64_t k, int32_t id, double E)
+{
+    if (k >= RX_RING && e->seen < k - RX_RING + 1) {
+        spin_until(&e->consumed, k - RX_RING + 1, 0);
+        e->seen = atomic_load_explicit(&e->consumed, memory_order_acquire);
+    }
+    rx__offer *o = &e->o[k % RX_RING];
+    o->id = id;
+    o->E = E;
+    atomic_store_explicit(&o->stamp, k + 1, memory_order_release);
+}
+
+static void take(rx__edge *e, int64_t k, int32_t *id, double *E)
+{
+    rx__offer *o = &e->o[k % RX_RING];
+    spin_until(&o->stamp, k + 1, 1);
+    *id = o->id;
+    *E = o->E;
+}
+
+/* Does the run allow the partner design? Everything it leaves out needs
+ * all pairs or all chains in every iteration. */
+static int partner_applies(const rx_ctx *c)
+{
+    const rx__xconf *xc = &c->xc;
+    return c->cfg.sync == 0 && c->P >= 2 && !xc->sequential &&
+           (xc->scheme == RX_SCHEME_SEO || xc->scheme == RX_SCHEME_DEO ||
+            xc->scheme == RX_SCHEME_DEO_W ||
+            xc->scheme == RX_SCHEME_DEO_STAR) &&
+           c->ac.adapt == RX_ADAPT_NONE && !c->ac.adapt_c &&
+           !c->s2_estimate && !c->vc.on && !c->target->eval_ws &&
+           !c->ev.on && !c->ckpt_fn && !c->resumed &&
+           c->cfg.step.cyclical_cycles == 0;
+}
+
+/* A.5 check of particle i at position q (record.c's rule, local form). */
+static inline void partner_a5(rx__recorder *r, rx__tstate *ts, int32_t i,
+                              int q)
+{
+    if (r->visited[i] == (RX_VIS_LOW | RX_VIS_HIGH) && q == i) {
+        ts->pc_a5++;
+        r->visited[i] = 0;
+    }
+}
+
+/* The recorder's per-iteration work for the pairs and positions thread t
+ * owns (pairs plo..phi, positions lo..hi-1; swapped_left: the left
+ * boundary pair swapped). */
+static void partner_record(rx_ctx *c, rx__tstate *ts, int lo, int hi,
+                           int phi, int swapped_left)
+{
+    rx__recorder *r = &c->rec;
+    const rx__xstate *xs = &ts->x;
+    const int P = c->P;
+    for (int p = lo; p <= phi; ++p) {
+        const rx__pairev *e = &xs->ev[p];
+        rx_pair_stats *st = &r->pairs[p];
+        st->evaluated += e->evaluated;
+        st->conditions += e->cond;
+        st->attempts += e->attempt;
+        st->swaps += e->swapped;
+        st->accept_sum += e->prob;
+        r->win_eval[p] += e->evaluated;
+        r->win_cond[p] += e->cond;
+        r->win_swaps[p] += e->swapped;
+        ts->pc_sw += e->swapped;
+    }
+    if (lo == 0)
+        r->visited[xs->at[0]] |= RX_VIS_LOW;
+    if (hi == P)
+        r->visited[xs->at[P - 1]] |= RX_VIS_HIGH;
+    if (lo == 0)
+        partner_a5(r, ts, xs->at[0], 0);
+    if (hi == P)
+        partner_a5(r, ts, xs->at[P - 1], P - 1);
+    if (swapped_left)
+        partner_a5(r, ts, xs->at[lo], lo);
+    for (int p = lo; p <= phi; ++p)
+        if (xs->ev[p].swapped) {
+            partner_a5(r, ts, xs->at[p], p);
+            if (p + 1 < hi)
+                partner_a5(r, ts, xs->at[p + 1], p + 1);
+        }
+    if (lo == 0) {
+        int32_t a = xs->at[0];
+        if (r->last_end[a] == RX_VIS_HIGH)
+            ts->pc_rs++;
+        r->last_end[a] = RX_VIS_LOW;
+        if (r->l1_state[a] == 2)
+            ts->pc_l1++;
+        r->l1_state[a] = 1;
+    }
+    if (hi == P) {
+        int32_t b = xs->at[P - 1];
+        r->last_end[b] = RX_VIS_HIGH;
+        if (r->l1_state[b] == 1)
+            r->l1_state[b] = 2;
+    }
+}
+
+/* The iterations of thread t under the partner design; returns whether the
+ * run stopped early (failure, stop request, progress callback), *kout the
+ * iteration it left at. */
+static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
+                        rx__barrier *bar, int *sense, rx__edge *edges,
+                        int32_t *gmap, double *Eloc, double t0,
+                        int64_t *kout)
+{
+    const int P = c->P;
+    const int64_t K = c->cfg.iterations;
+    const int timing = c->cfg.record.phase_timing;
+    const int lo = (int)((int64_t)t * P / nthr);
+    const int hi = (int)((int64_t)(t + 1) * P / nthr);
+    const int phi = t + 1 < nthr ? hi - 1 : hi - 2; /* last owned pair */
+    const int glo = lo > 0 ? lo - 1 : 0;
+    rx__edge *my_left = t > 0 ? &edges[2 * t] : NULL;
+    rx__edge *my_right = t + 1 < nthr ? &edges[2 * t + 1] : NULL;
+    rx__edge *nb_left = t > 0 ? &edges[2 * (t - 1) + 1] : NULL;
+    rx__edge *nb_right = t + 1 < nthr ? &edges[2 * (t + 1)] : NULL;
+    const rx__recorder *r = &c->rec;
+    rx__xstate *xs = &ts->x;
+    int failed = 0;
+    int64_t k;
+    for (k = 0; k < K; ++k) {
+        double ta = timing ? rx__now() : 0.0, t_en = 0.0, t_w = 0.0;
+        const int64_t row =
+            k > 0 && c->samples ? sample_row(&c->cfg, k - 1) : -1;
+        for (int q = lo; q < hi; ++q)
+            step_one(c, ts, xs->at[q], q, k, 1.0, row, Eloc, 0, timing,
+                     &t_en);
+        double tb = timing ? rx__now() : 0.0;
+        if (my_left)
+            offer(my_left, k, xs->at[lo], Eloc[xs->at[lo]]);
+        if (my_right)
+            offer(my_right, k, xs->at[hi - 1], Eloc[xs->at[hi - 1]]);
+        const int par = rx__exchange_sched(&c->xc, xs, k, glo, phi);
+        int32_t id;
+        double E;
+        double tw = timing ? rx__now() : 0.0;
+        if (nb_right) {
+            take(nb_right, k, &id, &E);
+            xs->at[hi] = id;
+            Eloc[id] = E;
+        }
+        const int left_open =
+            nb_left && ((lo - 1 + 1) & 1) == par && xs->gate[lo - 1];
+        if (left_open) {
+            take(nb_left, k, &id, &E);
+            xs->at[lo - 1] = id;
+            Eloc[id] = E;
+        }
+        if (timing)
+            t_w = rx__now() - tw;
+        const int swapped_left =
+            rx__exchange_range(&c->xc, xs, Eloc, k, par, lo, phi, left_open);
+        if ((k + 1) % RX_CONSUMED_EVERY == 0) {
+            if (nb_right)
+                atomic_store_explicit(&nb_right->consumed, k + 1,
+                                      memory_order_release);
+            if (nb_left)
+                atomic_store_explicit(&nb_left->consumed, k + 1,
+                                      memory_order_release);
+        }
+        double tx = timing ? rx__now() : 0.0;
+        partner_record(c, ts, lo, hi, phi, swapped_left);
+        if (r->index_every > 0 && k % r->index_every == 0 &&
+            k / r->index_every < r->cap_index) {
+            /* the index row of k: each thread its own positions */
+            const int64_t ir = k / r->index_every;
+            for (int q = lo; q < hi; ++q)
+                r->index[ir * P + q] = xs->at[q];
+            if (t == 0)
+                r->index_iter[ir] = k;
+        }
+        const int global =
+            k + 1 == K || (k + 1) % RX_GLOBAL_EVERY == 0 ||
+            (r->trace_every > 0 && (k + 1) % r->trace_every == 0) ||
+            (c->progress_fn && (k + 1) % c->progress_every == 0);
+        double tg = timing ? rx__now() : 0.0, t_gw = 0.0;
+        if (global) {
+            for (int q = lo; q < hi; ++q)
+                gmap[q] = xs->at[q];
+            barrier_wait(bar, sense);
+            if (t == 0) {
+                rx__recorder *rw = &c->rec;
+                rw->trips_a5 = rw->trips_l1 = rw->restarts = 0;
+                rw->total_swaps = 0;
+                for (int u = 0; u < nthr; ++u) {
+                    rw->trips_a5 += c->ts[u].pc_a5;
+                    rw->trips_l1 += c->ts[u].pc_l1;
+                    rw->restarts += c->ts[u].pc_rs;
+                    rw->total_swaps += c->ts[u].pc_sw;
+                }
+                for (int q = 0; q < P; ++q) {
+                    xs->at[q] = gmap[q];
+                    xs->pos[gmap[q]] = q;
+                }
+                rx__rec_rows(rw, k, xs, 0);
+                if (rw->index_every > 0) {
+                    int64_t n = k / rw->index_every + 1;
+                    rw->n_index = n < rw->cap_index ? n : rw->cap_index;
+                }
+                if (c->progress_fn &&
+                    ((k + 1) % c->progress_every == 0 || k + 1 == K))
+                    report_progress(c, ts, k, t0);
+                if (k + 1 < K && c->stop_flag && *c->stop_flag &&
+                    ts->st == RX_OK) {
+                    c->stop_now = 1;
+                    ts->st = RX_EABORTED;
+                    ts->fail_particle = -5;
+                    ts->fail_k = k;
+                }
+            }
+            double tgw = timing ? rx__now() : 0.0;
+            barrier_wait(bar, sense);
+            if (timing)
+                t_gw = rx__now() - tgw;
+            int f0, f1, sn;
+#pragma omp atomic read
+            f0 = c->fail_flag[0];
+#pragma omp atomic read
+            f1 = c->fail_flag[1];
+#pragma omp atomic read
+            sn = c->stop_now;
+            if (f0 || f1 || sn) {
+                failed = 1;
+                break;
+            }
+        }
+        if (timing) {
+            double te = rx__now();
+            ts->tph[RX_PHASE_STEP] += tb - ta - t_en;
+            ts->tph[RX_PHASE_ENERGY] += t_en;
+            ts->tph[RX_PHASE_WAIT] += t_w + t_gw;
+            ts->tph[RX_PHASE_EXCHANGE] += tx - tb - t_w;
+            ts->tph[RX_PHASE_RECORD] += te - tx - t_gw;
+            (void)tg;
+        }
+    }
+    *kout = failed ? k + 1 : k;
+    return failed;
+}
+
 rx_status rx_run(rx_ctx *c)
 {
     if (!c)
@@ -934,6 +1240,28 @@ rx_status rx_run(rx_ctx *c)
         return rx__fail(&c->err, RX_ENOMEM, "rx_run: out of memory");
     }
     int lb_moves = 0;
+    /* the partner design's rings (two per thread) and assembled map */
+    c->partner = partner_applies(c);
+    rx__edge *edges = NULL;
+    int32_t *gmap = NULL;
+    if (c->partner) {
+        edges = rx__calloc_aligned(sizeof(rx__edge) * 2 * (size_t)c->nt_req,
+                                   RX_CACHELINE);
+        gmap = malloc(sizeof(int32_t) * (size_t)P);
+        if (!edges || !gmap) {
+            rx__free_aligned(edges);
+            free(gmap);
+            rx__free_aligned(bar);
+            rx__free_aligned(cuts);
+            return rx__fail(&c->err, RX_ENOMEM, "rx_run: out of memory");
+        }
+        for (int e = 0; e < 2 * c->nt_req; ++e) {
+            for (int j = 0; j < RX_RING; ++j)
+                atomic_init(&edges[e].o[j].stamp, 0);
+            atomic_init(&edges[e].consumed, 0);
+            edges[e].seen = 0;
+        }
+    }
     /* BLAS single-threaded inside a chain: the team is the parallelism */
     const int is_net = rx__target_is_network(c->target);
     const int blas_prev = is_net ? rx__blas_set_threads(1) : 0;
@@ -990,6 +1318,11 @@ rx_status rx_run(rx_ctx *c)
         }
         if (c->resumed && ts->st == RX_OK)
             rx__xstate_copy(&ts->x, &c->res_x, P);
+        /* partner design: energies by particle, own and neighbours' */
+        double *Eloc = NULL;
+        if (c->partner && ts->st == RX_OK &&
+            !(Eloc = malloc(sizeof(double) * (size_t)P)))
+            chain_fail(c, ts, 2, RX_ENOMEM, -1, -1, 0.0);
         const size_t pstride = rx__part_stride(c);
         for (int i = lo; i < hi && ts->st == RX_OK; ++i) {
             if (particle_alloc(c, i, ts->tws) != RX_OK) {
@@ -1007,17 +1340,18 @@ rx_status rx_run(rx_ctx *c)
                                               vr ? ts->vrw->pe : NULL);
             if (st == RX_OK && vr)
                 st = vr_after_eval(c, ts, p, i, -1);
-            if (st != RX_OK) {
-                ts->fail_q = i;
-                ts->fail_coord = isfinite(p->energy)
-                                     ? bad_coord(p->grad, c->dim) : -1;
-                chain_fail(c, ts, 2, st, i, -1, NAN);
-            }
+            if (st != RX_OK)
+                particle_fail(c, ts, 2, st, i, i, -1, NAN,
+                              isfinite(p->energy) ? bad_coord(p->grad, c->dim)
+                                                  : -1);
         }
 #pragma omp barrier
         int64_t k = c->k0;
         int failed = c->fail_flag[2];
-        if (!failed) {
+        if (!failed && c->partner) {
+            failed = partner_loop(c, ts, t, nthr, bar, &sense, edges, gmap,
+                                  Eloc, t0, &k);
+        } else if (!failed) {
             for (k = c->k0; k < K; ++k) {
                 double *Ek = c->E[k & 1];
                 /* a resumed run re-enters after the step phase of k0 */
@@ -1144,7 +1478,11 @@ rx_status rx_run(rx_ctx *c)
         /* the chains this thread owned last (and at K: the same slot) */
         const int *cu_end = cuts + (size_t)(k & 1) * ncut;
         const int lo_e = lb ? cu_end[t] : lo, hi_e = lb ? cu_end[t + 1] : hi;
-        if (!failed && K > 0 && c->samples) {
+        if (!failed && K > 0 && c->samples && c->partner) {
+            int64_t row = sample_row(&c->cfg, K - 1);
+            for (int q = lo; q < hi && row >= 0; ++q)
+                store_sample(c, c->parts[ts->x.at[q]], q, row);
+        } else if (!failed && K > 0 && c->samples) {
             int64_t row = sample_row(&c->cfg, K - 1);
             for (int i = lo_e; i < hi_e && row >= 0; ++i)
                 store_sample(c, c->parts[i], ts->x.pos[i], row);
@@ -1165,6 +1503,7 @@ rx_status rx_run(rx_ctx *c)
                 c->eval_s = rx__now() - te0;
             }
         }
+        free(Eloc);
         rx__tws_destroy(&ts->tws);
         rx__vrws_destroy(&ts->vrw);
         unpin_thread(&pin);
@@ -1189,6 +1528,8 @@ rx_status rx_run(rx_ctx *c)
                sizeof(int) * (size_t)(nt_used + 1));
     rx__free_aligned(bar);
     rx__free_aligned(cuts);
+    rx__free_aligned(edges);
+    free(gmap);
     for (int j = 0; j < RX_NPHASES; ++j)
         c->phase_s[j] = c->ts[0].tph[j];
     if (timing && nt_used > 0) {
@@ -1199,11 +1540,31 @@ rx_status rx_run(rx_ctx *c)
                 c->thread_phase_s[t * RX_NPHASES + j] = c->ts[t].tph[j];
     }
 
-    /* lowest failing thread slot, deterministic message */
-    for (int t = 0; t < c->nt_req; ++t) {
-        rx__tstate *ts = &c->ts[t];
-        if (ts->st == RX_OK)
+    /* deterministic message: the lowest thread slot with a failure that
+     * is not a particle's; else the earliest particle failure (iteration,
+     * then particle) */
+    int pick = -1;
+    for (int t = 0; t < c->nt_req && pick < 0; ++t)
+        if (c->ts[t].st != RX_OK && c->ts[t].fail_particle < 0)
+            pick = t;
+    for (int t = 0; t < c->nt_req && pick < 0; ++t) {
+        const rx__tstate *a = &c->ts[t];
+        if (a->st == RX_OK)
             continue;
+        int best = 1;
+        for (int u = 0; u < c->nt_req; ++u) {
+            const rx__tstate *b = &c->ts[u];
+            if (u != t && b->st != RX_OK &&
+                (b->fail_k < a->fail_k ||
+                 (b->fail_k == a->fail_k &&
+                  b->fail_particle < a->fail_particle)))
+                best = 0;
+        }
+        if (best)
+            pick = t;
+    }
+    for (int t = pick; t >= 0 && t < c->nt_req; t = c->nt_req) {
+        rx__tstate *ts = &c->ts[t];
         if (ts->fail_particle == -1)
             return rx__fail(&c->err, ts->st, "rx_run: %s while allocating "
                             "chain state", rx_strerror(ts->st));
@@ -1297,6 +1658,7 @@ rx_status rx_get_results(const rx_ctx *c, rx_results *r)
         r->phase_s[j] = c->phase_s[j];
     r->thread_phase_s = c->thread_phase_s;
     r->balance_changes = c->lb_changes;
+    r->partner = c->partner;
     if (c->ran) {
         r->bma = c->ev.bma;
         r->ensemble = c->ev.ens;

@@ -66,6 +66,24 @@ typedef struct rx__xstate {
 void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
                   int64_t k, int full);
 
+/*
+ * The partner design, for SEO and the DEO family (not sequential): a
+ * thread owning positions lo..hi-1 owns pairs plo = lo .. phi (hi - 1, or
+ * hi - 2 for the last thread). rx__exchange_sched returns the parity of k
+ * (active pairs: (p + 1) % 2 == parity) and opens the gates of pairs
+ * glo..phi at a window start. rx__exchange_range then evaluates every
+ * owned pair from the pre-swap state into xs->ev, decides the left
+ * boundary pair plo - 1 when left_open (active with an open gate; its
+ * owner records it) and swaps the active, open pairs in xs->at / xs->pos.
+ * xs->at must hold the occupants of positions plo - 1 (when left_open)
+ * to phi + 1 and E their energies: the same swaps as rx__exchange.
+ * Returns 1 when the left boundary pair swapped.
+ */
+int rx__exchange_sched(const rx__xconf *xc, rx__xstate *xs, int64_t k,
+                       int glo, int phi);
+int rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
+                       int64_t k, int par, int plo, int phi, int left_open);
+
 /* Is pair p (0-based) active at iteration k under DEO_W parity? */
 static inline int rx__deo_active(int p, int64_t k, int W, int phase)
 {

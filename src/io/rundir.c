@@ -318,6 +318,7 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             c->nt_used, c->wall_s,
             c->wall_s - c->eval_s > 0 ? steps / (c->wall_s - c->eval_s)
                                       : 0.0);
+    fprintf(f, ", \"sync\": \"%s\"", c->partner ? "partner" : "barrier");
     if (c->final_cut) {
         fprintf(f, ", \"chains_per_thread\": [");
         for (int t = 0; t < c->nt_used; ++t)

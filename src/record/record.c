@@ -96,7 +96,6 @@ static inline void a5_check(rx__recorder *r, const rx__xstate *xs, int32_t i)
 
 void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs)
 {
-    const double *eta = xs->eta, *tau = xs->tau;
     const int P = r->P;
     for (int p = 0; p < P - 1; ++p) {
         const rx__pairev *e = &xs->ev[p];
@@ -147,7 +146,15 @@ void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs)
         r->l1_state[hi] = 2;
 
 rows:
-    if (r->index_every > 0 && k % r->index_every == 0 &&
+    rx__rec_rows(r, k, xs, 1);
+}
+
+void rx__rec_rows(rx__recorder *r, int64_t k, const rx__xstate *xs,
+                  int with_index)
+{
+    const double *eta = xs->eta, *tau = xs->tau;
+    const int P = r->P;
+    if (with_index && r->index_every > 0 && k % r->index_every == 0 &&
         r->n_index < r->cap_index) {
         memcpy(r->index + (size_t)r->n_index * (size_t)P, xs->at,
                sizeof(int32_t) * (size_t)P);

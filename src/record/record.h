@@ -44,6 +44,12 @@ void rx__rec_free(rx__recorder *r);
 rx_status rx__rec_trace_sigma2(rx__recorder *r);
 /* After the exchange and adapt phases of iteration k. */
 void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs);
+/* The index (with_index) and trace rows due at iteration k (part of
+ * rx__rec_iter; the engine's partner design calls it for the trace alone
+ * at its global synchronisations, with the counters summed over the
+ * threads, and writes the index rows itself, each thread its positions). */
+void rx__rec_rows(rx__recorder *r, int64_t k, const rx__xstate *xs,
+                  int with_index);
 /* Trace column names, written to buf as a CSV header line (truncated to
  * cap - 1 characters). */
 void rx__rec_trace_header(const rx__recorder *r, char *buf, size_t cap);
