@@ -36,6 +36,8 @@ typedef struct rx__particle {
     int64_t vr_nc;       /* adaptive c updates so far */
     rx__vrcost vr_cost;
     double grad_s;       /* seconds in gradient evaluations (VR runs) */
+    /* partner design: the recorder's marks travel with the particle */
+    uint8_t vis, last_end, l1_state;
 } rx__particle;
 
 /* Per-thread state, one cache-line-aligned slot per thread. */
@@ -45,6 +47,9 @@ typedef struct rx__tstate {
     double lb_busy, lb_pub; /* load balance: sampled busy seconds */
     /* partner design: this thread's round trips, restarts and swaps */
     int64_t pc_a5, pc_l1, pc_rs, pc_sw;
+    rx_pair_stats *pst;  /* P-1, this thread's pairs (others stay 0) */
+    int64_t *pwin;       /* 3 (P-1): conditions, evaluations, swaps since
+                          * the last trace row */
     rx_status st;
     int32_t fail_particle;
     int32_t fail_q;      /* position of the failing particle */

@@ -449,6 +449,7 @@ static rx_status particle_alloc(rx_ctx *c, int i, rx__tws *tws)
     p->rollbacks = 0;
     p->last_rollback_k = -1;
     p->last_q = i;
+    p->vis = p->last_end = p->l1_state = 0;
     if (p->state)
         memset(p->state, 0, sizeof(double) * c->dim);
     p->id = i;
@@ -997,13 +998,14 @@ static int partner_applies(const rx_ctx *c)
            c->cfg.step.cyclical_cycles == 0;
 }
 
-/* A.5 check of particle i at position q (record.c's rule, local form). */
-static inline void partner_a5(rx__recorder *r, rx__tstate *ts, int32_t i,
-                              int q)
+/* A.5 check of particle i at position q (record.c's rule, local form;
+ * the marks live in the particle, which only its current owner touches). */
+static inline void partner_a5(rx_ctx *c, rx__tstate *ts, int32_t i, int q)
 {
-    if (r->visited[i] == (RX_VIS_LOW | RX_VIS_HIGH) && q == i) {
+    rx__particle *p = c->parts[i];
+    if (p->vis == (RX_VIS_LOW | RX_VIS_HIGH) && q == i) {
         ts->pc_a5++;
-        r->visited[i] = 0;
+        p->vis = 0;
     }
 }
 
@@ -1013,52 +1015,52 @@ static inline void partner_a5(rx__recorder *r, rx__tstate *ts, int32_t i,
 static void partner_record(rx_ctx *c, rx__tstate *ts, int lo, int hi,
                            int phi, int swapped_left)
 {
-    rx__recorder *r = &c->rec;
     const rx__xstate *xs = &ts->x;
-    const int P = c->P;
+    const int P = c->P, np = P - 1;
+    int64_t *wc = ts->pwin, *we = ts->pwin + np, *ws = ts->pwin + 2 * np;
     for (int p = lo; p <= phi; ++p) {
         const rx__pairev *e = &xs->ev[p];
-        rx_pair_stats *st = &r->pairs[p];
+        rx_pair_stats *st = &ts->pst[p];
         st->evaluated += e->evaluated;
         st->conditions += e->cond;
         st->attempts += e->attempt;
         st->swaps += e->swapped;
         st->accept_sum += e->prob;
-        r->win_eval[p] += e->evaluated;
-        r->win_cond[p] += e->cond;
-        r->win_swaps[p] += e->swapped;
+        we[p] += e->evaluated;
+        wc[p] += e->cond;
+        ws[p] += e->swapped;
         ts->pc_sw += e->swapped;
     }
-    if (lo == 0)
-        r->visited[xs->at[0]] |= RX_VIS_LOW;
-    if (hi == P)
-        r->visited[xs->at[P - 1]] |= RX_VIS_HIGH;
-    if (lo == 0)
-        partner_a5(r, ts, xs->at[0], 0);
-    if (hi == P)
-        partner_a5(r, ts, xs->at[P - 1], P - 1);
+    rx__particle *a = lo == 0 ? c->parts[xs->at[0]] : NULL;
+    rx__particle *b = hi == P ? c->parts[xs->at[P - 1]] : NULL;
+    if (a)
+        a->vis |= RX_VIS_LOW;
+    if (b)
+        b->vis |= RX_VIS_HIGH;
+    if (a)
+        partner_a5(c, ts, xs->at[0], 0);
+    if (b)
+        partner_a5(c, ts, xs->at[P - 1], P - 1);
     if (swapped_left)
-        partner_a5(r, ts, xs->at[lo], lo);
+        partner_a5(c, ts, xs->at[lo], lo);
     for (int p = lo; p <= phi; ++p)
         if (xs->ev[p].swapped) {
-            partner_a5(r, ts, xs->at[p], p);
+            partner_a5(c, ts, xs->at[p], p);
             if (p + 1 < hi)
-                partner_a5(r, ts, xs->at[p + 1], p + 1);
+                partner_a5(c, ts, xs->at[p + 1], p + 1);
         }
-    if (lo == 0) {
-        int32_t a = xs->at[0];
-        if (r->last_end[a] == RX_VIS_HIGH)
+    if (a) {
+        if (a->last_end == RX_VIS_HIGH)
             ts->pc_rs++;
-        r->last_end[a] = RX_VIS_LOW;
-        if (r->l1_state[a] == 2)
+        a->last_end = RX_VIS_LOW;
+        if (a->l1_state == 2)
             ts->pc_l1++;
-        r->l1_state[a] = 1;
+        a->l1_state = 1;
     }
-    if (hi == P) {
-        int32_t b = xs->at[P - 1];
-        r->last_end[b] = RX_VIS_HIGH;
-        if (r->l1_state[b] == 1)
-            r->l1_state[b] = 2;
+    if (b) {
+        b->last_end = RX_VIS_HIGH;
+        if (b->l1_state == 1)
+            b->l1_state = 2;
     }
 }
 
@@ -1159,6 +1161,28 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                     xs->at[q] = gmap[q];
                     xs->pos[gmap[q]] = q;
                 }
+                /* every pair belongs to one thread: these sums are its
+                 * owner's numbers, bit for bit */
+                const int np = P - 1;
+                for (int p = 0; p < np; ++p) {
+                    rx_pair_stats sum = {0, 0, 0, 0, 0.0};
+                    int64_t w0 = 0, w1 = 0, w2 = 0;
+                    for (int u = 0; u < nthr; ++u) {
+                        const rx__tstate *tu = &c->ts[u];
+                        sum.conditions += tu->pst[p].conditions;
+                        sum.evaluated += tu->pst[p].evaluated;
+                        sum.attempts += tu->pst[p].attempts;
+                        sum.swaps += tu->pst[p].swaps;
+                        sum.accept_sum += tu->pst[p].accept_sum;
+                        w0 += tu->pwin[p];
+                        w1 += tu->pwin[np + p];
+                        w2 += tu->pwin[2 * np + p];
+                    }
+                    rw->pairs[p] = sum;
+                    rw->win_cond[p] = w0;
+                    rw->win_eval[p] = w1;
+                    rw->win_swaps[p] = w2;
+                }
                 rx__rec_rows(rw, k, xs, 0);
                 if (rw->index_every > 0) {
                     int64_t n = k / rw->index_every + 1;
@@ -1179,6 +1203,8 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             barrier_wait(bar, sense);
             if (timing)
                 t_gw = rx__now() - tgw;
+            if (r->trace_every > 0 && (k + 1) % r->trace_every == 0)
+                memset(ts->pwin, 0, sizeof(int64_t) * 3 * (size_t)(P - 1));
             int f0, f1, sn;
 #pragma omp atomic read
             f0 = c->fail_flag[0];
@@ -1320,9 +1346,15 @@ rx_status rx_run(rx_ctx *c)
             rx__xstate_copy(&ts->x, &c->res_x, P);
         /* partner design: energies by particle, own and neighbours' */
         double *Eloc = NULL;
-        if (c->partner && ts->st == RX_OK &&
-            !(Eloc = malloc(sizeof(double) * (size_t)P)))
-            chain_fail(c, ts, 2, RX_ENOMEM, -1, -1, 0.0);
+        if (c->partner && ts->st == RX_OK) {
+            Eloc = malloc(sizeof(double) * (size_t)P);
+            ts->pst = rx__calloc_aligned(sizeof(rx_pair_stats) * (size_t)P,
+                                         RX_CACHELINE);
+            ts->pwin = rx__calloc_aligned(sizeof(int64_t) * 3 * (size_t)P,
+                                          RX_CACHELINE);
+            if (!Eloc || !ts->pst || !ts->pwin)
+                chain_fail(c, ts, 2, RX_ENOMEM, -1, -1, 0.0);
+        }
         const size_t pstride = rx__part_stride(c);
         for (int i = lo; i < hi && ts->st == RX_OK; ++i) {
             if (particle_alloc(c, i, ts->tws) != RX_OK) {
@@ -1504,6 +1536,10 @@ rx_status rx_run(rx_ctx *c)
             }
         }
         free(Eloc);
+        rx__free_aligned(ts->pst);
+        rx__free_aligned(ts->pwin);
+        ts->pst = NULL;
+        ts->pwin = NULL;
         rx__tws_destroy(&ts->tws);
         rx__vrws_destroy(&ts->vrw);
         unpin_thread(&pin);
