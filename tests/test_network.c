@@ -138,21 +138,30 @@ static void mlp(void)
 static void determinism(void)
 {
     for (int shared = 0; shared < 2; ++shared) {
-        const char *s1[] = {"threads=1", "iterations=400",
+        /* 3 threads: chains move between threads every 512 iterations
+         * (balance rotate), minibatch samplers and all */
+        const char *s1[] = {"threads=1", "iterations=1100",
                             "record.burn_in=100", "record.thin=20",
                             shared ? "data.shared_minibatch=true"
-                                   : "data.shared_minibatch=false"};
-        const char *s2[] = {"threads=2", "iterations=400",
+                                   : "data.shared_minibatch=false",
+                            "balance=measured"};
+        const char *s2[] = {"threads=2", "iterations=1100",
                             "record.burn_in=100", "record.thin=20",
-                            s1[4]};
-        const char *s3[] = {"threads=3", "iterations=400",
+                            s1[4], "balance=measured"};
+        const char *s3[] = {"threads=3", "iterations=1100",
                             "record.burn_in=100", "record.thin=20",
-                            s1[4]};
-        rx_ctx *a = run("yaml/mlp_synthetic.yaml", s1, 5, NULL, NULL);
-        rx_ctx *b = run("yaml/mlp_synthetic.yaml", s2, 5, NULL, NULL);
-        rx_ctx *c = run("yaml/mlp_synthetic.yaml", s3, 5, NULL, NULL);
+                            s1[4], "balance=rotate"};
+        rx_ctx *a = run("yaml/mlp_synthetic.yaml", s1, 6, NULL, NULL);
+        rx_ctx *b = run("yaml/mlp_synthetic.yaml", s2, 6, NULL, NULL);
+        rx_ctx *c = run("yaml/mlp_synthetic.yaml", s3, 6, NULL, NULL);
         CHECK_MSG(same_run(a, b), "1 vs 2 threads, shared %d", shared);
         CHECK_MSG(same_run(a, c), "1 vs 3 threads, shared %d", shared);
+        if (c) {
+            rx_results rc;
+            rx_get_results(c, &rc);
+            CHECK_MSG(rc.balance_changes >= 2, "balance rotate: %lld moves",
+                      (long long)rc.balance_changes);
+        }
         rx_destroy(&a);
         rx_destroy(&b);
         rx_destroy(&c);

@@ -871,7 +871,7 @@ static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
 }
 
 /*
- * Load balance (analytic targets, more than one thread). Chains are
+ * Load balance (barrier design, more than one thread). Chains are
  * contiguous index ranges per thread, cut[t] .. cut[t+1]. Every
  * RX_LB_SAMPLE-th iteration each thread times its busy span (from leaving
  * one barrier to arriving at the next: its chains' steps plus its exchange,
@@ -1308,9 +1308,10 @@ rx_status rx_run(rx_ctx *c)
         rx__pin pin = {.pinned = 0};
         if (pin_team && nthr == c->nt_req)
             pin_thread(&pin, t);
-        /* analytic targets only: network and data targets keep per-chain
-         * minibatch state in the thread's workspace */
-        const int lb = c->cfg.balance && nthr > 1 && !c->target->eval_ws;
+        /* network and data targets: the thread's workspace then keeps a
+         * minibatch sampler for every chain (a pure function of (seed,
+         * chain, k) with a per-epoch cache), so a chain can move */
+        const int lb = c->cfg.balance && nthr > 1 && !c->partner;
         int *plan = cuts + 2 * ncut;
         double t_exit = 0.0;
         if (t == 0) {
@@ -1326,7 +1327,8 @@ rx_status rx_run(rx_ctx *c)
         if (tstate_alloc(c, ts, P) != RX_OK)
             chain_fail(c, ts, 2, RX_ENOMEM, -1, -1, 0.0);
         if (ts->st == RX_OK) {
-            rx_status st = rx__tws_create(c->target, lo, hi, seed, &ts->tws,
+            rx_status st = rx__tws_create(c->target, lb ? 0 : lo,
+                                          lb ? P : hi, seed, &ts->tws,
                                           &ts->err);
             if (st != RX_OK)
                 chain_fail(c, ts, 2, st, -3, -1, 0.0);
