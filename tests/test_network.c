@@ -150,18 +150,29 @@ static void determinism(void)
                             s1[4], "balance=measured"};
         const char *s3[] = {"threads=3", "iterations=1100",
                             "record.burn_in=100", "record.thin=20",
-                            s1[4], "balance=rotate"};
+                            s1[4], "balance=rotate", "sync=barrier"};
+        const char *s4[] = {"threads=3", "iterations=1100",
+                            "record.burn_in=100", "record.thin=20",
+                            s1[4], "sync=partner"};
         rx_ctx *a = run("yaml/mlp_synthetic.yaml", s1, 6, NULL, NULL);
         rx_ctx *b = run("yaml/mlp_synthetic.yaml", s2, 6, NULL, NULL);
-        rx_ctx *c = run("yaml/mlp_synthetic.yaml", s3, 6, NULL, NULL);
+        rx_ctx *c = run("yaml/mlp_synthetic.yaml", s3, 7, NULL, NULL);
+        rx_ctx *d = run("yaml/mlp_synthetic.yaml", s4, 6, NULL, NULL);
         CHECK_MSG(same_run(a, b), "1 vs 2 threads, shared %d", shared);
-        CHECK_MSG(same_run(a, c), "1 vs 3 threads, shared %d", shared);
-        if (c) {
-            rx_results rc;
+        CHECK_MSG(same_run(a, c), "1 vs 3 threads (barrier), shared %d",
+                  shared);
+        CHECK_MSG(same_run(a, d), "1 vs 3 threads, shared %d", shared);
+        if (c && d) {
+            rx_results rc, rd;
             rx_get_results(c, &rc);
+            rx_get_results(d, &rd);
             CHECK_MSG(rc.balance_changes >= 2, "balance rotate: %lld moves",
                       (long long)rc.balance_changes);
+            CHECK_MSG(rc.partner == 0 && rd.partner == 1,
+                      "designs: %d (barrier asked), %d (partner)", rc.partner,
+                      rd.partner);
         }
+        rx_destroy(&d);
         rx_destroy(&a);
         rx_destroy(&b);
         rx_destroy(&c);

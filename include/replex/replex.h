@@ -201,7 +201,9 @@ typedef struct rx_config {
     int64_t iterations; ///< K, iterations k = 0..K-1 (default 1000)
     int threads;        ///< 0 = omp_get_max_threads() (default 0)
     int sync;           ///< 0 auto (default): the partner design where
-                        ///< it applies, else the barrier; 1 barrier
+                        ///< it applies on analytic targets, else the
+                        ///< barrier; 1 barrier; 2 partner wherever it
+                        ///< applies (network and data targets too)
     int balance;        ///< 0 off, 1 measured (default): move chains
                         ///< between threads from measured busy time
                         ///< (analytic targets), 2 rotate (testing aid)

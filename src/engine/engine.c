@@ -988,13 +988,17 @@ static void take(rx__edge *e, int64_t k, int32_t *id, double *E)
 static int partner_applies(const rx_ctx *c)
 {
     const rx__xconf *xc = &c->xc;
-    return c->cfg.sync == 0 && c->P >= 2 && !xc->sequential &&
+    /* auto: analytic targets, where it measured faster; on the networks
+     * the two designs measured level (docs/performance.md), partner asks
+     * for it there too */
+    if (c->cfg.sync == 1 || (c->cfg.sync == 0 && c->target->eval_ws))
+        return 0;
+    return c->P >= 2 && !xc->sequential &&
            (xc->scheme == RX_SCHEME_SEO || xc->scheme == RX_SCHEME_DEO ||
             xc->scheme == RX_SCHEME_DEO_W ||
             xc->scheme == RX_SCHEME_DEO_STAR) &&
            c->ac.adapt == RX_ADAPT_NONE && !c->ac.adapt_c &&
-           !c->s2_estimate && !c->vc.on && !c->target->eval_ws &&
-           !c->ev.on && !c->ckpt_fn && !c->resumed &&
+           !c->s2_estimate && !c->vc.on && !c->ckpt_fn && !c->resumed &&
            c->cfg.step.cyclical_cycles == 0;
 }
 
@@ -1327,8 +1331,10 @@ rx_status rx_run(rx_ctx *c)
         if (tstate_alloc(c, ts, P) != RX_OK)
             chain_fail(c, ts, 2, RX_ENOMEM, -1, -1, 0.0);
         if (ts->st == RX_OK) {
-            rx_status st = rx__tws_create(c->target, lb ? 0 : lo,
-                                          lb ? P : hi, seed, &ts->tws,
+            /* chains that move between threads: samplers for all */
+            const int all = lb || c->partner;
+            rx_status st = rx__tws_create(c->target, all ? 0 : lo,
+                                          all ? P : hi, seed, &ts->tws,
                                           &ts->err);
             if (st != RX_OK)
                 chain_fail(c, ts, 2, st, -3, -1, 0.0);
@@ -1524,10 +1530,13 @@ rx_status rx_run(rx_ctx *c)
         if (!failed && c->ev.on) {
             /* posterior predictive of a network: every thread scores row
              * chunks of the test (and OOD) sets */
-            for (int i = lo_e; i < hi_e && c->ev.ens_models; ++i)
+            for (int u = c->partner ? lo : lo_e;
+                 u < (c->partner ? hi : hi_e) && c->ev.ens_models; ++u) {
+                const int i = c->partner ? ts->x.at[u] : u;
                 for (size_t j = 0; j < c->dim; ++j)
                     c->ev.ens_models[(size_t)i * c->dim + j] =
                         (float)c->parts[i]->theta[j];
+            }
             barrier_wait(bar, &sense);
             double te0 = rx__now();
             evaluate_chunks(c, ts, t, nthr);

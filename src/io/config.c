@@ -262,7 +262,7 @@ static const char *const steps[] = {"sgld", "sgd", "msgd", "psgd", "sghmc",
 static const char *const on_swap[] = {"follow", "follow_raw", "reset", NULL};
 static const char *const fault_policies[] = {"stop", "rollback", NULL};
 static const char *const balances[] = {"off", "measured", "rotate", NULL};
-static const char *const syncs[] = {"auto", "barrier", NULL};
+static const char *const syncs[] = {"auto", "barrier", "partner", NULL};
 
 #define OFF(f) offsetof(rx_config, f)
 #define INF HUGE_VAL
@@ -276,9 +276,10 @@ static const keydef KEYS[] = {
      "OpenMP threads; 0 = all available (capped at n_chains); results do "
      "not depend on it"},
     {"sync", K_ENUM, OFF(sync), "auto", 0, 0, 0, 0, syncs,
-     "synchronisation: auto (chains meet only their swap partners where "
-     "the run allows it, else one barrier per iteration), barrier; results "
-     "do not depend on it"},
+     "synchronisation: auto (analytic targets: chains meet only their swap "
+     "partners where the run allows it; else one barrier per iteration), "
+     "barrier, partner (also on network and data targets); results do not "
+     "depend on it"},
     {"balance", K_ENUM, OFF(balance), "measured", 0, 0, 0, 0, balances,
      "load balance: measured (move chains between threads from their "
      "measured busy time; analytic targets), off, rotate (testing aid: move "
