@@ -43,6 +43,25 @@ for sc in deo deo_star; do for sy in auto barrier; do for t in 1 2; do
     --set record.phase_timing=true --set record.index_every=0 \
     --set record.trace_every=0 --set record.thin=100
 done; done; done
+# DEO* against DEO in round trips per second of wall time where the
+# window matters: the default experiment (DEO*-SGD, P = 16, noisy energies,
+# deterministic rule, adaptive ladder: the barrier design) and the idealised
+# model (no target, Bernoulli swaps at 0.4: the partner design)
+trips_block() {
+  for r in 1 2 3; do for f in yaml/deo_star_sgd_2d.yaml yaml/idealised_deo_w.yaml; do
+    for sc in deo deo_star; do for t in 1 2; do
+      d="$out/trips_$(basename "$f" .yaml)_${sc}_t$t"
+      "$B/replex" run "$f" -o "$d" --force -q --no-plots --threads "$t" \
+        --set tempering.scheme=$sc --set tempering.window=auto \
+        --set record.index_every=0
+      a5=$(grep -o '"a5": [0-9]*' "$d/summary.json" | head -1 | awk '{print $2}')
+      w=$(grep -o '"wall_s": [0-9.]*' "$d/summary.json" | awk '{print $2}')
+      K=$(grep -o '"iterations": [0-9]*' "$d/summary.json" | head -1 | awk '{print $2}')
+      echo "$r $(basename "$f" .yaml) $sc $t $a5 $K $w"
+    done; done
+  done; done
+}
+trips_block > "$out/trips.txt"
 # the MLP of UCI Boston, P = 16, 2 threads: per-thread phases (exchange and
 # waiting against the iteration)
 for r in 1 2 3; do

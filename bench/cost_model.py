@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Cost model of docs/performance.md ("A cost model"), checked against a
+replex bench CSV: for every 2-thread cell, the iteration time predicted
+from its 1-thread cell's phases and the barrier latency,
+
+    T_n = (S + R) / n + X + s_n
+
+S = step + energy (all chains), R = record, X = exchange + adapt (every
+thread pays its exchange), s_n = one barrier hand-off (bench_barrier),
+all from phase-timed runs; compared with the measured phase-timed wall
+time of the n-thread cell (timed_wall_us_per_iter).
+Usage: python3 bench/cost_model.py runs/issue6/grid/bench.csv [s_2 in us]
+"""
+import csv
+import sys
+
+rows = list(csv.DictReader(open(sys.argv[1])))
+s2 = float(sys.argv[2]) if len(sys.argv) > 2 else 0.27
+key = lambda r: (r["target"], r["energy_noise_sd"], r["rule"], r["scheme"],
+                 r["window"], r["chains"], r["iterations"])
+one = {key(r): r for r in rows if r["threads"] == "1"}
+print("| target | noise | scheme | P | n | S us | R us | X us | predicted us "
+      "| measured us | measured / predicted |")
+print("|:---|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for r in rows:
+    n = int(r["threads"])
+    if n == 1 or key(r) not in one:
+        continue
+    b = one[key(r)]
+    S = float(b["step_us"]) + float(b["energy_us"])
+    R = float(b["record_us"])
+    X = float(b["exchange_us"]) + float(b["adapt_us"])
+    pred = (S + R) / n + X + s2
+    meas = float(r["timed_wall_us_per_iter"])
+    tgt = r["target"].replace("yaml/", "")
+    print(f"| {tgt} | {r['energy_noise_sd'] or '-'} | {r['scheme']} | "
+          f"{r['chains']} | {n} | {S:.2f} | {R:.2f} | {X:.2f} | {pred:.2f} "
+          f"| {meas:.2f} | {meas / pred:.2f} |")
