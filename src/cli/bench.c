@@ -29,6 +29,7 @@
 #include <yaml.h>
 
 #include "bench.h"
+#include "plots.h"
 #include "progress.h"
 #include "replex/replex.h"
 
@@ -1307,7 +1308,7 @@ static void group_title(const bcell *c, char *buf, size_t cap)
 static int write_plots(const char *dir, const bcell *cells, int n, char *why,
                        size_t cap)
 {
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    if (!rx_cli_have_gnuplot()) {
         snprintf(why, cap, "gnuplot not found; plots skipped (apt-get "
                  "install gnuplot-nox)");
         return 1;
@@ -1502,14 +1503,7 @@ static int write_plots(const char *dir, const bcell *cells, int n, char *why,
                  "and more threads; the W figure needs deo_w cells)");
         return 1;
     }
-    char cmd[9000];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s/plots/bench.gp' 2>'%s/plots/"
-             "gnuplot.log'", dir, dir);
-    if (system(cmd) != 0) {
-        snprintf(why, cap, "gnuplot failed; see %s/plots/gnuplot.log", dir);
-        return -1;
-    }
-    return 0;
+    return rx_cli_run_gnuplot(dir, "bench.gp", why, cap);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1524,25 +1518,6 @@ typedef struct bopts {
     const char *threads, *chains;
 } bopts;
 
-/* Creates the missing parents of dir (not dir itself). */
-static int mkdir_parents(const char *dir)
-{
-    char buf[4096];
-    if (strlen(dir) >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    strcpy(buf, dir);
-    for (char *p = buf + 1; *p; ++p) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return 0;
-}
 
 static int parse_args(int argc, char **argv, bopts *o, void (*usage)(FILE *))
 {
@@ -1881,7 +1856,7 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
             rx_cli_signals_restore();
         goto done;
     }
-    if (mkdir_parents(o.out) != 0 ||
+    if (rx_cli_mkdir_parents(o.out) != 0 ||
         (mkdir(o.out, 0777) != 0 && !(errno == EEXIST && o.force))) {
         fprintf(stderr, "replex: %s: cannot create the output directory: "
                 "%s\n", o.out, strerror(errno));

@@ -257,32 +257,13 @@ static void log_stderr(void *user, int level, const char *msg)
     fprintf(stderr, "replex: %s: %s\n", lv[level & 3], msg);
 }
 
-/* Creates the missing parents of dir (not dir itself). */
-static int mkdir_parents(const char *dir)
-{
-    char buf[4096];
-    if (strlen(dir) >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    strcpy(buf, dir);
-    for (char *p = buf + 1; *p; ++p) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return 0;
-}
 
 /* Before a long run, make sure its directory can be written: create the
  * parents and a probe directory beside `out` (removed at once). Prints the
  * reason and returns -1 when it cannot. */
 static int check_writable(const char *out)
 {
-    if (mkdir_parents(out) != 0) {
+    if (rx_cli_mkdir_parents(out) != 0) {
         fprintf(stderr, "replex: %s: cannot create the parent directories: "
                 "%s\n", out, strerror(errno));
         return -1;
@@ -713,7 +694,7 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     }
     if (sw.n_keys > 0) {
         rx_config_free(&cfg);
-        if (mkdir_parents(o.out) != 0) {
+        if (rx_cli_mkdir_parents(o.out) != 0) {
             fprintf(stderr, "replex: %s: cannot create the parent "
                     "directories: %s\n", o.out, strerror(errno));
             rx_sweep_free(&sw);

@@ -7,6 +7,7 @@
  * directory's plots/. Part of the CLI: the library never starts programs.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,12 @@
 
 #include "plots.h"
 
-static int have_gnuplot(void)
+int rx_cli_have_gnuplot(void)
 {
     return system("command -v gnuplot >/dev/null 2>&1") == 0;
 }
 
-/* Run gnuplot on DIR/plots/SCRIPT; its messages go to plots/gnuplot.log. */
-static int run_gnuplot(const char *dir, const char *script, char *why,
+int rx_cli_run_gnuplot(const char *dir, const char *script, char *why,
                        size_t cap)
 {
     char cmd[8400];
@@ -33,10 +33,29 @@ static int run_gnuplot(const char *dir, const char *script, char *why,
     return 0;
 }
 
+int rx_cli_mkdir_parents(const char *dir)
+{
+    char buf[4096];
+    if (strlen(dir) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(buf, dir);
+    for (char *p = buf + 1; *p; ++p) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return 0;
+}
+
 /* 0: DIR/plots created; 1: no gnuplot (skip); -1: cannot create. */
 static int plots_dir(const char *dir, char *why, size_t cap)
 {
-    if (!have_gnuplot()) {
+    if (!rx_cli_have_gnuplot()) {
         snprintf(why, cap, "gnuplot not found; plots skipped (apt-get "
                  "install gnuplot-nox)");
         return 1;
@@ -170,7 +189,7 @@ int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
         }
     }
     fclose(gp);
-    return run_gnuplot(dir, "plots.gp", why, cap);
+    return rx_cli_run_gnuplot(dir, "plots.gp", why, cap);
 }
 
 int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
@@ -207,5 +226,5 @@ int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
                 out, i + 2, ncol + 1, i + 2, ncol + 6);
     }
     fclose(gp);
-    return run_gnuplot(out, "sweep.gp", why, cap);
+    return rx_cli_run_gnuplot(out, "sweep.gp", why, cap);
 }

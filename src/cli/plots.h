@@ -17,4 +17,13 @@ int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
 int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
                        size_t cap);
 
+/* Is gnuplot on PATH? */
+int rx_cli_have_gnuplot(void);
+/* Run gnuplot on DIR/plots/SCRIPT; its messages go to plots/gnuplot.log.
+ * 0, or -1 with why. */
+int rx_cli_run_gnuplot(const char *dir, const char *script, char *why,
+                       size_t cap);
+/* Creates the missing parents of dir (not dir itself); 0 or -1 (errno). */
+int rx_cli_mkdir_parents(const char *dir);
+
 #endif

@@ -93,6 +93,24 @@ static inline void attempt(rx__xstate *xs, rx__pairev *e, int p)
     }
 }
 
+int rx__exchange_sched(const rx__xconf *xc, rx__xstate *xs, int64_t k,
+                       int glo, int phi)
+{
+    int W = xc->W, par;
+    if (xc->scheme == RX_SCHEME_SEO) {
+        rx__stream s;
+        rx__stream_init(&s, xc->seed, 0, RX_STREAM_SCHED, (uint64_t)k);
+        par = rx__uniform(&s) < 0.5;
+        W = 1;
+    } else {
+        par = (int)(((k / W) + xc->parity_phase) & 1);
+    }
+    if (k % W == 0)
+        for (int p = glo; p <= phi; ++p)
+            xs->gate[p] = 1;
+    return par;
+}
+
 /* The maps-only path of the DEO family (full == 0): active pairs are
  * disjoint, so evaluating only those with an open gate, each from the
  * pre-swap state, gives the same swaps as the full evaluation. A pair's
@@ -174,19 +192,7 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
     case RX_SCHEME_DEO:
     case RX_SCHEME_DEO_W:
     case RX_SCHEME_DEO_STAR: {
-        int W = xc->W;
-        int par;
-        if (xc->scheme == RX_SCHEME_SEO) {
-            rx__stream s;
-            rx__stream_init(&s, xc->seed, 0, RX_STREAM_SCHED, (uint64_t)k);
-            par = rx__uniform(&s) < 0.5;
-            W = 1;
-        } else {
-            par = (int)(((k / W) + xc->parity_phase) & 1);
-        }
-        if (k % W == 0)
-            for (int p = 0; p < np; ++p)
-                xs->gate[p] = 1;
+        const int par = rx__exchange_sched(xc, xs, k, 0, np - 1);
         if (lazy) {
             exchange_active(xc, xs, E, k, par);
             break;
@@ -218,23 +224,6 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
  * pairs plo..phi (its inner pairs and the boundary pair to its right);
  * the boundary pair to its left (plo - 1) belongs to the thread on the left.
  */
-int rx__exchange_sched(const rx__xconf *xc, rx__xstate *xs, int64_t k,
-                       int glo, int phi)
-{
-    int W = xc->W, par;
-    if (xc->scheme == RX_SCHEME_SEO) {
-        rx__stream s;
-        rx__stream_init(&s, xc->seed, 0, RX_STREAM_SCHED, (uint64_t)k);
-        par = rx__uniform(&s) < 0.5;
-        W = 1;
-    } else {
-        par = (int)(((k / W) + xc->parity_phase) & 1);
-    }
-    if (k % W == 0)
-        for (int p = glo; p <= phi; ++p)
-            xs->gate[p] = 1;
-    return par;
-}
 
 int rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
                        int64_t k, int par, int plo, int phi, int left_open)
