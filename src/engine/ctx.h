@@ -117,6 +117,8 @@ struct rx_ctx {
     double *thread_phase_s;     /* nt_used x RX_NPHASES, or NULL */
     int64_t lb_changes;         /* load balance: iterations with a new cut */
     int partner;                /* synchronisation: the partner design */
+    int partner_stop;           /* partner: thread 0's stop decision at
+                                 * a full barrier, read after the next */
     int *final_cut;             /* nt_used + 1 chain-range cuts at the end */
     int32_t *final_at;          /* P, after the run */
     rx_progress_fn progress_fn; /* optional, thread 0 */

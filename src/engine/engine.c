@@ -1202,6 +1202,16 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                     ts->fail_particle = -5;
                     ts->fail_k = k;
                 }
+                /* decided here, between the two barriers, for everyone: a
+                 * thread may already be failing in the next iteration's
+                 * step by the time a slower one would read the flags after
+                 * the second barrier (and would then wait for it forever) */
+                int f0, f1;
+#pragma omp atomic read
+                f0 = c->fail_flag[0];
+#pragma omp atomic read
+                f1 = c->fail_flag[1];
+                c->partner_stop = f0 || f1 || c->stop_now;
             }
             double tgw = timing ? rx__now() : 0.0;
             barrier_wait(bar, sense);
@@ -1209,14 +1219,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 t_gw = rx__now() - tgw;
             if (r->trace_every > 0 && (k + 1) % r->trace_every == 0)
                 memset(ts->pwin, 0, sizeof(int64_t) * 3 * (size_t)(P - 1));
-            int f0, f1, sn;
-#pragma omp atomic read
-            f0 = c->fail_flag[0];
-#pragma omp atomic read
-            f1 = c->fail_flag[1];
-#pragma omp atomic read
-            sn = c->stop_now;
-            if (f0 || f1 || sn) {
+            if (c->partner_stop) {
                 failed = 1;
                 break;
             }
