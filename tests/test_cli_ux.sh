@@ -440,5 +440,27 @@ else
     skip disk_full_tmpfs "cannot mount a tmpfs here"
 fi
 
+# --- data that cannot fit: refused before anything is generated ----------
+# (issue 5: "a full-data pass larger than memory allows"); the limit is the
+# address space (ulimit -v, 4 GB) against 10^9 data points (7.45 GiB). An
+# ASan binary cannot start under such a limit: skipped there.
+if (ulimit -v 4000000; "$REPLEX" --version) > /dev/null 2>&1; then
+    (ulimit -v 4000000
+     "$REPLEX" run "$SRCDIR/yaml/vr_mixture_data.yaml" -o toobig --no-plots \
+         -q --set target.n_data=1000000000 > out 2> err < /dev/null)
+    rc=$?
+    if [ "$rc" -ne 2 ]; then
+        fail data_beyond_memory "exit status $rc, expected 2 [$(line1 err)]"
+    elif ! grep -q 'target.n_data: 1000000000 data points take 7.45 GiB, more than 80 % of the 3.81 GiB this process may use (memory or ulimit -v)' err; then
+        fail data_beyond_memory "stderr [$(line1 err)]"
+    elif [ -e toobig ]; then
+        fail data_beyond_memory "wrote toobig"
+    else
+        ok data_beyond_memory
+    fi
+else
+    skip data_beyond_memory "replex does not start under ulimit -v 4000000"
+fi
+
 echo "$npass passed, $nfail failed$([ "$nskip" -gt 0 ] && echo " ($nskip skipped)")"
 [ "$nfail" -eq 0 ]

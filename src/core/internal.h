@@ -24,6 +24,9 @@
 void *rx__alloc_aligned(size_t size, size_t align);
 void *rx__calloc_aligned(size_t size, size_t align);
 void rx__free_aligned(void *p);
+/* The memory this process may use: physical memory, or the address-space
+ * limit (ulimit -v) when lower; 0 when unknown. */
+double rx__mem_limit_bytes(void);
 
 /* ---- Philox4x32-10 ------------------------------------------------------*/
 typedef struct rx__u32x4 {

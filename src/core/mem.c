@@ -2,8 +2,13 @@
  * Aligned allocation: every internal allocation of chain state goes through
  * here so that per-chain buffers start on their own cache line.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 #include "internal.h"
 
@@ -28,3 +33,18 @@ void *rx__calloc_aligned(size_t size, size_t align)
 }
 
 void rx__free_aligned(void *p) { free(p); }
+
+double rx__mem_limit_bytes(void)
+{
+    double lim = 0.0;
+#if defined(__unix__) || defined(__APPLE__)
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && psz > 0)
+        lim = (double)pages * (double)psz;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (lim == 0.0 || (double)rl.rlim_cur < lim))
+        lim = (double)rl.rlim_cur;
+#endif
+    return lim;
+}

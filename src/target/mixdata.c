@@ -134,6 +134,17 @@ rx_status rx__mixdata_init(rx__target *t, const rx_config *cfg, rx_err *err)
                         "target mixture_data: need 1 <= data.batch_size "
                         "(%d) <= target.n_data (%lld)",
                         bs, (long long)N);
+    /* the data are generated and kept in memory (every full-data pass of
+     * the control variate reads all of them): refuse what cannot fit
+     * rather than be killed half-way through generating it */
+    const double need = 8.0 * (double)N, lim = rx__mem_limit_bytes();
+    if (lim > 0.0 && need > 0.8 * lim)
+        return rx__fail(err, RX_ECONFIG,
+                        "target.n_data: %lld data points take %.2f GiB, "
+                        "more than 80 %% of the %.2f GiB this process may "
+                        "use (memory or ulimit -v)",
+                        (long long)N, need / 1073741824.0,
+                        lim / 1073741824.0);
     t->destroy = destroy_mixd;
     t->u.mixd.x = malloc(sizeof(double) * (size_t)N);
     if (!t->u.mixd.x)
