@@ -59,7 +59,7 @@ kill_resume() { # name file iterations every sets...
   same_run "$tmp/$name.ref" "$tmp/$name.k" "$name (SIGKILL + resume)"
 }
 kill_resume m25 yaml/mixture25_deo_star.yaml 400000 20000
-kill_resume mlp yaml/mlp_synthetic.yaml 6000 500
+kill_resume mlp yaml/mlp_synthetic.yaml 30000 500
 # variance reduction: the anchors, U(anchor) and coefficients are restored
 kill_resume vr yaml/vr_mixture_data.yaml 20000 2000
 

@@ -1013,6 +1013,51 @@ static inline void partner_a5(rx_ctx *c, rx__tstate *ts, int32_t i, int q)
     }
 }
 
+/* One pair event into this thread's statistics and trace window. */
+static inline void pair_account(rx__tstate *ts, int np, int p,
+                                const rx__pairev *e)
+{
+    rx_pair_stats *st = &ts->pst[p];
+    st->evaluated += e->evaluated;
+    st->conditions += e->cond;
+    st->attempts += e->attempt;
+    st->swaps += e->swapped;
+    st->accept_sum += e->prob;
+    ts->pwin[np + p] += e->evaluated;
+    ts->pwin[p] += e->cond;
+    ts->pwin[2 * np + p] += e->swapped;
+    ts->pc_sw += e->swapped;
+}
+
+/* The right boundary pair's iterations whose statistics wait for the
+ * neighbour's offer (the pair was not attempted: nothing to decide), with
+ * the energy of this side's occupant; recorded in order of k. */
+typedef struct rx__pend {
+    int64_t k[RX_RING];
+    double E[RX_RING];
+    int head, n;
+} rx__pend;
+
+static void pend_drain(rx_ctx *c, rx__tstate *ts, rx__edge *nb, int pr,
+                       rx__pend *q, int block)
+{
+    while (q->n > 0) {
+        const int64_t kk = q->k[q->head];
+        rx__offer *o = &nb->o[kk % RX_RING];
+        if (!block &&
+            atomic_load_explicit(&o->stamp, memory_order_acquire) != kk + 1)
+            break;
+        int32_t id;
+        double E;
+        take(nb, kk, &id, &E);
+        rx__pairev e;
+        rx__pair_stat(&c->xc, &ts->x, pr, q->E[q->head], E, kk, &e);
+        pair_account(ts, c->P - 1, pr, &e);
+        q->head = (q->head + 1) % RX_RING;
+        q->n--;
+    }
+}
+
 /* The recorder's per-iteration work for the pairs and positions thread t
  * owns (pairs plo..phi, positions lo..hi-1; swapped_left: the left
  * boundary pair swapped). */
@@ -1021,20 +1066,8 @@ static void partner_record(rx_ctx *c, rx__tstate *ts, int lo, int hi,
 {
     const rx__xstate *xs = &ts->x;
     const int P = c->P, np = P - 1;
-    int64_t *wc = ts->pwin, *we = ts->pwin + np, *ws = ts->pwin + 2 * np;
-    for (int p = lo; p <= phi; ++p) {
-        const rx__pairev *e = &xs->ev[p];
-        rx_pair_stats *st = &ts->pst[p];
-        st->evaluated += e->evaluated;
-        st->conditions += e->cond;
-        st->attempts += e->attempt;
-        st->swaps += e->swapped;
-        st->accept_sum += e->prob;
-        we[p] += e->evaluated;
-        wc[p] += e->cond;
-        ws[p] += e->swapped;
-        ts->pc_sw += e->swapped;
-    }
+    for (int p = lo; p <= phi; ++p)
+        pair_account(ts, np, p, &xs->ev[p]);
     rx__particle *a = lo == 0 ? c->parts[xs->at[0]] : NULL;
     rx__particle *b = hi == P ? c->parts[xs->at[P - 1]] : NULL;
     if (a)
@@ -1089,6 +1122,9 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
     rx__edge *nb_right = t + 1 < nthr ? &edges[2 * (t + 1)] : NULL;
     const rx__recorder *r = &c->rec;
     rx__xstate *xs = &ts->x;
+    const int pr = nb_right ? hi - 1 : -1; /* the right boundary pair */
+    rx__pend pend;
+    pend.head = pend.n = 0;
     int failed = 0;
     int64_t k;
     for (k = 0; k < K; ++k) {
@@ -1107,11 +1143,29 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
         int32_t id;
         double E;
         double tw = timing ? rx__now() : 0.0;
+        /* the right boundary pair: wait for the neighbour only when it is
+         * attempted; otherwise its statistics wait in `pend` */
+        const int right_open = nb_right && ((pr + 1) & 1) == par &&
+                               xs->gate[pr];
         if (nb_right) {
-            take(nb_right, k, &id, &E);
-            xs->at[hi] = id;
-            Eloc[id] = E;
+            pend_drain(c, ts, nb_right, pr, &pend, 0);
+            if (right_open || pend.n == RX_RING) {
+                pend_drain(c, ts, nb_right, pr, &pend, 1);
+                atomic_store_explicit(&nb_right->consumed, k,
+                                      memory_order_release);
+            }
+            if (right_open) {
+                take(nb_right, k, &id, &E);
+                xs->at[hi] = id;
+                Eloc[id] = E;
+            } else {
+                int j = (pend.head + pend.n) % RX_RING;
+                pend.k[j] = k;
+                pend.E[j] = Eloc[xs->at[hi - 1]];
+                pend.n++;
+            }
         }
+        const int phi_now = nb_right && !right_open ? phi - 1 : phi;
         const int left_open =
             nb_left && ((lo - 1 + 1) & 1) == par && xs->gate[lo - 1];
         if (left_open) {
@@ -1121,18 +1175,17 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
         }
         if (timing)
             t_w = rx__now() - tw;
-        const int swapped_left =
-            rx__exchange_range(&c->xc, xs, Eloc, k, par, lo, phi, left_open);
-        if ((k + 1) % RX_CONSUMED_EVERY == 0) {
-            if (nb_right)
-                atomic_store_explicit(&nb_right->consumed, k + 1,
-                                      memory_order_release);
-            if (nb_left)
-                atomic_store_explicit(&nb_left->consumed, k + 1,
-                                      memory_order_release);
-        }
+        const int swapped_left = rx__exchange_range(
+            &c->xc, xs, Eloc, k, par, lo, phi_now, left_open);
+        if (nb_right)
+            atomic_store_explicit(&nb_right->consumed,
+                                  pend.n ? pend.k[pend.head] : k + 1,
+                                  memory_order_release);
+        if (nb_left && (k + 1) % RX_CONSUMED_EVERY == 0)
+            atomic_store_explicit(&nb_left->consumed, k + 1,
+                                  memory_order_release);
         double tx = timing ? rx__now() : 0.0;
-        partner_record(c, ts, lo, hi, phi, swapped_left);
+        partner_record(c, ts, lo, hi, phi_now, swapped_left);
         if (r->index_every > 0 && k % r->index_every == 0 &&
             k / r->index_every < r->cap_index) {
             /* the index row of k: each thread its own positions */
@@ -1148,6 +1201,11 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             (c->progress_fn && (k + 1) % c->progress_every == 0);
         double tg = timing ? rx__now() : 0.0, t_gw = 0.0;
         if (global) {
+            if (nb_right) {
+                pend_drain(c, ts, nb_right, pr, &pend, 1);
+                atomic_store_explicit(&nb_right->consumed, k + 1,
+                                      memory_order_release);
+            }
             for (int q = lo; q < hi; ++q)
                 gmap[q] = xs->at[q];
             barrier_wait(bar, sense);

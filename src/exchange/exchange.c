@@ -12,14 +12,14 @@
  * accepted. Every thread evaluates this same expression (u < exp(x)), so
  * the decision is bitwise the same on all of them.
  */
-static int decide(const rx__xconf *xc, const rx__xstate *xs, const double *E,
-                  int a, int b, double u, int64_t k, double *prob)
+static int decide_e(const rx__xconf *xc, const rx__xstate *xs, double ea,
+                    double eb, int a, int b, double u, int64_t k,
+                    double *prob)
 {
     if (xc->rule == RX_RULE_BERNOULLI) {
         *prob = xc->accept_prob;
         return u < xc->accept_prob;
     }
-    double ea = E[xs->at[a]], eb = E[xs->at[b]];
     if (xc->fresh_sd > 0.0) {
         /* the notebook: both energies re-drawn for this comparison */
         rx__stream s;
@@ -44,6 +44,12 @@ static int decide(const rx__xconf *xc, const rx__xstate *xs, const double *E,
     }
     *prob = exp(x);
     return u < *prob;
+}
+
+static int decide(const rx__xconf *xc, const rx__xstate *xs, const double *E,
+                  int a, int b, double u, int64_t k, double *prob)
+{
+    return decide_e(xc, xs, E[xs->at[a]], E[xs->at[b]], a, b, u, k, prob);
 }
 
 /* The uniforms of all pairs at k: pair p uses word p % 4 of block p / 4 of
@@ -251,4 +257,17 @@ int rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
         xs->gate[plo - 1] = 0;
     }
     return lcond;
+}
+
+void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,
+                   double ea, double eb, int64_t k, rx__pairev *e)
+{
+    double u4[4] = {0.0, 0.0, 0.0, 0.0};
+    if (xc->rule != RX_RULE_DETERMINISTIC)
+        rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k,
+                     (uint32_t)(p / 4), u4);
+    clear_ev(e);
+    e->evaluated = 1;
+    e->cond = (uint8_t)decide_e(xc, xs, ea, eb, p, p + 1, u4[p % 4], k,
+                                &e->prob);
 }

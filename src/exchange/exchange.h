@@ -84,6 +84,14 @@ int rx__exchange_sched(const rx__xconf *xc, rx__xstate *xs, int64_t k,
 int rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
                        int64_t k, int par, int plo, int phi, int left_open);
 
+/* The event of pair p at iteration k when it is not attempted (inactive or
+ * gate closed), from the energies of its occupants: evaluated, cond and
+ * prob exactly as the full exchange computes them (fixed ladder, C and
+ * sigma^2). The partner design records an inactive boundary pair later,
+ * once the neighbour's energy has arrived. */
+void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,
+                   double ea, double eb, int64_t k, rx__pairev *e);
+
 /* Is pair p (0-based) active at iteration k under DEO_W parity? */
 static inline int rx__deo_active(int p, int64_t k, int W, int phase)
 {
