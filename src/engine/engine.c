@@ -923,12 +923,11 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
  * position (its state stays where it is in memory; the new owner reads it
  * after the offer that announced it, release/acquire). Each boundary
  * position offers (particle, energy) of every iteration to the neighbour
- * through a ring of RX_RING slots: the owner of a boundary pair reads the
- * right neighbour's offer in every iteration (its statistics need the
- * energies of inactive iterations too), the right neighbour reads the
- * left's only when the pair is active with an open gate. No thread waits
- * for any other except its two neighbours, and the right one only on those
- * iterations. Everything global (index and trace rows, progress, stop
+ * through a ring of RX_RING slots. Both sides wait for the other's offer
+ * only when the pair is attempted (active with an open gate); the owner
+ * (the left thread) records the statistics of the other iterations later,
+ * in order of k, once the offer is there (rx__pend). No thread waits for
+ * any other except its two neighbours, and only on those iterations. Everything global (index and trace rows, progress, stop
  * requests, failures) happens at a full barrier every RX_GLOBAL_EVERY
  * iterations and wherever a row or progress report is due; there thread 0
  * assembles the map and sums the counters. Decisions are the same pure
