@@ -1308,17 +1308,10 @@ static void group_title(const bcell *c, char *buf, size_t cap)
 static int write_plots(const char *dir, const bcell *cells, int n, char *why,
                        size_t cap)
 {
-    if (!rx_cli_have_gnuplot()) {
-        snprintf(why, cap, "gnuplot not found; plots skipped (apt-get "
-                 "install gnuplot-nox)");
-        return 1;
-    }
+    int pd = rx_cli_plots_dir(dir, why, cap);
+    if (pd != 0)
+        return pd;
     char path[4400];
-    snprintf(path, sizeof path, "%s/plots", dir);
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-        snprintf(why, cap, "%s: cannot create", path);
-        return -1;
-    }
     snprintf(path, sizeof path, "%s/plots/bench.gp", dir);
     FILE *gp = fopen(path, "w");
     if (!gp) {
@@ -1832,14 +1825,7 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
         cells[i].wall = walls + off;
     /* the output directory, checked before the first run */
     if (!o.out) {
-        const char *base = strrchr(o.file, '/');
-        base = base ? base + 1 : o.file;
-        size_t bl = strlen(base);
-        if (bl > 5 && !strcmp(base + bl - 5, ".yaml"))
-            bl -= 5;
-        else if (bl > 4 && !strcmp(base + bl - 4, ".yml"))
-            bl -= 4;
-        snprintf(dflt, sizeof dflt, "runs/%.*s", (int)bl, base);
+        rx_cli_default_out(o.file, dflt, sizeof dflt);
         o.out = dflt;
     }
     struct stat sb;

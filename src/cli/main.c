@@ -682,14 +682,7 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     }
     char dflt[4096];
     if (!o.out) {
-        const char *base = strrchr(o.file, '/');
-        base = base ? base + 1 : o.file;
-        size_t bl = strlen(base);
-        if (bl > 5 && !strcmp(base + bl - 5, ".yaml"))
-            bl -= 5;
-        else if (bl > 4 && !strcmp(base + bl - 4, ".yml"))
-            bl -= 4;
-        snprintf(dflt, sizeof dflt, "runs/%.*s", (int)bl, base);
+        rx_cli_default_out(o.file, dflt, sizeof dflt);
         o.out = dflt;
     }
     if (sw.n_keys > 0) {

@@ -52,8 +52,19 @@ int rx_cli_mkdir_parents(const char *dir)
     return 0;
 }
 
-/* 0: DIR/plots created; 1: no gnuplot (skip); -1: cannot create. */
-static int plots_dir(const char *dir, char *why, size_t cap)
+void rx_cli_default_out(const char *file, char *buf, size_t cap)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    size_t bl = strlen(base);
+    if (bl > 5 && !strcmp(base + bl - 5, ".yaml"))
+        bl -= 5;
+    else if (bl > 4 && !strcmp(base + bl - 4, ".yml"))
+        bl -= 4;
+    snprintf(buf, cap, "runs/%.*s", (int)bl, base);
+}
+
+int rx_cli_plots_dir(const char *dir, char *why, size_t cap)
 {
     if (!rx_cli_have_gnuplot()) {
         snprintf(why, cap, "gnuplot not found; plots skipped (apt-get "
@@ -62,7 +73,7 @@ static int plots_dir(const char *dir, char *why, size_t cap)
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/plots", dir);
-    if (mkdir(path, 0777) != 0) {
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
         snprintf(why, cap, "%s: cannot create", path);
         return -1;
     }
@@ -79,7 +90,7 @@ static FILE *open_in(const char *dir, const char *name, char *path,
 int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
                  char *why, size_t cap)
 {
-    int pr = plots_dir(dir, why, cap);
+    int pr = rx_cli_plots_dir(dir, why, cap);
     if (pr != 0)
         return pr;
     char path[4096];
@@ -195,7 +206,7 @@ int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
 int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
                        size_t cap)
 {
-    int pr = plots_dir(out, why, cap);
+    int pr = rx_cli_plots_dir(out, why, cap);
     if (pr != 0)
         return pr;
     char path[4096];

@@ -23,6 +23,11 @@ int rx_cli_have_gnuplot(void);
  * 0, or -1 with why. */
 int rx_cli_run_gnuplot(const char *dir, const char *script, char *why,
                        size_t cap);
+/* DIR/plots for gnuplot output: 0 created (or there), 1 no gnuplot (why
+ * says so; skip), -1 cannot create (why). */
+int rx_cli_plots_dir(const char *dir, char *why, size_t cap);
+/* The default output directory of FILE: runs/<its name without .yaml>. */
+void rx_cli_default_out(const char *file, char *buf, size_t cap);
 /* Creates the missing parents of dir (not dir itself); 0 or -1 (errno). */
 int rx_cli_mkdir_parents(const char *dir);
 

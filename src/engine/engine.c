@@ -1100,6 +1100,27 @@ static void partner_record(rx_ctx *c, rx__tstate *ts, int lo, int hi,
     }
 }
 
+/* The first iteration j >= from that ends a period (j + 1 a multiple of
+ * every, every > 0). */
+static inline int64_t next_end(int64_t from, int64_t every)
+{
+    return (from / every + 1) * every - 1;
+}
+
+/* The partner design's next full barrier at or after iteration `from`:
+ * the last iteration, every RX_GLOBAL_EVERY-th, trace rows, progress. */
+static int64_t next_global(const rx_ctx *c, int64_t from)
+{
+    int64_t g = c->cfg.iterations - 1, e = next_end(from, RX_GLOBAL_EVERY);
+    if (e < g)
+        g = e;
+    if (c->rec.trace_every > 0 && (e = next_end(from, c->rec.trace_every)) < g)
+        g = e;
+    if (c->progress_fn && (e = next_end(from, c->progress_every)) < g)
+        g = e;
+    return g;
+}
+
 /* The iterations of thread t under the partner design; returns whether the
  * run stopped early (failure, stop request, progress callback), *kout the
  * iteration it left at. */
@@ -1124,6 +1145,9 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
     const int pr = nb_right ? hi - 1 : -1; /* the right boundary pair */
     rx__pend pend;
     pend.head = pend.n = 0;
+    /* iterations of the next full barrier and the next index row, counted
+     * down instead of dividing in every iteration */
+    int64_t glob_k = next_global(c, 0), idx_k = 0, idx_row = 0;
     int failed = 0;
     int64_t k;
     for (k = 0; k < K; ++k) {
@@ -1185,19 +1209,20 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                                   memory_order_release);
         double tx = timing ? rx__now() : 0.0;
         partner_record(c, ts, lo, hi, phi_now, swapped_left);
-        if (r->index_every > 0 && k % r->index_every == 0 &&
-            k / r->index_every < r->cap_index) {
+        if (r->index_every > 0 && k == idx_k) {
             /* the index row of k: each thread its own positions */
-            const int64_t ir = k / r->index_every;
-            for (int q = lo; q < hi; ++q)
-                r->index[ir * P + q] = xs->at[q];
-            if (t == 0)
-                r->index_iter[ir] = k;
+            if (idx_row < r->cap_index) {
+                for (int q = lo; q < hi; ++q)
+                    r->index[idx_row * P + q] = xs->at[q];
+                if (t == 0)
+                    r->index_iter[idx_row] = k;
+            }
+            idx_row++;
+            idx_k += r->index_every;
         }
-        const int global =
-            k + 1 == K || (k + 1) % RX_GLOBAL_EVERY == 0 ||
-            (r->trace_every > 0 && (k + 1) % r->trace_every == 0) ||
-            (c->progress_fn && (k + 1) % c->progress_every == 0);
+        const int global = k == glob_k;
+        if (global)
+            glob_k = next_global(c, k + 1);
         double tg = timing ? rx__now() : 0.0, t_gw = 0.0;
         if (global) {
             if (nb_right) {
