@@ -19,6 +19,7 @@ typedef struct {
     rx_ladder_adapt adapt;
     int fresh, sequential;
     int partner; /* the default synchronisation is the partner design */
+    rx_normal_method normal;
 } variant;
 
 static rx_ctx *run_sync(const variant *v, int threads, int sync)
@@ -34,6 +35,7 @@ static rx_ctx *run_sync(const variant *v, int threads, int sync)
     c.target.kind = v->target;
     c.target.energy_noise_sd = v->enoise;
     c.target.grad_noise_sd = v->gnoise;
+    c.rng.normal = v->normal;
     c.target.confine_radius2 = 20;
     if (v->target == RX_TARGET_GMM) {
         static double w[] = {0.3, 0.7}, mu[] = {-3, 0, 3, 1},
@@ -119,22 +121,28 @@ int main(void)
 {
     const variant vs[] = {
         {"deo_star mixture25 noisy", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25,
-         16, 2.0, 2.0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1},
-        {"deo mixture25 exact", RX_SCHEME_DEO, RX_TARGET_MIXTURE25, 7, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1},
-        {"seo gmm", RX_SCHEME_SEO, RX_TARGET_GMM, 5, 0.5, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1},
-        {"adj gmm", RX_SCHEME_ADJ, RX_TARGET_GMM, 6, 0, 0.3, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 0},
-        {"ape mixture25", RX_SCHEME_APE, RX_TARGET_MIXTURE25, 9, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 0},
-        {"deo_star P=64", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25, 64, 0, 1, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1},
+         16, 2.0, 2.0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER},
+        {"deo mixture25 exact", RX_SCHEME_DEO, RX_TARGET_MIXTURE25, 7, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER},
+        {"seo gmm", RX_SCHEME_SEO, RX_TARGET_GMM, 5, 0.5, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER},
+        {"adj gmm", RX_SCHEME_ADJ, RX_TARGET_GMM, 6, 0, 0.3, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 0, RX_NORMAL_BOX_MULLER},
+        {"ape mixture25", RX_SCHEME_APE, RX_TARGET_MIXTURE25, 9, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 0, RX_NORMAL_BOX_MULLER},
+        {"deo_star P=64", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25, 64, 0, 1, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER},
         {"deo_star-sgd deterministic adaptive", RX_SCHEME_DEO_STAR,
          RX_TARGET_MIXTURE25, 16, 2, 2, RX_RULE_DETERMINISTIC, RX_ADAPT_ETA,
-         1, 1, 0},
+         1, 1, 0, RX_NORMAL_BOX_MULLER},
         {"deo deterministic adaptive parallel stats", RX_SCHEME_DEO,
          RX_TARGET_MIXTURE25, 11, 2, 2, RX_RULE_DETERMINISTIC, RX_ADAPT_ETA,
-         0, 0, 0},
+         0, 0, 0, RX_NORMAL_BOX_MULLER},
         {"bias-corrected tau ladder", RX_SCHEME_DEO_STAR, RX_TARGET_GMM, 9, 1,
-         0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_TAU, 0, 0, 0},
+         0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_TAU, 0, 0, 0, RX_NORMAL_BOX_MULLER},
         {"sghmc/msgd estimated sigma2", RX_SCHEME_DEO_STAR, RX_TARGET_GMM, 10,
-         1, 0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_NONE, 0, 1, 0},
+         1, 0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_NONE, 0, 1, 0, RX_NORMAL_BOX_MULLER},
+        {"deo mixture25 noisy ziggurat", RX_SCHEME_DEO, RX_TARGET_MIXTURE25,
+         16, 2.0, 2.0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1,
+         RX_NORMAL_ZIGGURAT},
+        {"deterministic adaptive fresh ziggurat", RX_SCHEME_DEO_STAR,
+         RX_TARGET_MIXTURE25, 12, 2, 2, RX_RULE_DETERMINISTIC, RX_ADAPT_ETA,
+         1, 1, 0, RX_NORMAL_ZIGGURAT},
     };
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; ++i) {
         /* default synchronisation on 1, 2, 3 threads; and the global
@@ -168,6 +176,21 @@ int main(void)
         rx_destroy(&c2);
         rx_destroy(&c3);
         rx_destroy(&c4);
+    }
+    {
+        /* rng.normal changes the numbers (the ziggurat variants above are
+         * not the Box-Muller runs under another name) */
+        variant z = vs[10];
+        z.normal = RX_NORMAL_BOX_MULLER;
+        rx_ctx *za = run(&vs[10], 2), *zb = run(&z, 2);
+        if (za && zb) {
+            rx_results ra, rb;
+            rx_get_results(za, &ra);
+            rx_get_results(zb, &rb);
+            CHECK_MSG(!same(&ra, &rb), "ziggurat and Box-Muller runs equal");
+        }
+        rx_destroy(&za);
+        rx_destroy(&zb);
     }
     /* a different seed changes the output (the comparison can fail) */
     variant v = vs[0];

@@ -2,11 +2,14 @@
  * Philox4x32-10 against the Random123 known-answer vectors, and the
  * uniform / normal / integer draws built on it.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define _GNU_SOURCE
 #include "../src/core/internal.h"
 #include "../src/core/sincos2pi.h"
+#include "../src/core/ziggurat_tables.h"
 #include "check.h"
 
 static void kat(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3,
@@ -17,6 +20,130 @@ static void kat(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3,
     rx__u32x4 r = rx__philox4x32_10(c, k0, k1);
     CHECK_MSG(r.v[0] == e0 && r.v[1] == e1 && r.v[2] == e2 && r.v[3] == e3,
               "got %08x %08x %08x %08x", r.v[0], r.v[1], r.v[2], r.v[3]);
+}
+
+/*
+ * Distribution test of rx__normal under one method: n draws binned on
+ * 0.15-wide bins over [-4.5, 4.5] plus the two outer tails, Pearson's
+ * chi-square against the normal CDF (df = 61). The bound df + 6 sqrt(2 df)
+ * is about 6 standard deviations of the statistic above its mean: a
+ * correct generator fails it with probability below 1e-6 for any seed, a
+ * wrong layer table or tail (a few 1e-3 of the mass misplaced) fails it
+ * by far. Also: mass beyond the ziggurat's tail start r = 3.6541 (within
+ * 5 standard errors), and the moments.
+ */
+static void normal_distribution(int method, uint64_t seed)
+{
+    enum { NB = 62 };
+    const int n = 4000000;
+    const double lo = -4.5, w = 0.15;
+    long cnt[NB] = {0};
+    long beyond_r = 0;
+    double sz = 0, sz2 = 0, sz4 = 0;
+    rx__stream s;
+    rx__stream_init(&s, seed, 11, RX_STREAM_STEP, 5);
+    s.normal = method;
+    for (int i = 0; i < n; ++i) {
+        double z = rx__normal(&s);
+        sz += z;
+        sz2 += z * z;
+        sz4 += z * z * z * z;
+        if (fabs(z) > 3.6541528853610088)
+            beyond_r++;
+        int b = z < lo ? 0 : z >= -lo ? NB - 1 : 1 + (int)((z - lo) / w);
+        if (b > NB - 2 && z < -lo)
+            b = NB - 2;
+        cnt[b]++;
+    }
+    double chi2 = 0.0;
+    for (int b = 0; b < NB; ++b) {
+        double a = b == 0 ? -INFINITY : lo + (b - 1) * w;
+        double c = b == NB - 1 ? INFINITY : lo + b * w;
+        double pa = 0.5 * erfc(-a / sqrt(2.0)), pc = 0.5 * erfc(-c / sqrt(2.0));
+        double e = n * (pc - pa);
+        chi2 += ((double)cnt[b] - e) * ((double)cnt[b] - e) / e;
+    }
+    double df = NB - 1;
+    if (getenv("RX_TEST_VERBOSE"))
+        fprintf(stderr, "method %d seed %llu: chi2 %.1f, beyond r %ld\n",
+                method, (unsigned long long)seed, chi2, beyond_r);
+    CHECK_MSG(chi2 < df + 6.0 * sqrt(2.0 * df), "method %d: chi2 %.1f (df %g)",
+              method, chi2, df);
+    double pr = erfc(3.6541528853610088 / sqrt(2.0));
+    CHECK_MSG(fabs((double)beyond_r - n * pr) < 5.0 * sqrt(n * pr),
+              "method %d: %ld beyond r, expected %.0f", method, beyond_r,
+              n * pr);
+    CHECK_NEAR(sz / n, 0.0, 5 / sqrt(n));
+    CHECK_NEAR(sz2 / n, 1.0, 5 * sqrt(2.0 / n));
+    CHECK_NEAR(sz4 / n, 3.0, 5 * sqrt(96.0 / n));
+}
+
+/*
+ * The ziggurat's tables (src/core/ziggurat_tables.h) are consistent: equal
+ * layer areas v, heights f(x[i]) = exp(-x[i]^2/2), x[1] = r, the base
+ * layer holding the rectangle plus the tail, and k[i] the 53-bit
+ * threshold of x[i+1] / x[i].
+ */
+static void ziggurat_tables(void)
+{
+    const double t53 = 9007199254740992.0;
+    double worst_area = 0.0, worst_f = 0.0, worst_k = 0.0;
+    for (int i = 0; i < 256; ++i) {
+        double xi = rx__zig_w[i] * t53;
+        double xn = i < 255 ? rx__zig_w[i + 1] * t53 : 0.0;
+        const double pi = 3.14159265358979323846;
+        double tail = sqrt(pi / 2) * erfc(RX__ZIG_R / sqrt(2.0));
+        double area = i == 0 ? RX__ZIG_R * rx__zig_f[1] + tail
+                             : xi * (rx__zig_f[i + 1] - rx__zig_f[i]);
+        if (i == 0)
+            CHECK_NEAR(xi * rx__zig_f[1], RX__ZIG_V, 1e-15);
+        worst_area = fmax(worst_area, fabs(area / RX__ZIG_V - 1.0));
+        worst_f = fmax(worst_f, fabs(rx__zig_f[i] - exp(-0.5 * xi * xi)));
+        worst_k = fmax(worst_k, fabs((double)rx__zig_k[i] - t53 * xn / xi));
+        CHECK(i == 0 || xn < xi);
+    }
+    CHECK_NEAR(rx__zig_w[1] * t53, RX__ZIG_R, 1e-15);
+    CHECK(rx__zig_f[256] == 1.0);
+    CHECK_MSG(worst_area < 1e-12, "layer area off by %.3g", worst_area);
+    CHECK_MSG(worst_f < 1e-15, "height off by %.3g", worst_f);
+    CHECK_MSG(worst_k <= 1.0, "threshold off by %.3g", worst_k);
+}
+
+/*
+ * The ziggurat's tail (|z| > r, the only draws that take the tail path
+ * besides the base rectangle): over 4e7 draws (~10,000 in the tail) the
+ * mean and variance of |z| - r given |z| > r against the normal tail's
+ * m - r and 1 + r m - m^2 with m = phi(r) / Q(r), within 5 standard
+ * errors.
+ */
+static void ziggurat_tail(void)
+{
+    const double r = RX__ZIG_R;
+    rx__stream s;
+    rx__stream_init(&s, 17, 2, RX_STREAM_GRADNOISE, 9);
+    s.normal = RX_NORMAL_ZIGGURAT;
+    double se = 0.0, se2 = 0.0;
+    long cnt = 0;
+    for (int i = 0; i < 40000000; ++i) {
+        double z = fabs(rx__normal(&s));
+        if (z > r) {
+            se += z - r;
+            se2 += (z - r) * (z - r);
+            cnt++;
+        }
+    }
+    double m = exp(-0.5 * r * r) / sqrt(2 * 3.14159265358979323846) / (0.5 * erfc(r / sqrt(2.0)));
+    double mean = m - r, var = 1.0 + r * m - m * m;
+    double c = (double)cnt;
+    CHECK(cnt > 9000);
+    CHECK_MSG(fabs(se / c - mean) < 5.0 * sqrt(var / c),
+              "tail excess mean %.4f, expected %.4f", se / c, mean);
+    /* var of (z - r)^2: bounded by E(z-r)^4 ~ 24 mean^4 for an
+     * exponential-like tail; take 5 of those standard errors */
+    double ex2 = var + mean * mean;
+    CHECK_MSG(fabs(se2 / c - ex2) < 5.0 * sqrt(24.0 * mean * mean * mean *
+                                                  mean / c),
+              "tail excess second moment %.5f, expected %.5f", se2 / c, ex2);
 }
 
 int main(void)
@@ -57,6 +184,29 @@ int main(void)
     CHECK_NEAR(sz / n, 0.0, 5 / sqrt(n));
     CHECK_NEAR(sz2 / n, 1.0, 5 * sqrt(2.0 / n));
     CHECK_NEAR(sz4 / n, 3.0, 5 * sqrt(96.0 / n));
+
+    ziggurat_tables();
+    ziggurat_tail();
+    normal_distribution(RX_NORMAL_BOX_MULLER, 3);
+    normal_distribution(RX_NORMAL_ZIGGURAT, 3);
+    normal_distribution(RX_NORMAL_ZIGGURAT, 4);
+    {
+        /* the ziggurat stream is a pure function too, and not the
+         * Box-Muller numbers */
+        rx__stream a, b, c;
+        rx__stream_init(&a, 9, 3, RX_STREAM_STEP, 77);
+        rx__stream_init(&b, 9, 3, RX_STREAM_STEP, 77);
+        rx__stream_init(&c, 9, 3, RX_STREAM_STEP, 77);
+        a.normal = b.normal = RX_NORMAL_ZIGGURAT;
+        int same = 1, differ = 0;
+        for (int i = 0; i < 1000; ++i) {
+            double x = rx__normal(&a), y = rx__normal(&b), z = rx__normal(&c);
+            same &= memcmp(&x, &y, sizeof x) == 0;
+            differ += x != z;
+        }
+        CHECK(same);
+        CHECK(differ > 990);
+    }
 
     /* integers on [0, 7): every value, roughly uniform */
     int cnt[7] = {0}, out_of_range = 0;

@@ -63,6 +63,7 @@ typedef struct rx__stream {
     uint32_t block;
     int have_raw;     /* raw[0..1] hold two unused words     */
     int have_spare;   /* spare holds the second Box-Muller normal */
+    int normal;       /* RX_NORMAL_BOX_MULLER (0) or RX_NORMAL_ZIGGURAT */
     uint32_t raw[2];
     double spare;
 } rx__stream;
@@ -71,8 +72,14 @@ void rx__stream_init(rx__stream *s, uint64_t seed, uint32_t entity,
                      uint32_t purpose, uint64_t k);
 /* Uniform on (0,1), 53-bit resolution, never 0 or 1. */
 double rx__uniform(rx__stream *s);
-/* Standard normal (Box-Muller on pairs of 32-bit uniforms: one Philox
- * block gives two pairs, each pair two normals, transformed lazily). */
+/* Standard normal. s->normal selects the method (rx__stream_init sets
+ * Box-Muller; set s->normal after it for the ziggurat):
+ *  - RX_NORMAL_BOX_MULLER: Box-Muller on pairs of 32-bit uniforms (one
+ *    Philox block gives two pairs, each pair two normals, transformed
+ *    lazily);
+ *  - RX_NORMAL_ZIGGURAT: a 256-layer ziggurat on 64-bit words (one Philox
+ *    block gives two words; about 1.2 % of the draws take more words for
+ *    the wedge or the tail). Exact, like Box-Muller; not the same numbers. */
 double rx__normal(rx__stream *s);
 /* Four uniforms on (0,1), 32-bit resolution, from block `block` of the
  * stream (seed, entity, purpose, k): a pure function, no state. */

@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "sincos2pi.h"
+#include "ziggurat_tables.h"
 
 #define PHILOX_M0 0xD2511F53u
 #define PHILOX_M1 0xCD9E8D57u
@@ -48,6 +49,7 @@ void rx__stream_init(rx__stream *s, uint64_t seed, uint32_t entity,
     s->block = 0;
     s->have_raw = 0;
     s->have_spare = 0;
+    s->normal = RX_NORMAL_BOX_MULLER;
 }
 
 static inline rx__u32x4 next_block(rx__stream *s)
@@ -82,25 +84,80 @@ uint64_t rx__uniform_int(rx__stream *s, uint64_t n)
     return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
 }
 
+/* The next two 32-bit words of the stream: words 0-1 of a fresh block,
+ * then its words 2-3. */
+static inline void next_pair(rx__stream *s, uint32_t *a, uint32_t *b)
+{
+    if (s->have_raw) {
+        *a = s->raw[0];
+        *b = s->raw[1];
+        s->have_raw = 0;
+    } else {
+        rx__u32x4 r = next_block(s);
+        *a = r.v[0];
+        *b = r.v[1];
+        s->raw[0] = r.v[2];
+        s->raw[1] = r.v[3];
+        s->have_raw = 1;
+    }
+}
+
+/* Uniform on (0,1) with 53 bits from the next two words. */
+static inline double pair_uniform(rx__stream *s)
+{
+    uint32_t a, b;
+    next_pair(s, &a, &b);
+    uint64_t m = (((uint64_t)a << 32) | b) >> 11;
+    return ((double)m + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/*
+ * Ziggurat (Marsaglia and Tsang 2000) with 256 equal-area layers of
+ * f(x) = exp(-x^2/2), tables from scripts/gen_ziggurat.py. One 64-bit word
+ * u: layer i = bits 0-7, sign = bit 8, m = bits 11-63 (53 bits), candidate
+ * z = m * x[i] / 2^53. m < k[i] means z < x[i+1]: the whole column under
+ * z lies below the curve, accept (98.8 % of words). Otherwise layer 0
+ * draws from the tail beyond r (Marsaglia 1964) and a layer i > 0 tests a
+ * uniform height in [f(x[i]), f(x[i+1])] against f(z); a rejected word
+ * starts over with the next one.
+ */
+static double zig_normal(rx__stream *s)
+{
+    for (;;) {
+        uint32_t a, b;
+        next_pair(s, &a, &b);
+        uint64_t u = ((uint64_t)a << 32) | b;
+        unsigned i = (unsigned)(u & 0xffu);
+        double sign = (u & 0x100u) ? -1.0 : 1.0;
+        uint64_t m = u >> 11;
+        double z = (double)m * rx__zig_w[i];
+        if (m < rx__zig_k[i])
+            return sign * z;
+        if (i == 0) {
+            double x, y;
+            do {
+                x = -log(pair_uniform(s)) * (1.0 / RX__ZIG_R);
+                y = -log(pair_uniform(s));
+            } while (y + y < x * x);
+            return sign * (RX__ZIG_R + x);
+        }
+        double h = rx__zig_f[i] +
+                   pair_uniform(s) * (rx__zig_f[i + 1] - rx__zig_f[i]);
+        if (h < exp(-0.5 * z * z))
+            return sign * z;
+    }
+}
+
 double rx__normal(rx__stream *s)
 {
+    if (s->normal == RX_NORMAL_ZIGGURAT)
+        return zig_normal(s);
     if (s->have_spare) {
         s->have_spare = 0;
         return s->spare;
     }
     uint32_t a, b;
-    if (s->have_raw) {
-        a = s->raw[0];
-        b = s->raw[1];
-        s->have_raw = 0;
-    } else {
-        rx__u32x4 r = next_block(s);
-        a = r.v[0];
-        b = r.v[1];
-        s->raw[0] = r.v[2];
-        s->raw[1] = r.v[3];
-        s->have_raw = 1;
-    }
+    next_pair(s, &a, &b);
     double rad = sqrt(-2.0 * log(u32_open(a)));
     double sn, cs;
     rx__sincos2pi(u32_open(b), &sn, &cs);

@@ -175,6 +175,7 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     if (cfg->energy.fresh_per_pair && cfg->target.energy_noise_sd > 0.0) {
         /* the chains keep exact energies; the rule adds the noise */
         c->xc.fresh_sd = cfg->target.energy_noise_sd;
+        c->xc.normal = (int)cfg->rng.normal;
         c->target->energy_noise_sd = 0.0;
     }
     if (cfg->variance_reduction.enabled) {
@@ -805,6 +806,7 @@ static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
     rx__stream s;
     rx__stream_init(&s, seed, (uint32_t)i, RX_STREAM_STEP,
                     (uint64_t)k);
+    s.normal = (int)c->cfg.rng.normal;
     rx_step_kind kind = q == 0 ? kind_target : kind_other;
     if (q != p->last_q && p->state) {
         int q0 = p->last_q;

@@ -25,6 +25,7 @@ static int decide_e(const rx__xconf *xc, const rx__xstate *xs, double ea,
         rx__stream s;
         rx__stream_init(&s, xc->seed, (uint32_t)a, RX_STREAM_PAIRNOISE,
                         (uint64_t)k);
+        s.normal = xc->normal;
         ea += xc->fresh_sd * rx__normal(&s);
         eb += xc->fresh_sd * rx__normal(&s);
     }

@@ -21,6 +21,7 @@ typedef struct rx__xconf {
     double wcorr;       /* c_W subtracted from the Metropolis exponent */
     double inv_F;       /* bias_corrected: 1 / sigma2_factor */
     double fresh_sd;    /* > 0: fresh energy noise per comparison */
+    int normal;         /* rx_normal_method of those draws */
     int sequential;     /* conditions after the swaps of lower pairs */
     uint64_t seed;
 } rx__xconf;

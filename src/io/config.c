@@ -263,6 +263,7 @@ static const char *const on_swap[] = {"follow", "follow_raw", "reset", NULL};
 static const char *const fault_policies[] = {"stop", "rollback", NULL};
 static const char *const balances[] = {"off", "measured", "rotate", NULL};
 static const char *const syncs[] = {"auto", "barrier", "partner", NULL};
+static const char *const normals[] = {"box_muller", "ziggurat", NULL};
 
 #define OFF(f) offsetof(rx_config, f)
 #define INF HUGE_VAL
@@ -284,6 +285,12 @@ static const keydef KEYS[] = {
      "load balance: measured (move chains between threads from their "
      "measured busy time; analytic targets), off, rotate (testing aid: move "
      "a boundary every window); results do not depend on it"},
+    {"rng.normal", K_ENUM, OFF(rng.normal), "box_muller", 0, 0, 0, 0,
+     normals,
+     "how normal draws are made (Langevin noise, injected energy and "
+     "gradient noise, fresh pair noise): box_muller (the numbers of earlier "
+     "runs) or ziggurat (about 3x cheaper per draw; exact too, different "
+     "numbers)"},
     {"target.kind", K_ENUM, OFF(target.kind), "mixture25", 0, 0, 0, 0,
      target_kinds,
      "energy: mixture25 (25-mode 2-D), gmm (Gaussian mixture), none (no "

@@ -37,6 +37,7 @@ rx_status rx__target_create(rx__target **out, const rx_config *cfg,
     t->energy_noise_sd = cfg->target.energy_noise_sd;
     t->noise_model_sd = cfg->target.energy_noise_sd;
     t->grad_noise_sd = cfg->target.grad_noise_sd;
+    t->normal = (int)cfg->rng.normal;
     rx_status st = RX_OK;
     switch (cfg->target.kind) {
     case RX_TARGET_MIXTURE25:
@@ -101,6 +102,7 @@ double rx__target_noise_var(const rx__target *t, rx__tws *w,
      * only by their draws (a minibatch target would re-draw batches) */
     rx__stream s;
     rx__stream_init(&s, seed, entity, RX_STREAM_VARIANCE, k);
+    s.normal = t->normal;
     double m = 0.0, q = 0.0;
     for (int j = 0; j < J; ++j) {
         double e = t->noise_model_sd * rx__normal(&s);
@@ -133,11 +135,13 @@ rx_status rx__target_eval_pe(const rx__target *t, rx__tws *w,
     if (t->energy_noise_sd > 0.0) {
         rx__stream s;
         rx__stream_init(&s, seed, entity, RX_STREAM_ENERGYNOISE, k);
+        s.normal = t->normal;
         *energy += t->energy_noise_sd * rx__normal(&s);
     }
     if (grad && t->grad_noise_sd > 0.0) {
         rx__stream s;
         rx__stream_init(&s, seed, entity, RX_STREAM_GRADNOISE, k);
+        s.normal = t->normal;
         for (size_t j = 0; j < t->dim; ++j)
             grad[j] += t->grad_noise_sd * rx__normal(&s);
     }

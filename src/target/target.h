@@ -47,6 +47,7 @@ struct rx__target {
     double grad_noise_sd;
     double noise_model_sd; /* the configured energy noise, kept when the
                             * rule draws it (fresh_per_pair) */
+    int normal;            /* rx_normal_method of the noise draws */
     /* kind-specific data */
     union {
         struct {
