@@ -146,6 +146,66 @@ static void ziggurat_tail(void)
               "tail excess second moment %.5f, expected %.5f", se2 / c, ex2);
 }
 
+/*
+ * rx__normal_fill is n calls of rx__normal, bitwise, and leaves the stream
+ * where they would (the next draws agree too), for both methods, every
+ * block implementation this CPU has, lengths around the group size, and
+ * streams that start with a pending spare or pending words.
+ */
+static void normal_fill(void)
+{
+    static double a[2100], b[2100];
+    const size_t ns[] = {1, 2, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100, 1000,
+                         2049};
+    int cases = 0, impls = 0;
+    for (int impl = 0; impl < 3; ++impl) {
+        if (!rx__blocks_impl_available(impl))
+            continue;
+        impls++;
+        for (int method = 0; method < 2; ++method)
+            for (int pre = 0; pre < 4; ++pre)
+                for (size_t t = 0; t < sizeof ns / sizeof ns[0]; ++t) {
+                    rx__stream x, y;
+                    rx__stream_init(&x, 77, (uint32_t)t, RX_STREAM_STEP,
+                                    (uint64_t)pre);
+                    x.normal = method;
+                    /* pre draws leave a spare or pending words behind;
+                     * block numbers near 2^32 test the counter's wrap */
+                    if (pre == 3)
+                        x.block = 0xfffffffau;
+                    for (int j = 0; j < pre % 3; ++j)
+                        rx__normal(&x);
+                    y = x;
+                    for (size_t i = 0; i < ns[t]; ++i)
+                        a[i] = rx__normal(&x);
+                    rx__normal_fill_impl(impl, &y, b, ns[t]);
+                    int same = memcmp(a, b, ns[t] * sizeof a[0]) == 0;
+                    for (int j = 0; j < 5; ++j) {
+                        double u = rx__normal(&x), v = rx__normal(&y);
+                        same &= memcmp(&u, &v, sizeof u) == 0;
+                    }
+                    CHECK_MSG(same, "impl %d method %d pre %d n %zu", impl,
+                              method, pre, ns[t]);
+                    cases++;
+                }
+    }
+    CHECK(impls >= 1 && cases == impls * 2 * 4 * 14);
+    /* the block implementations against the scalar Philox directly */
+    rx__stream s;
+    rx__stream_init(&s, 0x123456789abcdefull, 5, RX_STREAM_GRADNOISE, 99);
+    uint32_t w[3][4][RX__GROUP];
+    for (int impl = 0; impl < 3; ++impl)
+        if (rx__blocks_impl_available(impl))
+            rx__philox_group(impl, &s, 0xfffffff8u, RX__GROUP, w[impl]);
+    for (int impl = 1; impl < 3; ++impl)
+        if (rx__blocks_impl_available(impl))
+            CHECK_MSG(memcmp(w[0], w[impl], sizeof w[0]) == 0,
+                      "blocks of implementation %d differ", impl);
+    if (getenv("RX_TEST_VERBOSE"))
+        fprintf(stderr, "fill: %d block implementations on this CPU\n",
+                impls);
+}
+
 int main(void)
 {
     /* Random123 kat_vectors, philox4x32 10: ctr[4] key[2] -> out[4] */
@@ -185,6 +245,7 @@ int main(void)
     CHECK_NEAR(sz2 / n, 1.0, 5 * sqrt(2.0 / n));
     CHECK_NEAR(sz4 / n, 3.0, 5 * sqrt(96.0 / n));
 
+    normal_fill();
     ziggurat_tables();
     ziggurat_tail();
     normal_distribution(RX_NORMAL_BOX_MULLER, 3);

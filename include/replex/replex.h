@@ -159,10 +159,10 @@ typedef enum rx_step_kind {
  *  and gradient noise, fresh pair noise). Both are exact; they give
  *  different numbers for the same seed. */
 typedef enum rx_normal_method {
-    RX_NORMAL_BOX_MULLER = 0, ///< Box-Muller on 32-bit uniforms (default:
-                              ///< the numbers of replex 0.x runs)
-    RX_NORMAL_ZIGGURAT = 1    ///< 256-layer ziggurat on 64-bit words,
-                              ///< about 3x cheaper per draw
+    RX_NORMAL_BOX_MULLER = 0, ///< Box-Muller on 32-bit uniforms (the
+                              ///< numbers of the runs in docs/)
+    RX_NORMAL_ZIGGURAT = 1    ///< 256-layer ziggurat on 64-bit words
+                              ///< (default; 2-3x cheaper per draw)
 } rx_normal_method;
 
 /** What a particle's optimiser state does when the particle changes
@@ -218,7 +218,7 @@ typedef struct rx_config {
                         ///< between threads from measured busy time
                         ///< (analytic targets), 2 rotate (testing aid)
     struct {
-        rx_normal_method normal; ///< default RX_NORMAL_BOX_MULLER
+        rx_normal_method normal; ///< default RX_NORMAL_ZIGGURAT
     } rng;
 
     /* target */

@@ -81,6 +81,20 @@ double rx__uniform(rx__stream *s);
  *    block gives two words; about 1.2 % of the draws take more words for
  *    the wedge or the tail). Exact, like Box-Muller; not the same numbers. */
 double rx__normal(rx__stream *s);
+/* out[0..n-1]: the next n draws of rx__normal(s), bitwise, and the stream
+ * left where n calls would leave it. From 8 draws on, the Philox blocks
+ * are computed RX__GROUP at a time with AVX-512F or AVX2 where the CPU has
+ * them (integer arithmetic: the same words on every CPU). */
+void rx__normal_fill(rx__stream *s, double *out, size_t n);
+/* Testing: the same with a given block implementation (0 scalar, 1 AVX2,
+ * 2 AVX-512F), which must be available. */
+#define RX__GROUP 16
+void rx__normal_fill_impl(int impl, rx__stream *s, double *out, size_t n);
+int rx__blocks_impl_available(int impl);
+/* Blocks first .. first+nb-1 (nb <= RX__GROUP) of stream s, word j of
+ * block l at w[j][l]. */
+void rx__philox_group(int impl, const rx__stream *s, uint32_t first,
+                      int nb, uint32_t w[4][RX__GROUP]);
 /* Four uniforms on (0,1), 32-bit resolution, from block `block` of the
  * stream (seed, entity, purpose, k): a pure function, no state. */
 void rx__uniform4(uint64_t seed, uint32_t entity, uint32_t purpose,

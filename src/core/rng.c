@@ -4,6 +4,12 @@
  * across streams, which is what makes output thread-count independent.
  */
 #include <math.h>
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define RX_X86_SIMD 1
+#endif
 
 #include "internal.h"
 #include "sincos2pi.h"
@@ -102,13 +108,35 @@ static inline void next_pair(rx__stream *s, uint32_t *a, uint32_t *b)
     }
 }
 
-/* Uniform on (0,1) with 53 bits from the next two words. */
-static inline double pair_uniform(rx__stream *s)
+
+/* A source of 32-bit word pairs: the stream itself (scalar draws) or a
+ * group of blocks computed ahead (rx__normal_fill). */
+typedef void (*pair_fn)(void *src, uint32_t *a, uint32_t *b);
+
+static void stream_pair(void *src, uint32_t *a, uint32_t *b)
+{
+    next_pair((rx__stream *)src, a, b);
+}
+
+/* Uniform on (0,1) with 53 bits from the next pair. */
+static inline __attribute__((always_inline)) double
+src_uniform(void *src, pair_fn pair)
 {
     uint32_t a, b;
-    next_pair(s, &a, &b);
+    pair(src, &a, &b);
     uint64_t m = (((uint64_t)a << 32) | b) >> 11;
     return ((double)m + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/* z with its sign bit set from bit 8 of u, without a branch (the sign is
+ * a coin: a branch on it mispredicts half the time). */
+static inline double zig_signed(double z, uint64_t u)
+{
+    uint64_t zb;
+    memcpy(&zb, &z, sizeof zb);
+    zb ^= (u & 0x100u) << 55;
+    memcpy(&z, &zb, sizeof zb);
+    return z;
 }
 
 /*
@@ -121,49 +149,358 @@ static inline double pair_uniform(rx__stream *s)
  * uniform height in [f(x[i]), f(x[i+1])] against f(z); a rejected word
  * starts over with the next one.
  */
-static double zig_normal(rx__stream *s)
+static inline __attribute__((always_inline)) double zig_draw(void *src,
+                                                             pair_fn pair)
 {
     for (;;) {
         uint32_t a, b;
-        next_pair(s, &a, &b);
+        pair(src, &a, &b);
         uint64_t u = ((uint64_t)a << 32) | b;
         unsigned i = (unsigned)(u & 0xffu);
-        double sign = (u & 0x100u) ? -1.0 : 1.0;
         uint64_t m = u >> 11;
-        double z = (double)m * rx__zig_w[i];
         if (m < rx__zig_k[i])
-            return sign * z;
+            return zig_signed((double)(int64_t)m * rx__zig_w[i], u);
+        double sign = (u & 0x100u) ? -1.0 : 1.0;
+        double z = (double)m * rx__zig_w[i];
         if (i == 0) {
             double x, y;
             do {
-                x = -log(pair_uniform(s)) * (1.0 / RX__ZIG_R);
-                y = -log(pair_uniform(s));
+                x = -log(src_uniform(src, pair)) * (1.0 / RX__ZIG_R);
+                y = -log(src_uniform(src, pair));
             } while (y + y < x * x);
             return sign * (RX__ZIG_R + x);
         }
-        double h = rx__zig_f[i] +
-                   pair_uniform(s) * (rx__zig_f[i + 1] - rx__zig_f[i]);
+        double h = rx__zig_f[i] + src_uniform(src, pair) *
+                                      (rx__zig_f[i + 1] - rx__zig_f[i]);
         if (h < exp(-0.5 * z * z))
             return sign * z;
     }
 }
 
+/* Box-Muller on one pair: *c = r cos(2 pi u2) (returned first), *s its
+ * sine partner (the spare). */
+static inline void bm_pair(uint32_t a, uint32_t b, double *c, double *s)
+{
+    double rad = sqrt(-2.0 * log(u32_open(a)));
+    double sn, cs;
+    rx__sincos2pi(u32_open(b), &sn, &cs);
+    *c = rad * cs;
+    *s = rad * sn;
+}
+
 double rx__normal(rx__stream *s)
 {
     if (s->normal == RX_NORMAL_ZIGGURAT)
-        return zig_normal(s);
+        return zig_draw(s, stream_pair);
     if (s->have_spare) {
         s->have_spare = 0;
         return s->spare;
     }
     uint32_t a, b;
     next_pair(s, &a, &b);
-    double rad = sqrt(-2.0 * log(u32_open(a)));
-    double sn, cs;
-    rx__sincos2pi(u32_open(b), &sn, &cs);
-    s->spare = rad * sn;
+    double c;
+    bm_pair(a, b, &c, &s->spare);
     s->have_spare = 1;
-    return rad * cs;
+    return c;
+}
+
+/* ---- blocks ahead ------------------------------------------------------
+ * nb <= RX__GROUP consecutive blocks c0 .. c0+nb-1 of one stream, word j of
+ * block l at w[j][l]. Three implementations, bitwise the same (integer
+ * arithmetic): AVX-512F (16 blocks per vector), AVX2 (8) and scalar. */
+static void blocks_scalar(uint32_t k0, uint32_t k1, uint32_t c0,
+                          uint32_t c1, uint32_t c2, uint32_t c3, int nb,
+                          uint32_t w[4][RX__GROUP])
+{
+    for (int l = 0; l < nb; ++l) {
+        rx__u32x4 c = {{c0 + (uint32_t)l, c1, c2, c3}};
+        rx__u32x4 r = rx__philox4x32_10(c, k0, k1);
+        for (int j = 0; j < 4; ++j)
+            w[j][l] = r.v[j];
+    }
+}
+
+#ifdef RX_X86_SIMD
+__attribute__((target("avx2"))) static inline void
+mulhilo8(__m256i a, __m256i m, __m256i *hi, __m256i *lo)
+{
+    __m256i pe = _mm256_mul_epu32(a, m);                        /* lanes 0,2,.. */
+    __m256i po = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), m); /* 1,3,.. */
+    *hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
+    *lo = _mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32), 0xAA);
+}
+
+__attribute__((target("avx2"))) static void
+blocks_avx2(uint32_t k0, uint32_t k1, uint32_t c0, uint32_t c1, uint32_t c2,
+            uint32_t c3, int nb, uint32_t w[4][RX__GROUP])
+{
+    const __m256i m0 = _mm256_set1_epi32((int)PHILOX_M0);
+    const __m256i m1 = _mm256_set1_epi32((int)PHILOX_M1);
+    const __m256i inc = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (int l = 0; l < nb; l += 8) {
+        __m256i x0 = _mm256_add_epi32(_mm256_set1_epi32((int)(c0 + (uint32_t)l)),
+                                      inc);
+        __m256i x1 = _mm256_set1_epi32((int)c1);
+        __m256i x2 = _mm256_set1_epi32((int)c2);
+        __m256i x3 = _mm256_set1_epi32((int)c3);
+        uint32_t a = k0, b = k1;
+        for (int r = 0; r < 10; ++r) {
+            if (r > 0) {
+                a += PHILOX_W0;
+                b += PHILOX_W1;
+            }
+            __m256i h0, l0, h1, l1;
+            mulhilo8(x0, m0, &h0, &l0);
+            mulhilo8(x2, m1, &h1, &l1);
+            x0 = _mm256_xor_si256(_mm256_xor_si256(h1, x1),
+                                  _mm256_set1_epi32((int)a));
+            x2 = _mm256_xor_si256(_mm256_xor_si256(h0, x3),
+                                  _mm256_set1_epi32((int)b));
+            x1 = l1;
+            x3 = l0;
+        }
+        _mm256_storeu_si256((__m256i *)(void *)&w[0][l], x0);
+        _mm256_storeu_si256((__m256i *)(void *)&w[1][l], x1);
+        _mm256_storeu_si256((__m256i *)(void *)&w[2][l], x2);
+        _mm256_storeu_si256((__m256i *)(void *)&w[3][l], x3);
+    }
+}
+
+__attribute__((target("avx512f"))) static void
+blocks_avx512(uint32_t k0, uint32_t k1, uint32_t c0, uint32_t c1,
+              uint32_t c2, uint32_t c3, int nb, uint32_t w[4][RX__GROUP])
+{
+    (void)nb; /* always the whole group: one vector */
+    const __m512i m0 = _mm512_set1_epi32((int)PHILOX_M0);
+    const __m512i m1 = _mm512_set1_epi32((int)PHILOX_M1);
+    const __m512i inc = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                                          11, 12, 13, 14, 15);
+    __m512i x0 = _mm512_add_epi32(_mm512_set1_epi32((int)c0), inc);
+    __m512i x1 = _mm512_set1_epi32((int)c1);
+    __m512i x2 = _mm512_set1_epi32((int)c2);
+    __m512i x3 = _mm512_set1_epi32((int)c3);
+    uint32_t a = k0, b = k1;
+    for (int r = 0; r < 10; ++r) {
+        if (r > 0) {
+            a += PHILOX_W0;
+            b += PHILOX_W1;
+        }
+        __m512i pe0 = _mm512_mul_epu32(x0, m0);
+        __m512i po0 = _mm512_mul_epu32(_mm512_srli_epi64(x0, 32), m0);
+        __m512i pe1 = _mm512_mul_epu32(x2, m1);
+        __m512i po1 = _mm512_mul_epu32(_mm512_srli_epi64(x2, 32), m1);
+        __m512i h0 = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe0, 32),
+                                             po0);
+        __m512i l0 = _mm512_mask_blend_epi32(0xAAAA, pe0,
+                                             _mm512_slli_epi64(po0, 32));
+        __m512i h1 = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe1, 32),
+                                             po1);
+        __m512i l1 = _mm512_mask_blend_epi32(0xAAAA, pe1,
+                                             _mm512_slli_epi64(po1, 32));
+        /* 0x96: three-way exclusive or */
+        x0 = _mm512_ternarylogic_epi32(h1, x1, _mm512_set1_epi32((int)a), 0x96);
+        x2 = _mm512_ternarylogic_epi32(h0, x3, _mm512_set1_epi32((int)b), 0x96);
+        x1 = l1;
+        x3 = l0;
+    }
+    _mm512_storeu_si512((void *)&w[0][0], x0);
+    _mm512_storeu_si512((void *)&w[1][0], x1);
+    _mm512_storeu_si512((void *)&w[2][0], x2);
+    _mm512_storeu_si512((void *)&w[3][0], x3);
+}
+#endif
+
+int rx__blocks_impl_available(int impl)
+{
+#ifdef RX_X86_SIMD
+    if (impl == 2)
+        return __builtin_cpu_supports("avx512f");
+    if (impl == 1)
+        return __builtin_cpu_supports("avx2");
+#endif
+    return impl == 0;
+}
+
+/* The best implementation this CPU runs (a read of the CPU's feature
+ * bits, no state of ours). */
+static int blocks_best(void)
+{
+    return rx__blocks_impl_available(2) ? 2
+           : rx__blocks_impl_available(1) ? 1
+                                          : 0;
+}
+
+void rx__philox_group(int impl, const rx__stream *s, uint32_t first,
+                      int nb, uint32_t w[4][RX__GROUP])
+{
+#ifdef RX_X86_SIMD
+    if (impl == 2) {
+        blocks_avx512(s->key0, s->key1, first, s->c1, s->c2, s->c3, nb, w);
+        return;
+    }
+    if (impl == 1) {
+        blocks_avx2(s->key0, s->key1, first, s->c1, s->c2, s->c3, nb, w);
+        return;
+    }
+#endif
+    (void)impl;
+    blocks_scalar(s->key0, s->key1, first, s->c1, s->c2, s->c3, nb, w);
+}
+
+/* The fill's word source: the stream's pending pair first, then groups of
+ * blocks computed ahead. The group holds blocks base .. base+nb-1; pos
+ * counts the pairs taken from it (two per block). */
+typedef struct {
+    rx__stream *s;
+    int impl;
+    int nb, pos;      /* blocks in the group, pairs taken from it */
+    uint32_t base;    /* block number of the group's first block */
+    size_t want;      /* pairs still expected (sizes the next group) */
+    uint32_t w[4][RX__GROUP];
+    uint64_t u[2 * RX__GROUP]; /* pair p as (first word << 32) | second */
+} group_src;
+
+static inline void group_refill(group_src *g)
+{
+    g->base += (uint32_t)g->nb;
+    size_t nb = (g->want + 1) / 2;
+    g->nb = nb < 1 ? 1 : nb > RX__GROUP ? RX__GROUP : (int)nb;
+    rx__philox_group(g->impl, g->s, g->base, g->nb, g->w);
+    for (int l = 0; l < RX__GROUP; ++l) {
+        g->u[2 * l] = ((uint64_t)g->w[0][l] << 32) | g->w[1][l];
+        g->u[2 * l + 1] = ((uint64_t)g->w[2][l] << 32) | g->w[3][l];
+    }
+    g->pos = 0;
+}
+
+static void group_pair(void *src, uint32_t *a, uint32_t *b)
+{
+    group_src *g = (group_src *)src;
+    rx__stream *s = g->s;
+    if (s->have_raw) {
+        *a = s->raw[0];
+        *b = s->raw[1];
+        s->have_raw = 0;
+        return;
+    }
+    if (g->pos == 2 * g->nb)
+        group_refill(g);
+    uint64_t u = g->u[g->pos++];
+    *a = (uint32_t)(u >> 32);
+    *b = (uint32_t)u;
+    if (g->want)
+        g->want--;
+}
+
+/* The draw of a word u that failed the ziggurat's fast test: the tail or
+ * the wedge, and on rejection whole new draws (zig_draw). */
+static __attribute__((noinline)) double zig_slow(group_src *g, uint64_t u)
+{
+    unsigned i = (unsigned)(u & 0xffu);
+    double sign = (u & 0x100u) ? -1.0 : 1.0;
+    uint64_t m = u >> 11;
+    double z = (double)m * rx__zig_w[i];
+    if (i == 0) {
+        double x, y;
+        do {
+            x = -log(src_uniform(g, group_pair)) * (1.0 / RX__ZIG_R);
+            y = -log(src_uniform(g, group_pair));
+        } while (y + y < x * x);
+        return sign * (RX__ZIG_R + x);
+    }
+    double h = rx__zig_f[i] + src_uniform(g, group_pair) *
+                                  (rx__zig_f[i + 1] - rx__zig_f[i]);
+    if (h < exp(-0.5 * z * z))
+        return sign * z;
+    return zig_draw(g, group_pair);
+}
+
+/* The ziggurat over the group's words: the fast test inline, the rest in
+ * zig_slow. The same words in the same order as zig_draw. */
+static void zig_fill(group_src *g, double *out, size_t n)
+{
+    size_t i = 0;
+    if (g->s->have_raw && n > 0)
+        out[i++] = zig_draw(g, group_pair);
+    while (i < n) {
+        if (g->pos == 2 * g->nb)
+            group_refill(g);
+        /* the group's pairs in registers until the slow path needs g */
+        int pos = g->pos;
+        const int end = 2 * g->nb;
+        while (i < n && pos < end) {
+            uint64_t u = g->u[pos++];
+            unsigned k = (unsigned)(u & 0xffu);
+            uint64_t m = u >> 11;
+            if (m < rx__zig_k[k]) {
+                /* m < 2^53: exact as a signed conversion */
+                out[i++] = zig_signed((double)(int64_t)m * rx__zig_w[k], u);
+            } else {
+                size_t used = (size_t)(pos - g->pos);
+                g->want = g->want > used ? g->want - used : 0;
+                g->pos = pos;
+                out[i++] = zig_slow(g, u);
+                pos = -1; /* g is current (it may hold a new group) */
+                break;
+            }
+        }
+        if (pos >= 0) {
+            size_t used = (size_t)(pos - g->pos);
+            g->want = g->want > used ? g->want - used : 0;
+            g->pos = pos;
+        }
+    }
+}
+
+void rx__normal_fill_impl(int impl, rx__stream *s, double *out, size_t n)
+{
+    size_t i = 0;
+    if (n < 8) { /* a group would cost more than it saves */
+        for (; i < n; ++i)
+            out[i] = rx__normal(s);
+        return;
+    }
+    group_src g;
+    g.s = s;
+    g.impl = impl;
+    g.nb = g.pos = 0;
+    g.base = s->block;
+    if (s->normal == RX_NORMAL_ZIGGURAT) {
+        g.want = n + 1;
+        zig_fill(&g, out, n);
+    } else {
+        if (s->have_spare) {
+            s->have_spare = 0;
+            out[i++] = s->spare;
+        }
+        g.want = (n - i + 1) / 2;
+        for (; i + 1 < n; i += 2) {
+            uint32_t a, b;
+            group_pair(&g, &a, &b);
+            bm_pair(a, b, &out[i], &out[i + 1]);
+        }
+        if (i < n) {
+            uint32_t a, b;
+            group_pair(&g, &a, &b);
+            bm_pair(a, b, &out[i], &s->spare);
+            s->have_spare = 1;
+        }
+    }
+    /* the stream is where the scalar draws would leave it: past every
+     * block whose first pair was taken, with words 2, 3 of the last one
+     * pending when only its first pair was */
+    s->block = g.base + (uint32_t)((g.pos + 1) / 2);
+    if (g.pos & 1) {
+        int l = g.pos >> 1;
+        s->raw[0] = g.w[2][l];
+        s->raw[1] = g.w[3][l];
+        s->have_raw = 1;
+    }
+}
+
+void rx__normal_fill(rx__stream *s, double *out, size_t n)
+{
+    rx__normal_fill_impl(n < 8 ? 0 : blocks_best(), s, out, n);
 }
 
 void rx__uniform4(uint64_t seed, uint32_t entity, uint32_t purpose,

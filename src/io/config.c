@@ -285,12 +285,12 @@ static const keydef KEYS[] = {
      "load balance: measured (move chains between threads from their "
      "measured busy time; analytic targets), off, rotate (testing aid: move "
      "a boundary every window); results do not depend on it"},
-    {"rng.normal", K_ENUM, OFF(rng.normal), "box_muller", 0, 0, 0, 0,
+    {"rng.normal", K_ENUM, OFF(rng.normal), "ziggurat", 0, 0, 0, 0,
      normals,
      "how normal draws are made (Langevin noise, injected energy and "
-     "gradient noise, fresh pair noise): box_muller (the numbers of earlier "
-     "runs) or ziggurat (about 3x cheaper per draw; exact too, different "
-     "numbers)"},
+     "gradient noise, fresh pair noise): ziggurat (2-3x cheaper per draw) "
+     "or box_muller (the numbers of the runs in docs/); both exact, "
+     "different numbers"},
     {"target.kind", K_ENUM, OFF(target.kind), "mixture25", 0, 0, 0, 0,
      target_kinds,
      "energy: mixture25 (25-mode 2-D), gmm (Gaussian mixture), none (no "

@@ -8,6 +8,9 @@
 
 #include "step.h"
 
+/* Normal draws are made this many at a time (rx__normal_fill). */
+#define RX_STEP_CHUNK 256
+
 void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc, double *theta,
                     double *state, const double *grad, size_t dim,
                     double eta, double tau, rx__stream *s)
@@ -15,8 +18,13 @@ void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc, double *theta,
     switch (kind) {
     case RX_STEP_SGLD: {
         const double sd = sqrt(2.0 * eta * tau);
-        for (size_t j = 0; j < dim; ++j)
-            theta[j] += -eta * grad[j] + sd * rx__normal(s);
+        double z[RX_STEP_CHUNK];
+        for (size_t j0 = 0; j0 < dim; j0 += RX_STEP_CHUNK) {
+            size_t n = dim - j0 < RX_STEP_CHUNK ? dim - j0 : RX_STEP_CHUNK;
+            rx__normal_fill(s, z, n);
+            for (size_t j = 0; j < n; ++j)
+                theta[j0 + j] += -eta * grad[j0 + j] + sd * z[j];
+        }
         break;
     }
     case RX_STEP_SGD:
@@ -41,9 +49,14 @@ void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc, double *theta,
         const double rho = sc->momentum, alpha = 1.0 - rho;
         const double bhat = 0.5 * sc->sghmc_vhat * eta;
         const double sd = sqrt(2.0 * eta * (alpha - bhat) * tau);
-        for (size_t j = 0; j < dim; ++j) {
-            state[j] = rho * state[j] - eta * grad[j] + sd * rx__normal(s);
-            theta[j] += state[j];
+        double z[RX_STEP_CHUNK];
+        for (size_t j0 = 0; j0 < dim; j0 += RX_STEP_CHUNK) {
+            size_t n = dim - j0 < RX_STEP_CHUNK ? dim - j0 : RX_STEP_CHUNK;
+            rx__normal_fill(s, z, n);
+            for (size_t j = j0; j < j0 + n; ++j) {
+                state[j] = rho * state[j] - eta * grad[j] + sd * z[j - j0];
+                theta[j] += state[j];
+            }
         }
         break;
     }
