@@ -7,7 +7,10 @@
 # is on PATH; bad grid files and options exit 2 with a file:line:col
 # message and write nothing. No timing thresholds: the machine may be busy.
 # The CSV checker is also run on a copy with one column removed and must
-# fail there (so it can fail).
+# fail there (so it can fail). A grid over `normals` (a file target that
+# sets rng.normal itself, and a built-in one) has one row per normal
+# method, the grid's method overrides the file's, and every cell's 1-thread
+# reference has its normal method (no round-trip warning).
 #
 # Environment (set by meson, see tests/meson.build):
 #   RX_SRCDIR  project root;  RX_REPLEX  the replex binary
@@ -18,8 +21,8 @@ pass=0; fail=0
 ok() { pass=$((pass+1)); }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 
-COLS="cell,grid,target,energy_noise_sd,rule,scheme,window,chains,threads,\
-threads_used,iterations,reps,wall_s_best,wall_s_median,\
+COLS="cell,grid,target,energy_noise_sd,rule,normal,scheme,window,chains,\
+threads,threads_used,iterations,reps,wall_s_best,wall_s_median,\
 wall_us_per_iter_best,wall_us_per_iter_median,chain_steps_per_s_best,\
 chain_steps_per_s_median,trips_a5,trips_per_1000,trips_per_s,swap_rate,\
 speedup,efficiency,timed_wall_us_per_iter,step_us,energy_us,wait_us,\
@@ -40,7 +43,8 @@ check_csv() {
                "wall_us_per_iter_best wall_us_per_iter_median chain_steps_per_s_best " \
                "chain_steps_per_s_median trips_a5 trips_per_1000 trips_per_s swap_rate " \
                "efficiency speedup timed_wall_us_per_iter step_us energy_us wait_us " \
-               "exchange_us adapt_us record_us imbalance peak_rss_kib target scheme"
+               "exchange_us adapt_us record_us imbalance peak_rss_kib target scheme " \
+               "normal"
         n = split(need, nm, " ")
         for (i = 1; i <= n; ++i)
             if (!(nm[i] in ix)) { print "  missing column " nm[i]; nerr++; bad_header = 1 }
@@ -85,8 +89,9 @@ check_csv() {
         if (s > tw * 1.05 + 0.5) err("phases sum to " s " us > timed wall " tw " us")
         if (has("imbalance") && num("imbalance") < 0) err("imbalance < 0")
         if (!(num("peak_rss_kib") > 0)) err("peak_rss_kib <= 0")
+        if ($(ix["normal"]) != "ziggurat") err("normal " $(ix["normal"]) ", not the default ziggurat")
         # results do not depend on the thread count: same trips at 1 and 2
-        key = $(ix["target"]) "/" $(ix["scheme"]) "/" P
+        key = $(ix["target"]) "/" $(ix["normal"]) "/" $(ix["scheme"]) "/" P
         if (key in trips && trips[key] != $(ix["trips_a5"]))
             err("round trips differ between thread counts for " key)
         trips[key] = $(ix["trips_a5"])
@@ -134,9 +139,49 @@ grep -q 'already exists' "$tmp/se" && ok || bad "existing DIR message: $(cat "$t
     --chains 4 --threads 1 --iterations 300 --reps 2 > "$tmp/so" 2> "$tmp/se"; rc=$?
 [ $rc -eq 0 ] && ok || bad "-q --force with overrides: exit $rc: $(cat "$tmp/se")"
 [ ! -s "$tmp/so" ] && [ ! -s "$tmp/se" ] && ok || bad "-q printed something"
-awk -F, 'NR > 1 && ($8 != 4 || $9 != 1 || $11 != 300 || $12 != 2) { bad = 1 }
+awk -F, 'NR > 1 && ($9 != 4 || $10 != 1 || $12 != 300 || $13 != 2) { bad = 1 }
          END { exit bad || NR != 5 }' "$out/bench.csv" && ok ||
     bad "overrides not applied: $(cat "$out/bench.csv")"
+
+# normals: one row per method; the grid's method, not the file's (which
+# says box_muller), is the one run: the file's two 1-thread rows differ
+cat > "$tmp/bm.yaml" <<'EOF'
+seed: 3
+rng: {normal: box_muller}
+target:
+  kind: gmm
+  weights: [0.5, 0.5]
+  means: [[-3, 0], [3, 0]]
+  scales: [[1, 1], [1, 1]]
+tempering: {n_chains: 4, scheme: deo}
+ladder:
+  eta: 0.02
+  tau: {min: 1, max: 20}
+EOF
+cat > "$tmp/normals.yaml" <<EOF
+targets: [$tmp/bm.yaml, gmm_cheap]
+normals: [ziggurat, box_muller]
+schemes: deo
+chains: 4
+threads: [1, 2]
+iterations: 2000
+reps: 1
+phase_timing: false
+EOF
+"$RX_REPLEX" bench "$tmp/normals.yaml" -o "$tmp/onorm" --no-plots \
+    > /dev/null 2> "$tmp/se"; rc=$?
+[ $rc -eq 0 ] && ok || bad "normals grid: exit $rc: $(tail -3 "$tmp/se")"
+grep -q warning "$tmp/se" && bad "normals grid: $(grep warning "$tmp/se")" || ok
+awk -F, -v F="$tmp/bm.yaml" '
+    NR == 1 { for (i = 1; i <= NF; ++i) ix[$i] = i; next }
+    { t = $(ix["target"]); m = $(ix["normal"]); n[m]++
+      if ($(ix["efficiency"]) == "") bad = 1
+      if ($(ix["threads"]) == 1)
+          r[t "/" m] = $(ix["trips_a5"]) "/" $(ix["swap_rate"]) }
+    END { exit bad || NR != 9 || n["ziggurat"] != 4 || n["box_muller"] != 4 ||
+          r["gmm_cheap/ziggurat"] == r["gmm_cheap/box_muller"] ||
+          r[F "/ziggurat"] == r[F "/box_muller"] }' "$tmp/onorm/bench.csv" &&
+    ok || bad "normals grid rows: $(cat "$tmp/onorm/bench.csv" 2>/dev/null)"
 
 # bad input: exit 2, the place and the problem, nothing written
 # expect NAME FILE-CONTENT MESSAGE-REGEX [OPTIONS...]
@@ -168,6 +213,8 @@ expect threads_zero 'threads: [1, 0]' \
 expect sub_grid 'grids:
   - chains: [4]
     reps: 0' "^replex: $f/sub_grid.yaml:3:11: grids\[0\].reps: expected an integer in \[1, 1000\], got '0'"
+expect bad_normal 'normals: [gaussian]' \
+    "^replex: $f/bad_normal.yaml:1:11: normals\[0\]: unknown normal method 'gaussian' \(one of ziggurat, box_muller\)"
 expect syntax 'schemes: [deo' "^replex: $f/syntax.yaml:2:1: YAML syntax: "
 expect cli_threads 'iterations: 100' "--threads: expected a comma-separated list" --threads 1,0
 expect cli_option 'iterations: 100' "unknown or incomplete option '--bogus'" --bogus

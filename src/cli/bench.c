@@ -1,8 +1,8 @@
 /*
  * `replex bench`: a grid benchmark over schedule x P x threads x target x
- * swap rule, through the public API only (rx_create / rx_run /
- * rx_get_results). Owns the grid file (parsed here with libyaml), the
- * cells, one fork()ed child per run (isolation, and the peak RSS from
+ * swap rule x normal method, through the public API only (rx_create /
+ * rx_run / rx_get_results). Owns the grid file (parsed here with libyaml),
+ * the cells, one fork()ed child per run (isolation, and the peak RSS from
  * wait4), the statistics over repetitions and the outputs (bench.csv,
  * bench.md, gnuplot figures). It never reaches into the library's
  * internals: what it measures is what an embedding program gets. The one
@@ -70,16 +70,22 @@ static const named RULES[] = {
     {"deterministic", RX_RULE_DETERMINISTIC},
     {"bernoulli", RX_RULE_BERNOULLI},
 };
+static const named NORMALS[] = {
+    {"ziggurat", RX_NORMAL_ZIGGURAT},
+    {"box_muller", RX_NORMAL_BOX_MULLER},
+};
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* The keys of a grid mapping (GK_GRIDS at the top level only). */
 enum {
     GK_SCHEMES, GK_WINDOWS, GK_CHAINS, GK_THREADS, GK_TARGETS, GK_RULES,
-    GK_NOISE, GK_ITERATIONS, GK_REPS, GK_SEED, GK_TIMING, GK_GRIDS, GK_N
+    GK_NORMALS, GK_NOISE, GK_ITERATIONS, GK_REPS, GK_SEED, GK_TIMING,
+    GK_GRIDS, GK_N
 };
 static const char *const GRID_KEYS[GK_N] = {
     "schemes", "windows", "chains", "threads", "targets", "rules",
-    "energy_noise_sd", "iterations", "reps", "seed", "phase_timing", "grids",
+    "normals", "energy_noise_sd", "iterations", "reps", "seed",
+    "phase_timing", "grids",
 };
 
 static const char *name_of(const named *t, int n, int value)
@@ -152,6 +158,7 @@ typedef struct bgrid {
     btarget *targets;
     int n_targets;
     int *rules, n_rules;
+    int *normals, n_normals; /* rx_normal_method values */
     double *noise;
     int n_noise;
     int64_t iterations;
@@ -528,7 +535,7 @@ static int parse_grid_map(bparse *b, yaml_node_t *m, const char *prefix,
                 return perr(b, k, path, "unknown key '%s'; did you mean "
                             "'%s'?", ks, sug);
             return perr(b, k, path, "unknown key '%s' (keys: schemes, "
-                        "windows, chains, threads, targets, rules, "
+                        "windows, chains, threads, targets, rules, normals, "
                         "energy_noise_sd, iterations, reps, seed, "
                         "phase_timing, grids)", ks);
         }
@@ -563,6 +570,11 @@ static int parse_grid_map(bparse *b, yaml_node_t *m, const char *prefix,
         case GK_RULES:
             if (parse_names(b, v, path, RULES, NELEM(RULES), "rule",
                             &g->rules, &g->n_rules))
+                return -1;
+            break;
+        case GK_NORMALS:
+            if (parse_names(b, v, path, NORMALS, NELEM(NORMALS),
+                            "normal method", &g->normals, &g->n_normals))
                 return -1;
             break;
         case GK_NOISE:
@@ -618,10 +630,11 @@ static int grid_defaults(bparse *b, bgrid *g)
     g->chains = pool_alloc(b->pool, sizeof(int));
     g->threads = pool_alloc(b->pool, sizeof(int));
     g->rules = pool_alloc(b->pool, sizeof(int));
+    g->normals = pool_alloc(b->pool, sizeof(int));
     g->noise = pool_alloc(b->pool, sizeof(double));
     g->targets = pool_alloc(b->pool, sizeof(btarget));
     if (!g->schemes || !g->windows || !g->chains || !g->threads ||
-        !g->rules || !g->noise || !g->targets)
+        !g->rules || !g->normals || !g->noise || !g->targets)
         return oom(b);
     memcpy(g->schemes, d_schemes, sizeof d_schemes);
     g->n_schemes = 2;
@@ -633,6 +646,8 @@ static int grid_defaults(bparse *b, bgrid *g)
     g->n_threads = 1;
     g->rules[0] = RX_RULE_METROPOLIS;
     g->n_rules = 1;
+    g->normals[0] = RX_NORMAL_ZIGGURAT;
+    g->n_normals = 1;
     g->noise[0] = 0.0;
     g->n_noise = 1;
     g->targets[0].kind = BT_MIXTURE25;
@@ -778,7 +793,7 @@ typedef struct bcell {
     int grid;              /* bgrid.index */
     const btarget *tg;
     double noise;          /* built-in targets; NAN for files and none */
-    int rule, scheme, window, P, threads;
+    int rule, normal, scheme, window, P, threads;
     int64_t iterations;
     int reps;
     uint64_t seed;
@@ -887,6 +902,7 @@ static rx_status cell_config(const bcell *c, int timing, rx_config *cfg,
     else if (c->scheme == RX_SCHEME_DEO_STAR)
         cfg->tempering.window = RX_WINDOW_AUTO;
     cfg->tempering.rule = (rx_rule)c->rule;
+    cfg->rng.normal = (rx_normal_method)c->normal; /* over a file's */
     /* minimal recording, as bench/bench_engine.c: no index process, no
      * trace, a sample every 100 iterations, no final ensemble score */
     cfg->record.burn_in = 0;
@@ -922,8 +938,9 @@ static void cell_desc(const bcell *c, char *buf, size_t cap)
         snprintf(w, sizeof w, " W=%d", c->window);
     if (!isnan(c->noise) && c->noise > 0.0)
         snprintf(nz, sizeof nz, " noise=%g", c->noise);
-    snprintf(buf, cap, "%s%s %s %s%s P=%d threads=%d", c->tg->name, nz,
+    snprintf(buf, cap, "%s%s %s %s %s%s P=%d threads=%d", c->tg->name, nz,
              name_of(RULES, NELEM(RULES), c->rule),
+             name_of(NORMALS, NELEM(NORMALS), c->normal),
              name_of(SCHEMES, NELEM(SCHEMES), c->scheme), w, c->P,
              c->threads);
 }
@@ -1106,11 +1123,12 @@ static int same_noise(double a, double b)
     return (isnan(a) && isnan(b)) || a == b;
 }
 
-/* Same target, noise, rule, P and iterations: one figure's cells. */
+/* Same target, noise, rule, normal method, P and iterations: one figure's
+ * cells (and the 1-thread reference of a cell is among them). */
 static int same_group(const bcell *a, const bcell *b)
 {
     return !strcmp(a->tg->name, b->tg->name) && same_noise(a->noise, b->noise)
-           && a->rule == b->rule && a->P == b->P &&
+           && a->rule == b->rule && a->normal == b->normal && a->P == b->P &&
            a->iterations == b->iterations;
 }
 
@@ -1153,7 +1171,8 @@ static void derive(bcell *cells, int n)
 /* ------------------------------------------------------------------------ */
 
 static const char CSV_HEADER[] =
-    "cell,grid,target,energy_noise_sd,rule,scheme,window,chains,threads,"
+    "cell,grid,target,energy_noise_sd,rule,normal,scheme,window,chains,"
+    "threads,"
     "threads_used,iterations,reps,wall_s_best,wall_s_median,"
     "wall_us_per_iter_best,wall_us_per_iter_median,chain_steps_per_s_best,"
     "chain_steps_per_s_median,trips_a5,trips_per_1000,trips_per_s,"
@@ -1182,8 +1201,9 @@ static int write_csv(const char *path, const bcell *cells, int n)
         fprintf(f, "%d,%d,%s,", i + 1, c->grid, c->tg->name);
         if (!isnan(c->noise))
             fprintf(f, "%.6g", c->noise);
-        fprintf(f, ",%s,%s,%d,%d,%d,%d,%lld,%d,",
+        fprintf(f, ",%s,%s,%s,%d,%d,%d,%d,%lld,%d,",
                 name_of(RULES, NELEM(RULES), c->rule),
+                name_of(NORMALS, NELEM(NORMALS), c->normal),
                 name_of(SCHEMES, NELEM(SCHEMES), c->scheme), c->window_used,
                 c->P, c->threads, c->threads_used, (long long)c->iterations,
                 c->nwall);
@@ -1229,13 +1249,14 @@ static void si(char *buf, size_t cap, double v)
 
 static void write_md(FILE *f, const bcell *cells, int n)
 {
-    fputs("| cell | target | noise | rule | scheme | W | P | threads "
+    fputs("| cell | target | noise | rule | normal | scheme | W | P "
+          "| threads "
           "| chain-steps/s median | best | us/iter median "
           "| step us | energy us | wait us | exchange us | adapt us "
           "| record us | trips/1000 | trips/s | swap rate | speed-up "
           "| efficiency | imbalance | RSS MiB |\n",
           f);
-    for (int j = 0; j < 24; ++j)
+    for (int j = 0; j < 25; ++j)
         fputs("|---", f);
     fputs("|\n", f);
     for (int i = 0; i < n; ++i) {
@@ -1246,9 +1267,10 @@ static void write_md(FILE *f, const bcell *cells, int n)
         si(b, sizeof b, c->cps_best);
         if (!isnan(c->noise))
             snprintf(nz, sizeof nz, "%g", c->noise);
-        fprintf(f, "| %d | %s | %s | %s | %s | %d | %d | %d | %s | %s "
+        fprintf(f, "| %d | %s | %s | %s | %s | %s | %d | %d | %d | %s | %s "
                 "| %.3g ", i + 1, c->tg->name, nz,
                 name_of(RULES, NELEM(RULES), c->rule),
+                name_of(NORMALS, NELEM(NORMALS), c->normal),
                 scheme_label(c->scheme), c->window_used, c->P,
                 c->threads_used, a, b, 1e6 * c->wall_med / K);
         for (int j = 0; j < RX_NPHASES; ++j) {
@@ -1296,15 +1318,16 @@ static void group_title(const bcell *c, char *buf, size_t cap)
     if (!isnan(c->noise))
         snprintf(nz, sizeof nz, c->noise > 0.0 ? ", noise sd %g"
                                                : ", exact energies", c->noise);
-    snprintf(buf, cap, "%s%s, %s, P = %d, %lld iterations", c->tg->name, nz,
-             name_of(RULES, NELEM(RULES), c->rule), c->P,
+    snprintf(buf, cap, "%s%s, %s, %s normals, P = %d, %lld iterations",
+             c->tg->name, nz, name_of(RULES, NELEM(RULES), c->rule),
+             name_of(NORMALS, NELEM(NORMALS), c->normal), c->P,
              (long long)c->iterations);
 }
 
 /* The figures: speed-up against threads, one line per schedule (one
- * figure per target / noise / rule / P); round trips per second against W
- * from the DEO (W = 1) and DEO_W cells, one line per thread count, DEO*
- * as points. 0 written, 1 skipped (why), -1 failed (why). */
+ * figure per target / noise / rule / normal method / P); round trips per
+ * second against W from the DEO (W = 1) and DEO_W cells, one line per
+ * thread count, DEO* as points. 0 written, 1 skipped (why), -1 failed (why). */
 static int write_plots(const char *dir, const bcell *cells, int n, char *why,
                        size_t cap)
 {
@@ -1564,8 +1587,8 @@ static int parse_args(int argc, char **argv, bopts *o, void (*usage)(FILE *))
     return -1;
 }
 
-/* Expands the grids into cells (order: target, noise, rule, scheme, W, P,
- * threads; threads innermost). -1 past MAX_CELLS. */
+/* Expands the grids into cells (order: target, noise, rule, normal,
+ * scheme, W, P, threads; threads innermost). -1 past MAX_CELLS. */
 static int expand(const bgrid *grids, int ng, bcell *cells, int *ncells)
 {
     int n = 0;
@@ -1577,30 +1600,32 @@ static int expand(const bgrid *grids, int ng, bcell *cells, int *ncells)
             int nn = noisy ? g->n_noise : 1;
             for (int z = 0; z < nn; ++z)
                 for (int r = 0; r < g->n_rules; ++r)
-                    for (int s = 0; s < g->n_schemes; ++s) {
-                        int dw = g->schemes[s] == RX_SCHEME_DEO_W;
-                        int nwin = dw ? g->n_windows : 1;
-                        for (int w = 0; w < nwin; ++w)
-                            for (int p = 0; p < g->n_chains; ++p)
-                                for (int h = 0; h < g->n_threads; ++h) {
-                                    if (n >= MAX_CELLS)
-                                        return -1;
-                                    bcell *c = &cells[n++];
-                                    memset(c, 0, sizeof *c);
-                                    c->grid = g->index;
-                                    c->tg = tg;
-                                    c->noise = noisy ? g->noise[z] : NAN;
-                                    c->rule = g->rules[r];
-                                    c->scheme = g->schemes[s];
-                                    c->window = dw ? g->windows[w] : 0;
-                                    c->P = g->chains[p];
-                                    c->threads = g->threads[h];
-                                    c->iterations = g->iterations;
-                                    c->reps = g->reps;
-                                    c->seed = g->seed;
-                                    c->timing = g->timing;
-                                }
-                    }
+                    for (int m = 0; m < g->n_normals; ++m)
+                        for (int s = 0; s < g->n_schemes; ++s) {
+                            int dw = g->schemes[s] == RX_SCHEME_DEO_W;
+                            int nwin = dw ? g->n_windows : 1;
+                            for (int w = 0; w < nwin; ++w)
+                                for (int p = 0; p < g->n_chains; ++p)
+                                    for (int h = 0; h < g->n_threads; ++h) {
+                                        if (n >= MAX_CELLS)
+                                            return -1;
+                                        bcell *c = &cells[n++];
+                                        memset(c, 0, sizeof *c);
+                                        c->grid = g->index;
+                                        c->tg = tg;
+                                        c->noise = noisy ? g->noise[z] : NAN;
+                                        c->rule = g->rules[r];
+                                        c->normal = g->normals[m];
+                                        c->scheme = g->schemes[s];
+                                        c->window = dw ? g->windows[w] : 0;
+                                        c->P = g->chains[p];
+                                        c->threads = g->threads[h];
+                                        c->iterations = g->iterations;
+                                        c->reps = g->reps;
+                                        c->seed = g->seed;
+                                        c->timing = g->timing;
+                                    }
+                        }
         }
     }
     *ncells = n;
