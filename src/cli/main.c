@@ -107,7 +107,7 @@ static const cmd_help CMDS[] = {
      "                         drawn when gnuplot is on PATH)\n"
      "  -h, --help             this help\n"
      "\n"
-     "Every cell (target x noise x rule x scheme x W x P x threads) runs\n"
+     "Every cell (target x noise x rule x normal x scheme x W x P x threads) runs\n"
      "`reps` times through rx_create / rx_run, each run in its own child\n"
      "process (peak RSS from wait4), in rounds over all cells; then one\n"
      "separate run with record.phase_timing for the phase split. Writes\n"
