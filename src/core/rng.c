@@ -10,6 +10,13 @@
 #include <immintrin.h>
 #define RX_X86_SIMD 1
 #endif
+#if defined(__GNUC__)
+#define RX_INLINE_ALWAYS inline __attribute__((always_inline))
+#define RX_NOINLINE __attribute__((noinline))
+#else
+#define RX_INLINE_ALWAYS inline
+#define RX_NOINLINE
+#endif
 
 #include "internal.h"
 #include "sincos2pi.h"
@@ -119,7 +126,7 @@ static void stream_pair(void *src, uint32_t *a, uint32_t *b)
 }
 
 /* Uniform on (0,1) with 53 bits from the next pair. */
-static inline __attribute__((always_inline)) double
+static RX_INLINE_ALWAYS double
 src_uniform(void *src, pair_fn pair)
 {
     uint32_t a, b;
@@ -149,8 +156,7 @@ static inline double zig_signed(double z, uint64_t u)
  * uniform height in [f(x[i]), f(x[i+1])] against f(z); a rejected word
  * starts over with the next one.
  */
-static inline __attribute__((always_inline)) double zig_draw(void *src,
-                                                             pair_fn pair)
+static RX_INLINE_ALWAYS double zig_draw(void *src, pair_fn pair)
 {
     for (;;) {
         uint32_t a, b;
@@ -394,7 +400,7 @@ static void group_pair(void *src, uint32_t *a, uint32_t *b)
 
 /* The draw of a word u that failed the ziggurat's fast test: the tail or
  * the wedge, and on rejection whole new draws (zig_draw). */
-static __attribute__((noinline)) double zig_slow(group_src *g, uint64_t u)
+static RX_NOINLINE double zig_slow(group_src *g, uint64_t u)
 {
     unsigned i = (unsigned)(u & 0xffu);
     double sign = (u & 0x100u) ? -1.0 : 1.0;
