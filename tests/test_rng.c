@@ -152,9 +152,32 @@ static void ziggurat_tail(void)
  * block implementation this CPU has, lengths around the group size, and
  * streams that start with a pending spare or pending words.
  */
+/* The whole state of a stream after draws: counters, pending words,
+ * pending spare (compared only where they are live). */
+static int same_state(const rx__stream *x, const rx__stream *y)
+{
+    if (x->block != y->block || x->have_raw != y->have_raw ||
+        x->have_spare != y->have_spare || x->normal != y->normal)
+        return 0;
+    if (x->have_raw && (x->raw[0] != y->raw[0] || x->raw[1] != y->raw[1]))
+        return 0;
+    return !x->have_spare || memcmp(&x->spare, &y->spare, sizeof x->spare) == 0;
+}
+
+/* n draws one at a time from x and in bulk from y (a copy): same numbers,
+ * same final state */
+static int fill_matches(int impl, rx__stream *x, size_t n)
+{
+    static double a[4200], b[4200];
+    rx__stream y = *x;
+    for (size_t i = 0; i < n; ++i)
+        a[i] = rx__normal(x);
+    rx__normal_fill_impl(impl, &y, b, n);
+    return memcmp(a, b, n * sizeof a[0]) == 0 && same_state(x, &y);
+}
+
 static void normal_fill(void)
 {
-    static double a[2100], b[2100];
     const size_t ns[] = {1, 2, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100, 1000,
                          2049};
     int cases = 0, impls = 0;
@@ -163,33 +186,75 @@ static void normal_fill(void)
             continue;
         impls++;
         for (int method = 0; method < 2; ++method)
-            for (int pre = 0; pre < 4; ++pre)
+            for (int pre = 0; pre < 10; ++pre)
                 for (size_t t = 0; t < sizeof ns / sizeof ns[0]; ++t) {
-                    rx__stream x, y;
+                    rx__stream x;
                     rx__stream_init(&x, 77, (uint32_t)t, RX_STREAM_STEP,
                                     (uint64_t)pre);
                     x.normal = method;
-                    /* pre draws leave a spare or pending words behind;
-                     * block numbers near 2^32 test the counter's wrap */
-                    if (pre == 3)
-                        x.block = 0xfffffffau;
-                    for (int j = 0; j < pre % 3; ++j)
+                    /* 0..4 draws before leave every combination of a
+                     * pending spare and pending words; pre >= 5 starts
+                     * near 2^32 blocks (the counter's wrap) */
+                    if (pre >= 5)
+                        x.block = 0xfffffff9u;
+                    for (int j = 0; j < pre % 5; ++j)
                         rx__normal(&x);
-                    y = x;
-                    for (size_t i = 0; i < ns[t]; ++i)
-                        a[i] = rx__normal(&x);
-                    rx__normal_fill_impl(impl, &y, b, ns[t]);
-                    int same = memcmp(a, b, ns[t] * sizeof a[0]) == 0;
-                    for (int j = 0; j < 5; ++j) {
-                        double u = rx__normal(&x), v = rx__normal(&y);
-                        same &= memcmp(&u, &v, sizeof u) == 0;
-                    }
-                    CHECK_MSG(same, "impl %d method %d pre %d n %zu", impl,
-                              method, pre, ns[t]);
+                    CHECK_MSG(fill_matches(impl, &x, ns[t]),
+                              "impl %d method %d pre %d n %zu", impl, method,
+                              pre, ns[t]);
                     cases++;
                 }
     }
-    CHECK(impls >= 1 && cases == impls * 2 * 4 * 14);
+    CHECK(impls >= 1 && cases == impls * 2 * 10 * 14);
+    /* random states and lengths, whole state compared (a cheap version of
+     * a 1e8-draw stress run): 3000 cases per implementation */
+    {
+        rx__stream r;
+        rx__stream_init(&r, 5, 5, RX_STREAM_SCHED, 5);
+        int bad = 0, n_cases = 0;
+        for (int c = 0; c < 9000; ++c) {
+            int impl = c % 3;
+            if (!rx__blocks_impl_available(impl))
+                continue;
+            rx__stream x;
+            rx__stream_init(&x, rx__uniform_int(&r, 1000), (uint32_t)c,
+                            RX_STREAM_GRADNOISE, rx__uniform_int(&r, 1u << 20));
+            x.normal = (int)rx__uniform_int(&r, 2);
+            if (rx__uniform_int(&r, 4) == 0)
+                x.block = 0xffffffffu - (uint32_t)rx__uniform_int(&r, 40);
+            for (uint64_t j = rx__uniform_int(&r, 6); j > 0; --j)
+                rx__normal(&x);
+            bad += !fill_matches(impl, &x, (size_t)rx__uniform_int(&r, 4001));
+            n_cases++;
+        }
+        CHECK_MSG(bad == 0, "%d of %d random fill cases differ", bad, n_cases);
+    }
+    /* a ziggurat tail word (layer 0, m >= k[0]) as the last pair of a
+     * group, so its extra words come from the next group: found by
+     * scanning k, then filled from several offsets */
+    {
+        int found = 0;
+        for (uint64_t k = 0; k < 200000 && !found; ++k) {
+            rx__stream s0;
+            rx__stream_init(&s0, 31, 4, RX_STREAM_STEP, k);
+            uint32_t w[4][RX__GROUP];
+            rx__philox_group(0, &s0, 0, RX__GROUP, w);
+            uint64_t u = ((uint64_t)w[2][15] << 32) | w[3][15];
+            if ((u & 0xffu) != 0 || (u >> 11) < rx__zig_k[0])
+                continue;
+            found = 1;
+            for (int impl = 0; impl < 3; ++impl)
+                for (size_t n = 16; n <= 40; ++n)
+                    if (rx__blocks_impl_available(impl)) {
+                        rx__stream x = s0;
+                        x.normal = RX_NORMAL_ZIGGURAT;
+                        CHECK_MSG(fill_matches(impl, &x, n),
+                                  "tail across groups: impl %d n %zu", impl,
+                                  n);
+                    }
+        }
+        CHECK_MSG(found, "no tail word at the end of a group in the scan");
+    }
     /* the block implementations against the scalar Philox directly */
     rx__stream s;
     rx__stream_init(&s, 0x123456789abcdefull, 5, RX_STREAM_GRADNOISE, 99);

@@ -331,6 +331,9 @@ int rx__blocks_impl_available(int impl)
  * bits, no state of ours). */
 static int blocks_best(void)
 {
+#ifdef RX_X86_SIMD
+    __builtin_cpu_init(); /* idempotent; for callers before constructors */
+#endif
     return rx__blocks_impl_available(2) ? 2
            : rx__blocks_impl_available(1) ? 1
                                           : 0;
@@ -372,7 +375,7 @@ static inline void group_refill(group_src *g)
     size_t nb = (g->want + 1) / 2;
     g->nb = nb < 1 ? 1 : nb > RX__GROUP ? RX__GROUP : (int)nb;
     rx__philox_group(g->impl, g->s, g->base, g->nb, g->w);
-    for (int l = 0; l < RX__GROUP; ++l) {
+    for (int l = 0; l < g->nb; ++l) {
         g->u[2 * l] = ((uint64_t)g->w[0][l] << 32) | g->w[1][l];
         g->u[2 * l + 1] = ((uint64_t)g->w[2][l] << 32) | g->w[3][l];
     }
