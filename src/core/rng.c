@@ -156,6 +156,29 @@ static inline double zig_signed(double z, uint64_t u)
  * uniform height in [f(x[i]), f(x[i+1])] against f(z); a rejected word
  * starts over with the next one.
  */
+/* The tail or the wedge for a word u that failed the fast test: 1 and *out
+ * when accepted, 0 when the draw starts over. */
+static RX_INLINE_ALWAYS int zig_edge(void *src, pair_fn pair, uint64_t u,
+                                     double *out)
+{
+    unsigned i = (unsigned)(u & 0xffu);
+    double sign = (u & 0x100u) ? -1.0 : 1.0;
+    double z = (double)(u >> 11) * rx__zig_w[i];
+    if (i == 0) {
+        double x, y;
+        do {
+            x = -log(src_uniform(src, pair)) * (1.0 / RX__ZIG_R);
+            y = -log(src_uniform(src, pair));
+        } while (y + y < x * x);
+        *out = sign * (RX__ZIG_R + x);
+        return 1;
+    }
+    double h = rx__zig_f[i] + src_uniform(src, pair) *
+                                  (rx__zig_f[i + 1] - rx__zig_f[i]);
+    *out = sign * z;
+    return h < exp(-0.5 * z * z);
+}
+
 static RX_INLINE_ALWAYS double zig_draw(void *src, pair_fn pair)
 {
     for (;;) {
@@ -166,20 +189,9 @@ static RX_INLINE_ALWAYS double zig_draw(void *src, pair_fn pair)
         uint64_t m = u >> 11;
         if (m < rx__zig_k[i])
             return zig_signed((double)(int64_t)m * rx__zig_w[i], u);
-        double sign = (u & 0x100u) ? -1.0 : 1.0;
-        double z = (double)m * rx__zig_w[i];
-        if (i == 0) {
-            double x, y;
-            do {
-                x = -log(src_uniform(src, pair)) * (1.0 / RX__ZIG_R);
-                y = -log(src_uniform(src, pair));
-            } while (y + y < x * x);
-            return sign * (RX__ZIG_R + x);
-        }
-        double h = rx__zig_f[i] + src_uniform(src, pair) *
-                                      (rx__zig_f[i + 1] - rx__zig_f[i]);
-        if (h < exp(-0.5 * z * z))
-            return sign * z;
+        double z;
+        if (zig_edge(src, pair, u, &z))
+            return z;
     }
 }
 
@@ -405,22 +417,9 @@ static void group_pair(void *src, uint32_t *a, uint32_t *b)
  * the wedge, and on rejection whole new draws (zig_draw). */
 static RX_NOINLINE double zig_slow(group_src *g, uint64_t u)
 {
-    unsigned i = (unsigned)(u & 0xffu);
-    double sign = (u & 0x100u) ? -1.0 : 1.0;
-    uint64_t m = u >> 11;
-    double z = (double)m * rx__zig_w[i];
-    if (i == 0) {
-        double x, y;
-        do {
-            x = -log(src_uniform(g, group_pair)) * (1.0 / RX__ZIG_R);
-            y = -log(src_uniform(g, group_pair));
-        } while (y + y < x * x);
-        return sign * (RX__ZIG_R + x);
-    }
-    double h = rx__zig_f[i] + src_uniform(g, group_pair) *
-                                  (rx__zig_f[i + 1] - rx__zig_f[i]);
-    if (h < exp(-0.5 * z * z))
-        return sign * z;
+    double z;
+    if (zig_edge(g, group_pair, u, &z))
+        return z;
     return zig_draw(g, group_pair);
 }
 
