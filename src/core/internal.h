@@ -89,6 +89,9 @@ void rx__normal_fill(rx__stream *s, double *out, size_t n);
 /* Testing: the same with a given block implementation (0 scalar, 1 AVX2,
  * 2 AVX-512F), which must be available. */
 #define RX__GROUP 16
+/* Below this many draws rx__normal_fill draws one at a time (callers with
+ * fewer may as well call rx__normal themselves: no chunk loop, no call). */
+#define RX__FILL_MIN 8
 void rx__normal_fill_impl(int impl, rx__stream *s, double *out, size_t n);
 int rx__blocks_impl_available(int impl);
 /* Blocks first .. first+nb-1 (nb <= RX__GROUP) of stream s, word j of

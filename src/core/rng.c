@@ -463,7 +463,7 @@ static void zig_fill(group_src *g, double *out, size_t n)
 void rx__normal_fill_impl(int impl, rx__stream *s, double *out, size_t n)
 {
     size_t i = 0;
-    if (n < 8) { /* a group would cost more than it saves */
+    if (n < RX__FILL_MIN) { /* a group would cost more than it saves */
         for (; i < n; ++i)
             out[i] = rx__normal(s);
         return;
@@ -508,7 +508,7 @@ void rx__normal_fill_impl(int impl, rx__stream *s, double *out, size_t n)
 
 void rx__normal_fill(rx__stream *s, double *out, size_t n)
 {
-    rx__normal_fill_impl(n < 8 ? 0 : blocks_best(), s, out, n);
+    rx__normal_fill_impl(n < RX__FILL_MIN ? 0 : blocks_best(), s, out, n);
 }
 
 void rx__uniform4(uint64_t seed, uint32_t entity, uint32_t purpose,

@@ -18,6 +18,11 @@ void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc, double *theta,
     switch (kind) {
     case RX_STEP_SGLD: {
         const double sd = sqrt(2.0 * eta * tau);
+        if (dim < RX__FILL_MIN) { /* the same draws, without the chunks */
+            for (size_t j = 0; j < dim; ++j)
+                theta[j] += -eta * grad[j] + sd * rx__normal(s);
+            break;
+        }
         double z[RX_STEP_CHUNK];
         for (size_t j0 = 0; j0 < dim; j0 += RX_STEP_CHUNK) {
             size_t n = dim - j0 < RX_STEP_CHUNK ? dim - j0 : RX_STEP_CHUNK;
@@ -49,6 +54,13 @@ void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc, double *theta,
         const double rho = sc->momentum, alpha = 1.0 - rho;
         const double bhat = 0.5 * sc->sghmc_vhat * eta;
         const double sd = sqrt(2.0 * eta * (alpha - bhat) * tau);
+        if (dim < RX__FILL_MIN) {
+            for (size_t j = 0; j < dim; ++j) {
+                state[j] = rho * state[j] - eta * grad[j] + sd * rx__normal(s);
+                theta[j] += state[j];
+            }
+            break;
+        }
         double z[RX_STEP_CHUNK];
         for (size_t j0 = 0; j0 < dim; j0 += RX_STEP_CHUNK) {
             size_t n = dim - j0 < RX_STEP_CHUNK ? dim - j0 : RX_STEP_CHUNK;

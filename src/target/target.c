@@ -142,12 +142,17 @@ rx_status rx__target_eval_pe(const rx__target *t, rx__tws *w,
         rx__stream s;
         rx__stream_init(&s, seed, entity, RX_STREAM_GRADNOISE, k);
         s.normal = t->normal;
-        double z[256];
-        for (size_t j0 = 0; j0 < t->dim; j0 += 256) {
-            size_t n = t->dim - j0 < 256 ? t->dim - j0 : 256;
-            rx__normal_fill(&s, z, n);
-            for (size_t j = 0; j < n; ++j)
-                grad[j0 + j] += t->grad_noise_sd * z[j];
+        if (t->dim < RX__FILL_MIN) { /* the same draws, without chunks */
+            for (size_t j = 0; j < t->dim; ++j)
+                grad[j] += t->grad_noise_sd * rx__normal(&s);
+        } else {
+            double z[256];
+            for (size_t j0 = 0; j0 < t->dim; j0 += 256) {
+                size_t n = t->dim - j0 < 256 ? t->dim - j0 : 256;
+                rx__normal_fill(&s, z, n);
+                for (size_t j = 0; j < n; ++j)
+                    grad[j0 + j] += t->grad_noise_sd * z[j];
+            }
         }
     }
     if (!isfinite(*energy))
