@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 static inline void rx__sincos2pi(double x, double *s, double *c)
 {
@@ -41,12 +42,19 @@ static inline void rx__sincos2pi(double x, double *s, double *c)
     cp = cp * t2 + 1.0 / 24.0;
     cp = cp * t2 - 0.5;
     double cs = 1.0 + t2 * cp;
-    switch ((int64_t)n & 3) {
-    case 0: *s = sn; *c = cs; break;
-    case 1: *s = cs; *c = -sn; break;
-    case 2: *s = -sn; *c = -cs; break;
-    default: *s = -cs; *c = sn; break;
-    }
+    /* the quadrant without a branch (it is a coin for Box-Muller): odd
+     * quadrants swap sine and cosine, then sign bits flip; the same
+     * values as selecting by cases */
+    uint64_t qn = (uint64_t)(int64_t)n;
+    uint64_t odd = 0 - (qn & 1), bs, bc, bsn, bcs;
+    memcpy(&bsn, &sn, sizeof bsn);
+    memcpy(&bcs, &cs, sizeof bcs);
+    bs = (bsn & ~odd) | (bcs & odd);   /* odd: cos, even: sin */
+    bc = (bcs & ~odd) | (bsn & odd);   /* odd: sin, even: cos */
+    bs ^= (qn & 2) << 62;              /* quadrants 2, 3: -s */
+    bc ^= ((qn + 1) & 2) << 62;        /* quadrants 1, 2: -c */
+    memcpy(s, &bs, sizeof bs);
+    memcpy(c, &bc, sizeof bc);
 }
 
 #endif
