@@ -18,28 +18,16 @@
 #include <time.h>
 
 #include "../src/core/internal.h"
+#include "bench_util.h"
 
 enum { NV = 10, NR = 99 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* variant v: method = v / 5; v % 5: 0 one at a time, 1 bulk (best
  * implementation), 2..4 bulk with implementation 0..2 */
 static double run(int v, size_t d, long reps, double *z, double *sink)
 {
     const int method = v / 5, kind = v % 5;
-    double t0 = now();
+    double t0 = rxb_now();
     for (long r = 0; r < reps; ++r) {
         rx__stream s;
         rx__stream_init(&s, 7, 3, RX_STREAM_STEP, (uint64_t)r);
@@ -53,7 +41,7 @@ static double run(int v, size_t d, long reps, double *z, double *sink)
             rx__normal_fill_impl(kind - 2, &s, z, d);
         *sink += z[r % (long)d];
     }
-    return (now() - t0) / ((double)reps * (double)d) * 1e9;
+    return (rxb_now() - t0) / ((double)reps * (double)d) * 1e9;
 }
 
 int main(int argc, char **argv)
@@ -112,7 +100,7 @@ int main(int argc, char **argv)
     for (int v = 0; v < NV; ++v) {
         if (t[v][0] < 0.0)
             continue;
-        qsort(t[v], (size_t)rounds, sizeof(double), cmpd);
+        qsort(t[v], (size_t)rounds, sizeof(double), rxb_cmpd);
         printf("| %s | %s | %.2f | %.2f |\n",
                v / 5 ? "ziggurat" : "box_muller", name[v % 5], t[v][0],
                t[v][rounds / 2]);

@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "../src/core/internal.h"
+#include "bench_util.h"
 
 enum { MAXP = 1024, MAXT = 64, SPINS = 2000 };
 
@@ -50,13 +51,6 @@ typedef struct chain { /* the state that travels with a label */
     double th[2], g[2], E;
     int32_t label;
 } chain;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void eval(const conf *cf, chain *c, int64_t k)
 {
@@ -287,12 +281,6 @@ static int64_t run_partner(const conf *cf, int nt, chain *out)
     return swaps;
 }
 
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
     conf cf = {.P = 16, .W = 1, .K = 200000, .seed = 7, .eta = 0.003};
@@ -329,10 +317,10 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; ++r)
         for (int d = 0; d < 2; ++d)
             for (int nt = 1; nt <= maxt; ++nt) {
-                double t0 = now();
+                double t0 = rxb_now();
                 int64_t sw = d == 0 ? run_barrier(&cf, nt, got)
                                     : run_partner(&cf, nt, got);
-                double w = now() - t0;
+                double w = rxb_now() - t0;
                 rate[d][nt][r] = (double)cf.P * (double)cf.K / w;
                 int diff = sw != ref_sw;
                 for (int i = 0; i < cf.P; ++i)
@@ -355,7 +343,7 @@ int main(int argc, char **argv)
     for (int d = 0; d < 2; ++d)
         for (int nt = 1; nt <= maxt; ++nt) {
             double *x = rate[d][nt];
-            qsort(x, (size_t)reps, sizeof(double), cmpd);
+            qsort(x, (size_t)reps, sizeof(double), rxb_cmpd);
             best[d][nt] = x[reps / 2];
             printf("| %s | %d | %.2f | %.2f | %.2f |\n",
                    d ? "partner" : "barrier", nt, x[reps - 1] / 1e6,

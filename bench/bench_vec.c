@@ -25,6 +25,7 @@
 
 #include "../src/core/internal.h"
 #include "../src/core/sincos2pi.h"
+#include "bench_util.h"
 
 #define M0 0xD2511F53u
 #define M1 0xCD9E8D57u
@@ -32,13 +33,6 @@
 #define W1 0xBB67AE85u
 
 enum { L = 8, NR = 99 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* block 0 of entities e0 .. e0+7 of one (seed, purpose, k) */
 static void __attribute__((noinline))
@@ -129,12 +123,6 @@ sincos_scalar(const double x[2], double s[2], double c[2])
     rx__sincos2pi(x[1], &s[1], &c[1]);
 }
 
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
     int rounds = 7;
@@ -169,36 +157,36 @@ int main(int argc, char **argv)
     const int N = 200000;
     for (int r = 0; r < rounds; ++r) {
         rx__u32x4 o[L];
-        double t0 = now();
+        double t0 = rxb_now();
         for (int i = 0; i < N; ++i) {
             philox_lanes((uint32_t)i, 2u << 24, 0, 1u, 2u, o);
             sink_u ^= o[5].v[2];
         }
-        double t1 = now();
+        double t1 = rxb_now();
         for (int i = 0; i < N; ++i) {
             philox_scalar((uint32_t)i, 2u << 24, 0, 1u, 2u, o);
             sink_u ^= o[5].v[2];
         }
-        double t2 = now();
+        double t2 = rxb_now();
         double x[2] = {0.3, -1.7}, s[2], c[2];
         for (int i = 0; i < 4 * N; ++i) {
             x[0] += 1e-6;
             sincos_2lane(x, s, c);
             sink_d += s[0] + c[1];
         }
-        double t3 = now();
+        double t3 = rxb_now();
         for (int i = 0; i < 4 * N; ++i) {
             x[0] += 1e-6;
             sincos_scalar(x, s, c);
             sink_d += s[0] + c[1];
         }
-        double t4 = now();
+        double t4 = rxb_now();
         rx__stream st;
         rx__stream_init(&st, 1, 2, RX_STREAM_STEP, (uint64_t)r);
         double acc = 0.0;
         for (int i = 0; i < 8 * N; ++i)
             acc += rx__normal(&st);
-        double t5 = now();
+        double t5 = rxb_now();
         sink_d += acc;
         t[0][r] = (t1 - t0) / (N * L) * 1e9;
         t[1][r] = (t2 - t1) / (N * L) * 1e9;
@@ -210,7 +198,7 @@ int main(int argc, char **argv)
            bad ? "NO" : "yes", rounds);
     printf("| variant | unit | best ns | median ns |\n|:---|:---|---:|---:|\n");
     for (int v = 0; v < 5; ++v) {
-        qsort(t[v], (size_t)rounds, sizeof(double), cmpd);
+        qsort(t[v], (size_t)rounds, sizeof(double), rxb_cmpd);
         printf("| %s | %s | %.2f | %.2f |\n", name[v], unit[v], t[v][0],
                t[v][rounds / 2]);
     }

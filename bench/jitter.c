@@ -14,19 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench_util.h"
 
 int main(int argc, char **argv)
 {
@@ -40,16 +28,16 @@ int main(int argc, char **argv)
         return 1;
     volatile double acc = 1.0;
     for (long i = 0; i < n; ++i) {
-        double t0 = now(), a = acc;
+        double t0 = rxb_now(), a = acc;
         for (int j = 0; j < 1500; ++j) /* a dependent chain: fixed work */
             a = a * 1.0000001 + 1e-9;
         acc = a;
-        d[i] = now() - t0;
+        d[i] = rxb_now() - t0;
     }
     double tot = 0.0, ex = 0.0;
     for (long i = 0; i < n; ++i)
         tot += d[i];
-    qsort(d, (size_t)n, sizeof *d, cmpd);
+    qsort(d, (size_t)n, sizeof *d, rxb_cmpd);
     double med = d[n / 2];
     for (long i = 0; i < n; ++i)
         if (d[i] > 1.5 * med)
