@@ -115,7 +115,6 @@ static inline void next_pair(rx__stream *s, uint32_t *a, uint32_t *b)
     }
 }
 
-
 /* A source of 32-bit word pairs: the stream itself (scalar draws) or a
  * group of blocks computed ahead (rx__normal_fill). */
 typedef void (*pair_fn)(void *src, uint32_t *a, uint32_t *b);
