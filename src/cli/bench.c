@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "../core/internal.h"
 #include "bench.h"
 #include "plots.h"
 #include "progress.h"
@@ -96,44 +97,6 @@ static const char *name_of(const named *t, int n, int value)
     return "?";
 }
 
-/* Levenshtein distance, capped (short names only). */
-static int edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 62 || lb > 62)
-        return 99;
-    int d[64];
-    for (size_t j = 0; j <= lb; ++j)
-        d[j] = (int)j;
-    for (size_t i = 1; i <= la; ++i) {
-        int prev = d[0];
-        d[0] = (int)i;
-        for (size_t j = 1; j <= lb; ++j) {
-            int cur = d[j];
-            int sub = prev + (a[i - 1] != b[j - 1]);
-            int del = d[j] + 1, ins = d[j - 1] + 1;
-            int m = del < ins ? del : ins;
-            d[j] = sub < m ? sub : m;
-            prev = cur;
-        }
-    }
-    return d[lb];
-}
-
-/* The closest of n names within distance 2, or NULL. */
-static const char *closest(const char *s, const char *const *names, int n)
-{
-    const char *best = NULL;
-    int bd = 3;
-    for (int i = 0; i < n; ++i) {
-        int d = edit_distance(s, names[i]);
-        if (d < bd) {
-            bd = d;
-            best = names[i];
-        }
-    }
-    return best;
-}
 
 /* ------------------------------------------------------------------------ */
 /* The grid.                                                                 */
@@ -308,17 +271,28 @@ static void item_path(char *p, size_t cap, const char *path,
         snprintf(p, cap, "%s", path);
 }
 
+/* list_items, and room for *count values of `size` bytes each from the
+ * pool; NULL once an error is reported. */
+static void *list_alloc(bparse *b, yaml_node_t *n, const char *path,
+                        size_t size, yaml_node_t ***items, int *count)
+{
+    if (list_items(b, n, path, items, count))
+        return NULL;
+    void *v = pool_alloc(b->pool, size * (size_t)*count);
+    if (!v)
+        oom(b);
+    return v;
+}
+
 static int parse_names(bparse *b, yaml_node_t *n, const char *path,
                        const named *tab, int ntab, const char *what,
                        int **out, int *count)
 {
     yaml_node_t **it;
     int k;
-    if (list_items(b, n, path, &it, &k))
-        return -1;
-    int *v = pool_alloc(b->pool, sizeof(int) * (size_t)k);
+    int *v = list_alloc(b, n, path, sizeof(int), &it, &k);
     if (!v)
-        return oom(b);
+        return -1;
     for (int i = 0; i < k; ++i) {
         int j = 0;
         while (j < ntab && strcmp(sval(it[i]), tab[j].name))
@@ -336,7 +310,7 @@ static int parse_names(bparse *b, yaml_node_t *n, const char *path,
             snprintf(all + l, sizeof all - l, "%s%s", q ? ", " : "",
                      tab[q].name);
         }
-        const char *sug = closest(sval(it[i]), names, ntab < 16 ? ntab : 16);
+        const char *sug = rx__closest_name(sval(it[i]), names, ntab < 16 ? ntab : 16);
         if (sug)
             return perr(b, it[i], p, "unknown %s '%s'; did you mean '%s'? "
                         "(one of %s)", what, sval(it[i]), sug, all);
@@ -366,11 +340,9 @@ static int parse_ints(bparse *b, yaml_node_t *n, const char *path,
         *count = b->ncpu;
         return 0;
     }
-    if (list_items(b, n, path, &it, &k))
-        return -1;
-    int *v = pool_alloc(b->pool, sizeof(int) * (size_t)k);
+    int *v = list_alloc(b, n, path, sizeof(int), &it, &k);
     if (!v)
-        return oom(b);
+        return -1;
     for (int i = 0; i < k; ++i) {
         long long x;
         if (allow_all && !strcmp(sval(it[i]), "all")) {
@@ -396,11 +368,9 @@ static int parse_noise(bparse *b, yaml_node_t *n, const char *path,
 {
     yaml_node_t **it;
     int k;
-    if (list_items(b, n, path, &it, &k))
-        return -1;
-    double *v = pool_alloc(b->pool, sizeof(double) * (size_t)k);
+    double *v = list_alloc(b, n, path, sizeof(double), &it, &k);
     if (!v)
-        return oom(b);
+        return -1;
     for (int i = 0; i < k; ++i) {
         char *end;
         const char *s = sval(it[i]);
@@ -462,7 +432,7 @@ static int parse_target(bparse *b, yaml_node_t *n, const char *where,
         const char *names[NELEM(TARGETS)];
         for (int i = 0; i < NELEM(TARGETS); ++i)
             names[i] = TARGETS[i].name;
-        const char *sug = closest(s, names, NELEM(TARGETS));
+        const char *sug = rx__closest_name(s, names, NELEM(TARGETS));
         return perr(b, n, where, "unknown target '%s'%s%s%s (built-in: "
                     "mixture25, gmm_cheap, gmm_expensive, none; or the path "
                     "of an experiment file, ending in .yaml)", s,
@@ -487,11 +457,9 @@ static int parse_targets(bparse *b, yaml_node_t *n, const char *path,
 {
     yaml_node_t **it;
     int k;
-    if (list_items(b, n, path, &it, &k))
-        return -1;
-    btarget *v = pool_alloc(b->pool, sizeof(btarget) * (size_t)k);
+    btarget *v = list_alloc(b, n, path, sizeof(btarget), &it, &k);
     if (!v)
-        return oom(b);
+        return -1;
     for (int i = 0; i < k; ++i) {
         char p[200];
         item_path(p, sizeof p, path, n, i);
@@ -530,7 +498,7 @@ static int parse_grid_map(bparse *b, yaml_node_t *m, const char *prefix,
         while (key < GK_N && strcmp(ks, GRID_KEYS[key]))
             ++key;
         if (key == GK_N) {
-            const char *sug = closest(ks, GRID_KEYS, GK_N);
+            const char *sug = rx__closest_name(ks, GRID_KEYS, GK_N);
             if (sug)
                 return perr(b, k, path, "unknown key '%s'; did you mean "
                             "'%s'?", ks, sug);

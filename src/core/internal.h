@@ -105,6 +105,11 @@ void rx__uniform4(uint64_t seed, uint32_t entity, uint32_t purpose,
 /* Integer uniform on [0, n), n >= 1 (rejection-free 64-bit multiply). */
 uint64_t rx__uniform_int(rx__stream *s, uint64_t n);
 
+/* ---- names --------------------------------------------------------------*/
+/* The closest of `names` to s (edit distance at most max(2, |s|/3 + 1)),
+ * or NULL: the "did you mean" of error messages. */
+const char *rx__closest_name(const char *s, const char *const *names, int n);
+
 /* ---- errors / logging ---------------------------------------------------*/
 /* Formats into err (if not NULL) and returns st. */
 rx_status rx__fail(rx_err *err, rx_status st, const char *fmt, ...)

@@ -947,43 +947,6 @@ static rx_status get_mat(const ynode *n, const keydef *kd, rx_mat *out,
     return RX_OK;
 }
 
-static size_t lev(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 99;
-    size_t d[64][64];
-    for (size_t i = 0; i <= la; ++i)
-        d[i][0] = i;
-    for (size_t j = 0; j <= lb; ++j)
-        d[0][j] = j;
-    for (size_t i = 1; i <= la; ++i)
-        for (size_t j = 1; j <= lb; ++j) {
-            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            size_t x = d[i - 1][j] + 1, y = d[i][j - 1] + 1;
-            d[i][j] = c < x ? (c < y ? c : y) : (x < y ? x : y);
-        }
-    return d[la][lb];
-}
-
-/* Closest of `names` to s, or NULL if nothing is reasonably close. */
-static const char *closest(const char *s, const char *const *names, int n)
-{
-    const char *best = NULL;
-    size_t bd = 99;
-    for (int i = 0; i < n; ++i) {
-        size_t d = lev(s, names[i]);
-        if (d < bd) {
-            bd = d;
-            best = names[i];
-        }
-    }
-    size_t lim = strlen(s) / 3 + 1;
-    if (lim < 2)
-        lim = 2;
-    return bd <= lim ? best : NULL;
-}
-
 static rx_status get_enum(const ynode *n, const keydef *kd, int *out,
                           rx_err *err)
 {
@@ -1001,7 +964,7 @@ static rx_status get_enum(const ynode *n, const keydef *kd, int *out,
         strncat(all, i ? ", " : "", sizeof all - strlen(all) - 1);
         strncat(all, kd->names[i], sizeof all - strlen(all) - 1);
     }
-    const char *sug = closest(n->str, kd->names, cnt);
+    const char *sug = rx__closest_name(n->str, kd->names, cnt);
     if (sug)
         return node_err(err, n, kd->path,
                         "unknown value '%s'; did you mean '%s'? (one of %s)",
@@ -1057,7 +1020,7 @@ static rx_status get_ladder(const ynode *n, const keydef *kd,
                 dst = &L.max;
                 have_max++;
             } else {
-                const char *sug = closest(k->str, sub, 2);
+                const char *sug = rx__closest_name(k->str, sub, 2);
                 st = sug ? node_err(err, k, p,
                                     "unknown key '%s'; did you mean '%s'?",
                                     k->str, sug)
@@ -1192,7 +1155,7 @@ static rx_status layer_fields(const ynode *m, const char *path, rx_layer *L,
             while (fields[nf])
                 ++nf;
             const char *sug = k->type == YN_SCALAR
-                                  ? closest(k->str, fields, nf) : NULL;
+                                  ? rx__closest_name(k->str, fields, nf) : NULL;
             if (sug)
                 return node_err(err, k, p,
                                 "unknown field; did you mean '%s'?", sug);
@@ -1262,7 +1225,7 @@ static rx_status get_layers(const ynode *n, const keydef *kd, layer_list *out,
             if (strcmp(name->str, layer_names[j]) == 0)
                 kind = j + 1;
         if (!kind) {
-            const char *sug = closest(name->str, layer_names, 6);
+            const char *sug = rx__closest_name(name->str, layer_names, 6);
             if (sug)
                 return node_err(err, name, p,
                                 "unknown layer '%s'; did you mean '%s'?",
@@ -1508,7 +1471,7 @@ static rx_status check_sweep(const ynode *v, rx_err *err)
             const char *names[NKEYS];
             for (int j = 0; j < NKEYS; ++j)
                 names[j] = KEYS[j].path;
-            const char *sug = closest(k->str, names, NKEYS);
+            const char *sug = rx__closest_name(k->str, names, NKEYS);
             if (sug)
                 return node_err(err, k, p,
                                 "'%s' is not a key; did you mean '%s'?",
@@ -1600,7 +1563,7 @@ static rx_status walk(rx_config *c, marks *mk, const ynode *map,
             names[j][cl] = '\0';
             np[j] = names[j];
         }
-        const char *sug = closest(k->str, np, nk);
+        const char *sug = rx__closest_name(k->str, np, nk);
         if (sug)
             return node_err(err, k, path,
                             "unknown key '%s'; did you mean '%s'?", k->str,
