@@ -789,6 +789,22 @@ static void report_progress(rx_ctx *c, rx__tstate *ts, int64_t k, double t0)
  * new point (VR, rollback and the fault-injection aid included), and its
  * energy into Ek[i]. Used by both synchronisation designs.
  */
+/* faults.policy rollback: save (to_good) or restore a particle's theta,
+ * gradient, optimiser state and energy. */
+static void rollback_copy(rx__particle *p, size_t dim, int to_good)
+{
+    double *live[3] = {p->theta, p->grad, p->state};
+    double *good[3] = {p->good_theta, p->good_grad, p->good_state};
+    for (int j = 0; j < 3; ++j)
+        if (live[j])
+            memcpy(to_good ? good[j] : live[j], to_good ? live[j] : good[j],
+                   sizeof(double) * dim);
+    if (to_good)
+        p->good_energy = p->energy;
+    else
+        p->energy = p->good_energy;
+}
+
 static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
                      double cyc, int64_t row, double *Ek, int64_t sa_every,
                      int timing, double *t_en)
@@ -817,14 +833,8 @@ static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
                          ts->x.eta[q], ts->x.tau[q]);
     }
     p->last_q = q;
-    if (rollback) {
-        memcpy(p->good_theta, p->theta, sizeof(double) * c->dim);
-        memcpy(p->good_grad, p->grad, sizeof(double) * c->dim);
-        if (p->state)
-            memcpy(p->good_state, p->state,
-                   sizeof(double) * c->dim);
-        p->good_energy = p->energy;
-    }
+    if (rollback)
+        rollback_copy(p, c->dim, 1);
     rx__step_apply(kind, &c->sc, p->theta, p->state, p->grad,
                    c->dim,
                    ts->x.eta[q] * cyc * p->step_scale,
@@ -847,12 +857,7 @@ static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
     if (st == RX_ENUMERIC && rollback &&
         p->rollbacks < c->cfg.faults.max_rollbacks) {
         /* back to the state before this step, half step */
-        memcpy(p->theta, p->good_theta, sizeof(double) * c->dim);
-        memcpy(p->grad, p->good_grad, sizeof(double) * c->dim);
-        if (p->state)
-            memcpy(p->state, p->good_state,
-                   sizeof(double) * c->dim);
-        p->energy = p->good_energy;
+        rollback_copy(p, c->dim, 0);
         p->step_scale *= 0.5;
         p->rollbacks++;
         p->last_rollback_k = k;
