@@ -54,7 +54,7 @@ build() {
   local t=$1 srcs deps libs
   if [ "$t" = config ]; then
     # Only the loader and the status/message helpers: no OpenMP or BLAS.
-    srcs=(fuzz/fuzz_config.c src/io/config.c src/core/status.c)
+    srcs=(fuzz/fuzz_config.c src/io/config.c src/core/status.c src/core/names.c)
     deps=(src/io/config.h)
     libs=($(pkg-config --cflags --libs yaml-0.1) -lm)
   else
