@@ -122,7 +122,7 @@ static void profile(const rx__net *net, rx__netws *ws, const float *w,
 int main(int argc, char **argv)
 {
     const char *which = "cnn";
-    int batch = -1, reps = -1, ref = 0, peak_n = 1024, prof = 0;
+    int batch = -1, reps = -1, ref = 0, peak_n = 1024, prof = 0, conv = 0;
     for (int a = 1; a < argc; ++a) {
         if (!strcmp(argv[a], "--net") && a + 1 < argc)
             which = argv[++a];
@@ -132,13 +132,24 @@ int main(int argc, char **argv)
             reps = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--peak") && a + 1 < argc)
             peak_n = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--ref"))
+        else if (!strcmp(argv[a], "--conv") && a + 1 < argc) {
+            ++a;
+            conv = !strcmp(argv[a], "im2col")     ? RX_CONV_IM2COL
+                   : !strcmp(argv[a], "winograd") ? RX_CONV_WINOGRAD
+                   : !strcmp(argv[a], "auto")     ? RX_CONV_AUTO
+                                                  : -1;
+            if (conv < 0) {
+                fprintf(stderr, "--conv: auto, im2col or winograd\n");
+                return 2;
+            }
+        } else if (!strcmp(argv[a], "--ref"))
             ref = 1;
         else if (!strcmp(argv[a], "--profile"))
             prof = 1;
         else {
             fprintf(stderr, "usage: %s [--net cnn|mlp] [--batch n] "
-                    "[--reps r] [--ref] [--peak n] [--profile]\n", argv[0]);
+                    "[--reps r] [--ref] [--peak n] [--profile] "
+                    "[--conv auto|im2col|winograd]\n", argv[0]);
             return 2;
         }
     }
@@ -164,6 +175,7 @@ int main(int argc, char **argv)
         {RX_LAYER_DENSE, 1, 0, 0, 0, 0}};
     rx__netspec spec;
     memset(&spec, 0, sizeof spec);
+    spec.conv = (rx__conv_algo)conv;
     if (cnn) {
         spec.in_c = 1, spec.in_h = 28, spec.in_w = 28;
         spec.n_layers = 10, spec.layers = cnn_layers;
@@ -225,9 +237,13 @@ int main(int argc, char **argv)
     const double best = ts[0], med = ts[reps / 2];
     const double bestc = tc[0], medc = tc[reps / 2];
     const double fl = rx__net_flops_grad(net) * batch;
-    printf("net %s (%zu params), batch %d, %s path, %d reps, loss %.6g, "
-           "workspace %.1f MiB\n", cnn ? "cnn" : "mlp", d, batch,
-           ref ? "reference" : "blas", reps, loss,
+    printf("net %s (%zu params), batch %d, %s path, conv %s, %d reps, "
+           "loss %.6g, workspace %.1f MiB\n", cnn ? "cnn" : "mlp", d, batch,
+           ref ? "reference" : "blas",
+           conv == RX_CONV_IM2COL     ? "im2col"
+           : conv == RX_CONV_WINOGRAD ? "winograd"
+                                      : "auto",
+           reps, loss,
            (double)rx__netws_bytes(ws) / (1 << 20));
     printf("step: best %.3f us  median %.3f us  (%.0f / %.0f examples/s)\n",
            best * 1e6, med * 1e6, batch / best, batch / med);

@@ -278,6 +278,8 @@ typedef struct rx_config {
         double precision_b;      ///< (default 6)
         double weight_decay;     ///< prior precision = weight_decay * N
         double prior_precision;  ///< plus this absolute precision
+        int conv;                ///< conv2d method: 0 auto (Winograd where
+                                 ///< it pays), 1 im2col, 2 winograd
     } model;
 
     /* posterior evaluation of a network target */

@@ -264,6 +264,7 @@ static const char *const fault_policies[] = {"stop", "rollback", NULL};
 static const char *const balances[] = {"off", "measured", "rotate", NULL};
 static const char *const syncs[] = {"auto", "barrier", "partner", NULL};
 static const char *const normals[] = {"box_muller", "ziggurat", NULL};
+static const char *const convs[] = {"auto", "im2col", "winograd", NULL};
 
 #define OFF(f) offsetof(rx_config, f)
 #define INF HUGE_VAL
@@ -414,6 +415,12 @@ static const keydef KEYS[] = {
     {"model.noise_var", K_REAL, OFF(model.noise_var), "1", 0, INF, 1, 0,
      NULL,
      "gaussian: fixed noise variance s^2 of the (standardised) target"},
+    {"model.conv", K_ENUM, OFF(model.conv), "auto", 0, 0, 0, 0, convs,
+     "how conv2d layers are computed: auto (Winograd F(m x m, k x k) on "
+     "8x8 tiles for stride 1, kernel 3..7 and at least 8 input channels; "
+     "im2col + sgemm elsewhere), im2col (always), winograd (wherever "
+     "stride is 1 and kernel 2..7); same function, different float "
+     "rounding"},
     {"model.learn_precision", K_BOOL, OFF(model.learn_precision), "false", 0,
      0, 0, 0, NULL,
      "gaussian: sample the log noise precision as one more parameter, "

@@ -42,13 +42,12 @@ int rx__conv_chunk(const rx__op *op, const rx__netws *ws)
  * (the buffers carry RX__SLACK floats for the last one), and col2im masks
  * them out before adding.
  */
-static void pad_chunk(const rx__op *op, const float *in, int n, int i0,
-                      int b, float *pad)
+void rx__pad_chunk(const rx__op *op, const float *in, int n, int i0, int b,
+                   int hp, int wp, float *pad)
 {
     const int h = op->h, w = op->w, p = op->pad;
-    const int hp = h + 2 * p, wp = w + 2 * p;
     const size_t hw = (size_t)h * w, hpwp = (size_t)hp * wp;
-    if (p > 0)
+    if (hp != h || wp != w)
         memset(pad, 0, sizeof(float) * hpwp * (size_t)op->c * b);
     for (int ci = 0; ci < op->c; ++ci)
         for (int ii = 0; ii < b; ++ii) {
@@ -57,6 +56,22 @@ static void pad_chunk(const rx__op *op, const float *in, int n, int i0,
                          (size_t)p * wp + p;
             for (int y = 0; y < h; ++y)
                 memcpy(dst + (size_t)y * wp, src + (size_t)y * w,
+                       sizeof(float) * (size_t)w);
+        }
+}
+
+void rx__unpad_chunk(const rx__op *op, const float *pad, int hp, int wp,
+                     int n, int i0, int b, float *din)
+{
+    const int h = op->h, w = op->w, p = op->pad;
+    const size_t hpwp = (size_t)hp * wp, hw = (size_t)h * w;
+    for (int ci = 0; ci < op->c; ++ci)
+        for (int ii = 0; ii < b; ++ii) {
+            const float *sp = pad + ((size_t)ci * b + ii) * hpwp +
+                              (size_t)p * wp + p;
+            float *dst = din + ((size_t)ci * n + i0 + ii) * hw;
+            for (int y = 0; y < h; ++y)
+                memcpy(dst + (size_t)y * w, sp + (size_t)y * wp,
                        sizeof(float) * (size_t)w);
         }
 }
@@ -101,7 +116,7 @@ static void col2im(const rx__op *op, const float *restrict col, int n,
 {
     const int h = op->h, w = op->w, p = op->pad, k = op->k, s = op->stride;
     const int oh = op->oh, ow = op->ow, wp = w + 2 * p;
-    const size_t hpwp = (size_t)(h + 2 * p) * wp, hw = (size_t)h * w;
+    const size_t hpwp = (size_t)(h + 2 * p) * wp;
     const size_t ohw = (size_t)oh * ow, cols = (size_t)b * ohw;
     memset(dpad, 0, sizeof(float) * hpwp * (size_t)op->c * b);
     /* lanes 0 .. ow % 16 - 1 of the last vector of a segment */
@@ -147,28 +162,20 @@ static void col2im(const rx__op *op, const float *restrict col, int n,
                     }
                 }
             }
-    for (int ci = 0; ci < op->c; ++ci)
-        for (int ii = 0; ii < b; ++ii) {
-            const float *sp = dpad + ((size_t)ci * b + ii) * hpwp +
-                              (size_t)p * wp + p;
-            float *dst = din + ((size_t)ci * n + i0 + ii) * hw;
-            for (int y = 0; y < h; ++y)
-                memcpy(dst + (size_t)y * w, sp + (size_t)y * wp,
-                       sizeof(float) * (size_t)w);
-        }
+    rx__unpad_chunk(op, dpad, h + 2 * p, wp, n, i0, b, din);
 }
 
 /* r[j] += v over len floats, and the sum of r over len floats, in vector
  * partial sums (a float reduction is not vectorised by the compiler). */
 RX__CLONES
-static void add_const(float *restrict r, size_t len, float v)
+void rx__add_const(float *restrict r, size_t len, float v)
 {
     for (size_t j = 0; j < len; ++j)
         r[j] += v;
 }
 
 RX__CLONES
-static float row_sum(const float *restrict r, size_t len)
+float rx__row_sum(const float *restrict r, size_t len)
 {
     rx__vf acc = {0};
     size_t j = 0;
@@ -190,6 +197,10 @@ static float row_sum(const float *restrict r, size_t len)
 static void conv_forward(const rx__op *op, rx__netws *ws, const float *w,
                          const float *in, float *out, int n)
 {
+    if (op->wm) {
+        rx__wino_forward(op, ws, w, in, out, n);
+        return;
+    }
     const int K = op->c * op->k * op->k;
     const size_t ohw = (size_t)op->oh * op->ow;
     const int chunk = rx__conv_chunk(op, ws);
@@ -198,12 +209,13 @@ static void conv_forward(const rx__op *op, rx__netws *ws, const float *w,
         const int b = n - i0 < chunk ? n - i0 : chunk;
         const int cols = (int)((size_t)b * ohw);
         float *o = out + (size_t)i0 * ohw;
-        pad_chunk(op, in, n, i0, b, ws->pad);
+        rx__pad_chunk(op, in, n, i0, b, op->h + 2 * op->pad, op->w + 2 * op->pad,
+                      ws->pad);
         im2col(op, ws->pad, b, ws->col);
         rx__gemm(&ws->g, 0, 0, op->oc, cols, K, 1.0f, W, K, ws->col, cols,
                  0.0f, o, (int)((size_t)n * ohw));
         for (int co = 0; co < op->oc; ++co)
-            add_const(o + (size_t)co * n * ohw, (size_t)cols, bias[co]);
+            rx__add_const(o + (size_t)co * n * ohw, (size_t)cols, bias[co]);
     }
 }
 
@@ -211,6 +223,10 @@ static void conv_backward(const rx__op *op, rx__netws *ws, const float *w,
                           const float *in, const float *dout, float *din,
                           float *gw, int n)
 {
+    if (op->wm) {
+        rx__wino_backward(op, ws, w, in, dout, din, gw, n);
+        return;
+    }
     const int K = op->c * op->k * op->k;
     const size_t ohw = (size_t)op->oh * op->ow;
     const int ld = (int)((size_t)n * ohw);
@@ -221,12 +237,13 @@ static void conv_backward(const rx__op *op, rx__netws *ws, const float *w,
         const int b = n - i0 < chunk ? n - i0 : chunk;
         const int cols = (int)((size_t)b * ohw);
         const float *d = dout + (size_t)i0 * ohw;
-        pad_chunk(op, in, n, i0, b, ws->pad);
+        rx__pad_chunk(op, in, n, i0, b, op->h + 2 * op->pad, op->w + 2 * op->pad,
+                      ws->pad);
         im2col(op, ws->pad, b, ws->col);
         rx__gemm(&ws->g, 0, 1, op->oc, K, cols, 1.0f, d, ld, ws->col, cols,
                  1.0f, gW, K);
         for (int co = 0; co < op->oc; ++co)
-            gb[co] += row_sum(d + (size_t)co * n * ohw, (size_t)cols);
+            gb[co] += rx__row_sum(d + (size_t)co * n * ohw, (size_t)cols);
         if (din) {
             rx__gemm(&ws->g, 1, 0, K, cols, op->oc, 1.0f, W, K, d, ld, 0.0f,
                      ws->col, cols);

@@ -50,6 +50,18 @@ typedef enum rx__lik_kind {
     RX_LIK_GAUSSIAN      /* l_i = (y_i - f_i)^2 / (2 s2) + 0.5 log(2 pi s2)  */
 } rx__lik_kind;
 
+/* How conv2d layers are computed (same function; results differ by float
+ * rounding). AUTO: Winograd F(m x m, k x k) on 8x8 tiles where it pays
+ * (stride 1, 3 <= k <= 7, at least RX__WINO_MIN_C input channels),
+ * im2col + sgemm elsewhere; IM2COL: always im2col; WINOGRAD: Winograd
+ * wherever the shape allows (stride 1, 2 <= k <= 7). */
+typedef enum rx__conv_algo {
+    RX_CONV_AUTO = 0,
+    RX_CONV_IM2COL,
+    RX_CONV_WINOGRAD
+} rx__conv_algo;
+#define RX__WINO_MIN_C 8
+
 typedef struct rx__netspec {
     int in_c, in_h, in_w;   /* input shape; a vector input is c = 1, h = 1, w = D */
     int n_layers;
@@ -59,6 +71,7 @@ typedef struct rx__netspec {
     double noise_var;       /* gaussian, fixed: s2 > 0                    */
     int learn_precision;    /* gaussian: 1 = extra last parameter rho =
                                log(1 / s2), so s2 = exp(-rho)            */
+    rx__conv_algo conv;     /* 0 = auto                                   */
 } rx__netspec;
 
 typedef struct rx__net rx__net;

@@ -28,6 +28,7 @@ typedef struct build {
     rx__net *net;
     int c, h, w, layout, cur_buf, cur_producer;
     size_t nparams;
+    rx__conv_algo conv;
 } build;
 
 static int new_buf(build *b, size_t per_example)
@@ -131,6 +132,11 @@ static rx_status compile_layer(build *b, const rx__layerspec *ls, int li,
         b->nparams += op->nw + op->nb;
         op->flops = 2.0 * (double)op->nw * oh * ow;
         finish_op(b, op, ls->filters, oh, ow, 0);
+        if (rx__wino_fits(k, s) &&
+            (b->conv == RX_CONV_WINOGRAD ||
+             (b->conv == RX_CONV_AUTO && op->c >= RX__WINO_MIN_C &&
+              k >= 3)))
+            rx__wino_setup(op);
         return RX_OK;
     }
     case RX_LAYER_MAXPOOL: {
@@ -207,7 +213,8 @@ rx_status rx__net_create(rx__net **out, const rx__netspec *spec, rx_err *err)
         st = rx__fail(err, RX_ENOMEM, "model: out of memory");
         goto fail;
     }
-    build b = {net, spec->in_c, spec->in_h, spec->in_w, RX__NF, -1, -1, 0};
+    build b = {net,    spec->in_c, spec->in_h, spec->in_w, RX__NF,
+               -1,     -1,         0,          spec->conv};
     for (int li = 0; li < spec->n_layers; ++li) {
         st = compile_layer(&b, &spec->layers[li], li, err);
         if (st != RX_OK)
@@ -314,6 +321,7 @@ rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
             goto fail;
         ws->bytes += by;
     }
+    size_t wv = 0, wmo = 0, wu = 0; /* Winograd buffers, floats */
     size_t dmax = net->max_act > (size_t)net->n_out ? net->max_act
                                                     : (size_t)net->n_out;
     for (int j = 0; j < 2; ++j) {
@@ -332,7 +340,15 @@ rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
                 goto fail;
             ws->bytes += by;
         }
-        if (op->kind == RX__OP_CONV) {
+        if (op->kind == RX__OP_CONV && op->wm) {
+            size_t v, m, u, pf;
+            rx__wino_sizes(op, rx__wino_chunk(op, ws), &v, &m, &u, &pf);
+            wv = v > wv ? v : wv;
+            wmo = m > wmo ? m : wmo;
+            wu = u > wu ? u : wu;
+            if (pf > ws->pad_floats)
+                ws->pad_floats = pf;
+        } else if (op->kind == RX__OP_CONV) {
             const size_t ch = (size_t)rx__conv_chunk(op, ws);
             const size_t f = ch * op->c * op->k * op->k * op->oh * op->ow;
             const size_t pf = ch * op->c * (size_t)(op->h + 2 * op->pad) *
@@ -343,7 +359,7 @@ rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
                 ws->pad_floats = pf;
         }
     }
-    if (ws->col_floats) {
+    if (ws->pad_floats) {
         const size_t cb = sizeof(float) * (ws->col_floats + RX__SLACK);
         const size_t pb = sizeof(float) * (ws->pad_floats + RX__SLACK);
         ws->col = rx__calloc_aligned(cb, RX_CACHELINE);
@@ -351,6 +367,17 @@ rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
         if (!ws->col || !ws->pad)
             goto fail;
         ws->bytes += cb + pb;
+    }
+    if (wv) {
+        const size_t vb = sizeof(float) * wv, mb2 = sizeof(float) * wmo;
+        const size_t ub = sizeof(float) * wu;
+        ws->wv = rx__calloc_aligned(vb, RX_CACHELINE);
+        ws->wmo = rx__calloc_aligned(mb2, RX_CACHELINE);
+        ws->wu = rx__calloc_aligned(ub, RX_CACHELINE);
+        ws->wdu = rx__calloc_aligned(ub, RX_CACHELINE);
+        if (!ws->wv || !ws->wmo || !ws->wu || !ws->wdu)
+            goto fail;
+        ws->bytes += vb + mb2 + 2 * ub;
     }
     return ws;
 fail:
@@ -375,6 +402,10 @@ void rx__netws_destroy(rx__netws **wsp)
     rx__free_aligned(ws->dbuf[1]);
     rx__free_aligned(ws->col);
     rx__free_aligned(ws->pad);
+    rx__free_aligned(ws->wv);
+    rx__free_aligned(ws->wmo);
+    rx__free_aligned(ws->wu);
+    rx__free_aligned(ws->wdu);
     rx__free_aligned(ws);
     *wsp = NULL;
 }

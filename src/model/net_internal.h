@@ -30,6 +30,9 @@ typedef enum rx__opkind {
     RX__OP_TO_CNHW /* NF -> CNHW (a conv after a multi-channel input) */
 } rx__opkind;
 
+/* Winograd tile edge (input side): F(m, k) with m = RX__WA - k + 1. */
+#define RX__WA 8
+
 typedef struct rx__op {
     rx__opkind kind;
     int layer;              /* index in the spec (for messages)      */
@@ -44,6 +47,13 @@ typedef struct rx__op {
     int pool_idx;           /* pool: index of its argmax buffer      */
     int need_dx;            /* backward must produce d(input)        */
     double flops;           /* forward GEMM flops per example        */
+    /* conv by Winograd F(wm x wm, k x k) on RX__WA x RX__WA tiles
+     * (winograd.c); wm = 0: im2col. th x tw tiles cover the output; the
+     * zero-bordered input plane is wh x ww. */
+    int wm, th, tw, wh, ww;
+    float wat[RX__WA * RX__WA]; /* A^T: wm x RX__WA (row stride RX__WA) */
+    float wg[RX__WA * RX__WA];  /* G:   RX__WA x k  (row stride RX__WA) */
+    float wbt[RX__WA * RX__WA]; /* B^T: RX__WA x RX__WA                 */
 } rx__op;
 
 struct rx__net {
@@ -79,6 +89,11 @@ struct rx__netws {
     float *pad;             /* zero-bordered input chunk (+ RX__SLACK) */
     size_t col_floats, pad_floats;
     int chunk_cap;          /* tests: fewer images per im2col chunk  */
+    /* Winograd: transformed input V / its gradient (RX__WA^2 x c x ldT),
+     * transformed output M / gradient (RX__WA^2 x oc x ldT), transformed
+     * weights U and their gradient dU (RX__WA^2 x oc x c); the
+     * zero-bordered input plane goes in pad. */
+    float *wv, *wmo, *wu, *wdu;
     size_t bytes;
     rx_err err;             /* last message of a failed call         */
 };
@@ -125,5 +140,29 @@ void rx__op_backward(const rx__op *op, rx__netws *ws, const float *w,
                      float *din, float *gw, int n);
 /* Images per im2col chunk (one sgemm) of a conv op in this workspace. */
 int rx__conv_chunk(const rx__op *op, const rx__netws *ws);
+/* The chunk's input, zero-bordered: c x b planes of hp x wp, the image at
+ * (pad, pad); and back (the interior of such planes to n-image CNHW). */
+void rx__pad_chunk(const rx__op *op, const float *in, int n, int i0, int b,
+                   int hp, int wp, float *pad);
+void rx__unpad_chunk(const rx__op *op, const float *pad, int hp, int wp,
+                     int n, int i0, int b, float *din);
+/* r[j] += v; the sum of r[0 .. len) in vector partial sums. */
+void rx__add_const(float *restrict r, size_t len, float v);
+float rx__row_sum(const float *restrict r, size_t len);
+
+/* ---- Winograd convolution (winograd.c) ------------------------------------*/
+/* Whether a conv of this shape can run by Winograd (stride 1, 2 <= k <=
+ * RX__WA - 1), and the set-up of its transforms and tiling. */
+int rx__wino_fits(int k, int stride);
+void rx__wino_setup(rx__op *op);
+/* Images per chunk, and the floats of each workspace buffer it needs. */
+int rx__wino_chunk(const rx__op *op, const rx__netws *ws);
+void rx__wino_sizes(const rx__op *op, int chunk, size_t *v, size_t *m,
+                    size_t *u, size_t *pad);
+void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
+                      const float *in, float *out, int n);
+void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
+                       const float *in, const float *dout, float *din,
+                       float *gw, int n);
 
 #endif

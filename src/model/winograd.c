@@ -1,0 +1,545 @@
+/*
+ * Conv2d (stride 1) by Winograd's minimal filtering F(m x m, k x k) on
+ * RX__WA x RX__WA input tiles, m = RX__WA - k + 1 (Lavin and Gray 2016):
+ *
+ *   Y = A^T [ (G g G^T) (.) (B^T d B) ] A
+ *
+ * for an input tile d, a k x k kernel g and an m x m output tile Y. Summed
+ * over input channels, every one of the RX__WA^2 tile positions is one
+ * GEMM: M[pos] (oc x tiles) = U[pos] (oc x c) . V[pos] (c x tiles). For the
+ * MNIST CNN's conv2 (k = 5, m = 4) that is 4.8x fewer multiply-adds than
+ * the direct product on its 14x14 outputs (16 tiles of 4x4 cover 16x16).
+ *
+ * The backward pass is the exact adjoint of that computation (so the
+ * gradient is the gradient of the function the forward computes):
+ *   dM = A dY A^T,  dU[pos] = sum over tiles dM[pos] V[pos]^T,
+ *   dV[pos] = U[pos]^T dM[pos],  dd = B dV B^T (added into overlapping
+ *   input tiles),  dg = G^T dU G.
+ *
+ * The transforms come from the Toom-Cook construction with the points
+ * 0, 1, -1, 2, -2, 1/2, -1/2 and infinity: correlation is the transpose of
+ * linear convolution, s = C [(E_k h) (.) (E_m x)] with E_n the n-column
+ * evaluation (Vandermonde) matrix and C = E_RX__WA^-1, so A = E_m,
+ * G = E_k and B = C. They are computed once per op in double and rounded to
+ * float. Accuracy in float32 is that of F(6x6, 3x3), which shares the
+ * points; tests/test_model.c compares against the im2col path.
+ *
+ * A chunk is up to 16 images, one per lane of a 16-float GNU vector: the
+ * chunk's input (and the output gradient) is first interleaved so that
+ * pixel (y, x) of channel c of the 16 images is one vector, and every
+ * transform is then whole-vector loads, multiply-adds and stores. Column
+ * r * b + l of V[pos] and M[pos] is tile r of image l (b images in the
+ * chunk); the 16-lane stores of tile r spill past its b columns into tile
+ * r + 1's, which are written after them, and the rows have room for the
+ * last tile's spill (ld_t). GEMMs read only the T = tiles * b columns.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "net_internal.h"
+
+#define WA RX__WA
+#define WP (RX__WA * RX__WA)
+
+int rx__wino_fits(int k, int stride)
+{
+    return stride == 1 && k >= 2 && k <= WA - 1;
+}
+
+/* Gauss-Jordan with partial pivoting; returns 0 if singular. */
+static int invert(double a[WA][WA], double inv[WA][WA])
+{
+    for (int i = 0; i < WA; ++i)
+        for (int j = 0; j < WA; ++j)
+            inv[i][j] = i == j;
+    for (int col = 0; col < WA; ++col) {
+        int piv = col;
+        for (int r = col + 1; r < WA; ++r)
+            if (fabs(a[r][col]) > fabs(a[piv][col]))
+                piv = r;
+        if (a[piv][col] == 0.0)
+            return 0;
+        for (int j = 0; j < WA; ++j) {
+            double t = a[col][j];
+            a[col][j] = a[piv][j];
+            a[piv][j] = t;
+            t = inv[col][j];
+            inv[col][j] = inv[piv][j];
+            inv[piv][j] = t;
+        }
+        const double d = a[col][col];
+        for (int j = 0; j < WA; ++j) {
+            a[col][j] /= d;
+            inv[col][j] /= d;
+        }
+        for (int r = 0; r < WA; ++r) {
+            if (r == col || a[r][col] == 0.0)
+                continue;
+            const double f = a[r][col];
+            for (int j = 0; j < WA; ++j) {
+                a[r][j] -= f * a[col][j];
+                inv[r][j] -= f * inv[col][j];
+            }
+        }
+    }
+    return 1;
+}
+
+/* Row a of the n-column evaluation matrix: p^0 .. p^(n-1) at the finite
+ * point p = pts[a], or the leading coefficient (infinity, a = WA - 1). */
+static double eval(int a, int j, int n)
+{
+    static const double pts[WA - 1] = {0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5};
+    if (a == WA - 1)
+        return j == n - 1 ? 1.0 : 0.0;
+    double v = 1.0;
+    for (int e = 0; e < j; ++e)
+        v *= pts[a];
+    return v;
+}
+
+void rx__wino_setup(rx__op *op)
+{
+    const int k = op->k, m = WA - k + 1;
+    double e[WA][WA], c[WA][WA];
+    for (int a = 0; a < WA; ++a)
+        for (int j = 0; j < WA; ++j)
+            e[a][j] = eval(a, j, WA);
+    /* distinct points: E is a non-singular Vandermonde matrix */
+    (void)invert(e, c);
+    memset(op->wat, 0, sizeof op->wat);
+    memset(op->wg, 0, sizeof op->wg);
+    for (int i = 0; i < m; ++i)
+        for (int a = 0; a < WA; ++a)
+            op->wat[i * WA + a] = (float)eval(a, i, m);
+    for (int a = 0; a < WA; ++a)
+        for (int j = 0; j < k; ++j)
+            op->wg[a * WA + j] = (float)eval(a, j, k);
+    for (int a = 0; a < WA; ++a)
+        for (int b = 0; b < WA; ++b)
+            op->wbt[a * WA + b] = (float)c[b][a];
+    op->wm = m;
+    op->th = (op->oh + m - 1) / m;
+    op->tw = (op->ow + m - 1) / m;
+    op->wh = op->th * m + k - 1;
+    op->ww = op->tw * m + k - 1;
+}
+
+/* Rows of V and M: 16 columns per tile, room for the 16-lane stores of the
+ * chunk's g <= 16 images at column r * g (see the file comment). */
+static size_t ld_t(const rx__op *op) { return (size_t)op->th * op->tw * RX__VW; }
+
+/* Floats from one tile position's matrix to the next (rows x ldT plus one
+ * cache line): without the line, the 64 positions of a tile sit a power of
+ * two apart and share a handful of L1 sets. */
+static size_t pos_stride(const rx__op *op, int rows)
+{
+    return (size_t)rows * ld_t(op) + RX__VW;
+}
+
+int rx__wino_chunk(const rx__op *op, const rx__netws *ws)
+{
+    (void)op;
+    int ch = ws->chunk_cap > 0 && ws->chunk_cap < ws->micro ? ws->chunk_cap
+                                                            : ws->micro;
+    return ch < RX__VW ? ch : RX__VW;
+}
+
+void rx__wino_sizes(const rx__op *op, int chunk, size_t *v, size_t *m,
+                    size_t *u, size_t *pad)
+{
+    (void)chunk;
+    const size_t in = (size_t)op->c * op->wh * op->ww;
+    const size_t dy = (size_t)op->oc * op->th * op->wm * op->tw * op->wm;
+    *v = (size_t)WP * pos_stride(op, op->c);
+    *m = (size_t)WP * pos_stride(op, op->oc);
+    *u = (size_t)WP * op->oc * op->c;
+    *pad = (in > dy ? in : dy) * RX__VW;
+}
+
+/* U[pos][co][ci] = G g G^T for every kernel g = W[co][ci]. */
+static void wino_u(const rx__op *op, const float *W, float *U)
+{
+    const int k = op->k, P = op->oc * op->c;
+    for (int q = 0; q < P; ++q) {
+        const float *g = W + (size_t)q * k * k;
+        float t[WA][WA];
+        for (int a = 0; a < WA; ++a)
+            for (int j = 0; j < k; ++j) {
+                float s = 0.0f;
+                for (int i = 0; i < k; ++i)
+                    s += op->wg[a * WA + i] * g[i * k + j];
+                t[a][j] = s;
+            }
+        for (int a = 0; a < WA; ++a)
+            for (int b = 0; b < WA; ++b) {
+                float s = 0.0f;
+                for (int j = 0; j < k; ++j)
+                    s += t[a][j] * op->wg[b * WA + j];
+                U[(size_t)(a * WA + b) * P + q] = s;
+            }
+    }
+}
+
+/* gW[co][ci] += G^T dU G. */
+static void wino_dw(const rx__op *op, const float *dU, float *gW)
+{
+    const int k = op->k, P = op->oc * op->c;
+    for (int q = 0; q < P; ++q) {
+        float t[WA][WA];
+        for (int i = 0; i < k; ++i)
+            for (int b = 0; b < WA; ++b) {
+                float s = 0.0f;
+                for (int a = 0; a < WA; ++a)
+                    s += op->wg[a * WA + i] * dU[(size_t)(a * WA + b) * P + q];
+                t[i][b] = s;
+            }
+        float *g = gW + (size_t)q * k * k;
+        for (int i = 0; i < k; ++i)
+            for (int j = 0; j < k; ++j) {
+                float s = 0.0f;
+                for (int b = 0; b < WA; ++b)
+                    s += t[i][b] * op->wg[b * WA + j];
+                g[i * k + j] += s;
+            }
+    }
+}
+
+/*
+ * The 1-D transforms on 16-lane vectors, using the structure of the
+ * matrices of these points: B^T has rows (1,2), (3,4), (5,6) for the point
+ * pairs +-1, +-2, +-1/2 that agree on even columns and are opposite on odd
+ * ones, row 0 lives on even columns and row 7 on odd ones; likewise
+ * A^T[i][r + 1] = (-1)^i A^T[i][r]. Even/odd splitting halves the
+ * multiply-adds. Coefficients are read from the op's matrices, so these
+ * compute the products with exactly those matrices (up to the order of
+ * the float additions).
+ */
+static inline void bt_fwd(const float *bt, const rx__vf *in, rx__vf *out)
+{ /* out[a] = sum_y B^T[a][y] in[y] */
+    out[0] = bt[0] * in[0] + bt[2] * in[2] + bt[4] * in[4] + bt[6] * in[6];
+    for (int r = 1; r < WA - 1; r += 2) {
+        const float *c = bt + r * WA;
+        const rx__vf e = c[2] * in[2] + c[4] * in[4] + c[6] * in[6];
+        const rx__vf o = c[1] * in[1] + c[3] * in[3] + c[5] * in[5];
+        out[r] = e + o;
+        out[r + 1] = e - o;
+    }
+    const float *c = bt + 7 * WA;
+    out[7] = c[1] * in[1] + c[3] * in[3] + c[5] * in[5] + c[7] * in[7];
+}
+
+static inline void bt_adj(const float *bt, const rx__vf *in, rx__vf *out)
+{ /* out[y] = sum_a B^T[a][y] in[a] */
+    rx__vf s[3], d[3];
+    for (int p = 0; p < 3; ++p) {
+        s[p] = in[1 + 2 * p] + in[2 + 2 * p];
+        d[p] = in[1 + 2 * p] - in[2 + 2 * p];
+    }
+    out[0] = bt[0] * in[0];
+    for (int y = 2; y < WA; y += 2)
+        out[y] = bt[y] * in[0] + bt[WA + y] * s[0] + bt[3 * WA + y] * s[1] +
+                 bt[5 * WA + y] * s[2];
+    for (int y = 1; y < WA - 1; y += 2)
+        out[y] = bt[WA + y] * d[0] + bt[3 * WA + y] * d[1] +
+                 bt[5 * WA + y] * d[2] + bt[7 * WA + y] * in[7];
+    out[7] = bt[7 * WA + 7] * in[7];
+}
+
+static inline void at_fwd(const float *at, int m, const rx__vf *in,
+                          rx__vf *out)
+{ /* out[i] = sum_a A^T[i][a] in[a], i < m */
+    rx__vf s[3], d[3];
+    for (int p = 0; p < 3; ++p) {
+        s[p] = in[1 + 2 * p] + in[2 + 2 * p];
+        d[p] = in[1 + 2 * p] - in[2 + 2 * p];
+    }
+    for (int i = 0; i < m; ++i) {
+        const float *c = at + i * WA;
+        const rx__vf *v = i & 1 ? d : s;
+        rx__vf o = c[1] * v[0] + c[3] * v[1] + c[5] * v[2];
+        if (i == 0)
+            o += c[0] * in[0];
+        if (i == m - 1)
+            o += c[7] * in[7];
+        out[i] = o;
+    }
+}
+
+static inline void at_adj(const float *at, int m, const rx__vf *in,
+                          rx__vf *out)
+{ /* out[a] = sum_i A^T[i][a] in[i], i < m */
+    out[0] = at[0] * in[0];
+    for (int r = 1; r < WA - 1; r += 2) {
+        rx__vf e = at[r] * in[0], o = at[WA + r] * in[1];
+        for (int i = 2; i < m; i += 2)
+            e += at[i * WA + r] * in[i];
+        for (int i = 3; i < m; i += 2)
+            o += at[i * WA + r] * in[i];
+        out[r] = e + o;
+        out[r + 1] = e - o;
+    }
+    out[7] = at[(m - 1) * WA + 7] * in[m - 1];
+}
+
+static inline void vload(rx__vf *v, const float *p)
+{
+    memcpy(v, p, sizeof *v);
+}
+
+static inline void vstore(float *p, const rx__vf *v)
+{
+    memcpy(p, v, sizeof *v);
+}
+
+/* The chunk's images interleaved: il[ci][y][x][l] = image i0 + l, channel
+ * ci, at (y - pad, x - pad); zero on the border and for l >= b. */
+static void il_in(const rx__op *op, const float *restrict in, int n, int i0,
+                  int b, float *restrict il)
+{
+    const int h = op->h, w = op->w, p = op->pad, ww = op->ww;
+    const size_t hw = (size_t)h * w;
+    memset(il, 0, sizeof(float) * RX__VW * (size_t)op->c * op->wh * ww);
+    for (int ci = 0; ci < op->c; ++ci)
+        for (int l = 0; l < b; ++l) {
+            const float *src = in + ((size_t)ci * n + i0 + l) * hw;
+            float *dst = il + (((size_t)ci * op->wh + p) * ww + p) * RX__VW + l;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x)
+                    dst[((size_t)y * ww + x) * RX__VW] = src[(size_t)y * w + x];
+        }
+}
+
+/* The interior of the interleaved planes back to the n-image CNHW din. */
+static void il_to_din(const rx__op *op, const float *restrict il, int n,
+                      int i0, int b, float *restrict din)
+{
+    const int h = op->h, w = op->w, p = op->pad, ww = op->ww;
+    const size_t hw = (size_t)h * w;
+    for (int ci = 0; ci < op->c; ++ci)
+        for (int l = 0; l < b; ++l) {
+            const float *src =
+                il + (((size_t)ci * op->wh + p) * ww + p) * RX__VW + l;
+            float *dst = din + ((size_t)ci * n + i0 + l) * hw;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x)
+                    dst[(size_t)y * w + x] = src[((size_t)y * ww + x) * RX__VW];
+        }
+}
+
+/* The output gradient interleaved over the tile grid (th m x tw m), zero
+ * past the plane's edge and for l >= b. */
+static void il_dy(const rx__op *op, const float *restrict dout, int n,
+                  int i0, int b, float *restrict il)
+{
+    const int oh = op->oh, ow = op->ow, gh = op->th * op->wm;
+    const int gw = op->tw * op->wm;
+    const size_t ohw = (size_t)oh * ow;
+    memset(il, 0, sizeof(float) * RX__VW * (size_t)op->oc * gh * gw);
+    for (int co = 0; co < op->oc; ++co)
+        for (int l = 0; l < b; ++l) {
+            const float *src = dout + ((size_t)co * n + i0 + l) * ohw;
+            float *dst = il + (size_t)co * gh * gw * RX__VW + l;
+            for (int y = 0; y < oh; ++y)
+                for (int x = 0; x < ow; ++x)
+                    dst[((size_t)y * gw + x) * RX__VW] =
+                        src[(size_t)y * ow + x];
+        }
+}
+
+/* V[pos][ci][r b + l] = (B^T d B)[pos] for tile r of image l. */
+RX__CLONES
+static void wino_in(const rx__op *op, const float *restrict il, int b,
+                    float *restrict V)
+{
+    const int m = op->wm, ww = op->ww, tiles = op->th * op->tw;
+    const size_t ldT = ld_t(op), ps = pos_stride(op, op->c);
+    for (int ci = 0; ci < op->c; ++ci)
+        for (int r = 0; r < tiles; ++r) {
+            const int ty = r / op->tw, tx = r % op->tw;
+            const float *base =
+                il + (((size_t)ci * op->wh + (size_t)ty * m) * ww +
+                      (size_t)tx * m) * RX__VW;
+            rx__vf u[WA][WA], col[WA], o[WA];
+            for (int x = 0; x < WA; ++x) {
+                for (int y = 0; y < WA; ++y)
+                    vload(&col[y], base + ((size_t)y * ww + x) * RX__VW);
+                bt_fwd(op->wbt, col, o);
+                for (int a = 0; a < WA; ++a)
+                    u[a][x] = o[a];
+            }
+            float *dst = V + (size_t)ci * ldT + (size_t)r * b;
+            for (int a = 0; a < WA; ++a) {
+                bt_fwd(op->wbt, u[a], o);
+                for (int c = 0; c < WA; ++c)
+                    vstore(dst + (size_t)(a * WA + c) * ps, &o[c]);
+            }
+        }
+}
+
+/* out = A^T M A + bias, cropped to the output plane. */
+RX__CLONES
+static void wino_out(const rx__op *op, const float *restrict M, int n,
+                     int i0, int b, const float *bias, float *restrict out)
+{
+    const int m = op->wm, oh = op->oh, ow = op->ow, tiles = op->th * op->tw;
+    const size_t ldT = ld_t(op), ps = pos_stride(op, op->oc);
+    const size_t ohw = (size_t)oh * ow;
+    for (int co = 0; co < op->oc; ++co)
+        for (int r = 0; r < tiles; ++r) {
+            const int ty = r / op->tw, tx = r % op->tw;
+            const float *src = M + (size_t)co * ldT + (size_t)r * b;
+            rx__vf u[WA][WA], in[WA], o[WA];
+            float yt[WA][WA][RX__VW];
+            for (int c = 0; c < WA; ++c) {
+                for (int a = 0; a < WA; ++a)
+                    vload(&in[a], src + (size_t)(a * WA + c) * ps);
+                at_fwd(op->wat, m, in, o);
+                for (int i = 0; i < m; ++i)
+                    u[i][c] = o[i];
+            }
+            for (int i = 0; i < m; ++i) {
+                at_fwd(op->wat, m, u[i], o);
+                for (int j = 0; j < m; ++j) {
+                    o[j] += bias[co];
+                    vstore(yt[i][j], &o[j]);
+                }
+            }
+            const int mi = oh - ty * m < m ? oh - ty * m : m;
+            const int mj = ow - tx * m < m ? ow - tx * m : m;
+            for (int l = 0; l < b; ++l) {
+                float *dst = out + ((size_t)co * n + i0 + l) * ohw +
+                             (size_t)ty * m * ow + (size_t)tx * m;
+                for (int i = 0; i < mi; ++i)
+                    for (int j = 0; j < mj; ++j)
+                        dst[(size_t)i * ow + j] = yt[i][j][l];
+            }
+        }
+}
+
+/* dM[pos][co][r b + l] = (A dY A^T)[pos], dY from the interleaved grid. */
+RX__CLONES
+static void wino_dy(const rx__op *op, const float *restrict il, int b,
+                    float *restrict dM)
+{
+    const int m = op->wm, tiles = op->th * op->tw;
+    const int gh = op->th * m, gw = op->tw * m;
+    const size_t ldT = ld_t(op), ps = pos_stride(op, op->oc);
+    for (int co = 0; co < op->oc; ++co)
+        for (int r = 0; r < tiles; ++r) {
+            const int ty = r / op->tw, tx = r % op->tw;
+            const float *base =
+                il + (((size_t)co * gh + (size_t)ty * m) * gw +
+                      (size_t)tx * m) * RX__VW;
+            rx__vf u[WA][WA], col[WA], o[WA];
+            for (int j = 0; j < m; ++j) {
+                for (int i = 0; i < m; ++i)
+                    vload(&col[i], base + ((size_t)i * gw + j) * RX__VW);
+                at_adj(op->wat, m, col, o);
+                for (int a = 0; a < WA; ++a)
+                    u[a][j] = o[a];
+            }
+            float *dst = dM + (size_t)co * ldT + (size_t)r * b;
+            for (int a = 0; a < WA; ++a) {
+                at_adj(op->wat, m, u[a], o);
+                for (int c = 0; c < WA; ++c)
+                    vstore(dst + (size_t)(a * WA + c) * ps, &o[c]);
+            }
+        }
+}
+
+/* il (interleaved, zeroed by the caller) += B dV B^T over the tiles. */
+RX__CLONES
+static void wino_dd(const rx__op *op, const float *restrict dV, int b,
+                    float *restrict il)
+{
+    const int m = op->wm, ww = op->ww, tiles = op->th * op->tw;
+    const size_t ldT = ld_t(op), ps = pos_stride(op, op->c);
+    for (int ci = 0; ci < op->c; ++ci)
+        for (int r = 0; r < tiles; ++r) {
+            const int ty = r / op->tw, tx = r % op->tw;
+            const float *src = dV + (size_t)ci * ldT + (size_t)r * b;
+            rx__vf u[WA][WA], in[WA], o[WA];
+            for (int c = 0; c < WA; ++c) {
+                for (int a = 0; a < WA; ++a)
+                    vload(&in[a], src + (size_t)(a * WA + c) * ps);
+                bt_adj(op->wbt, in, o);
+                for (int y = 0; y < WA; ++y)
+                    u[y][c] = o[y];
+            }
+            float *base = il + (((size_t)ci * op->wh + (size_t)ty * m) * ww +
+                                (size_t)tx * m) * RX__VW;
+            for (int y = 0; y < WA; ++y) {
+                bt_adj(op->wbt, u[y], o);
+                for (int x = 0; x < WA; ++x) {
+                    float *p = base + ((size_t)y * ww + x) * RX__VW;
+                    rx__vf v;
+                    vload(&v, p);
+                    v += o[x];
+                    vstore(p, &v);
+                }
+            }
+        }
+}
+
+void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
+                      const float *in, float *out, int n)
+{
+    const int chunk = rx__wino_chunk(op, ws), tiles = op->th * op->tw;
+    const int c = op->c, oc = op->oc, ldT = (int)ld_t(op);
+    const size_t psv = pos_stride(op, c), psm = pos_stride(op, oc);
+    wino_u(op, w + op->woff, ws->wu);
+    for (int i0 = 0; i0 < n; i0 += chunk) {
+        const int b = n - i0 < chunk ? n - i0 : chunk, T = b * tiles;
+        il_in(op, in, n, i0, b, ws->pad);
+        wino_in(op, ws->pad, b, ws->wv);
+        for (int pos = 0; pos < WP; ++pos)
+            rx__gemm(&ws->g, 0, 0, oc, T, c, 1.0f,
+                     ws->wu + (size_t)pos * oc * c, c,
+                     ws->wv + (size_t)pos * psv, ldT, 0.0f,
+                     ws->wmo + (size_t)pos * psm, ldT);
+        wino_out(op, ws->wmo, n, i0, b, w + op->boff, out);
+    }
+}
+
+void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
+                       const float *in, const float *dout, float *din,
+                       float *gw, int n)
+{
+    const int chunk = rx__wino_chunk(op, ws), tiles = op->th * op->tw;
+    const int c = op->c, oc = op->oc, ldT = (int)ld_t(op);
+    const size_t psv = pos_stride(op, c), psm = pos_stride(op, oc);
+    const size_t ohw = (size_t)op->oh * op->ow;
+    float *gb = gw + op->boff;
+    if (din)
+        wino_u(op, w + op->woff, ws->wu);
+    memset(ws->wdu, 0, sizeof(float) * WP * (size_t)oc * c);
+    for (int i0 = 0; i0 < n; i0 += chunk) {
+        const int b = n - i0 < chunk ? n - i0 : chunk, T = b * tiles;
+        il_in(op, in, n, i0, b, ws->pad);
+        wino_in(op, ws->pad, b, ws->wv);
+        il_dy(op, dout, n, i0, b, ws->pad);
+        wino_dy(op, ws->pad, b, ws->wmo);
+        for (int pos = 0; pos < WP; ++pos)
+            rx__gemm(&ws->g, 0, 1, oc, c, T, 1.0f,
+                     ws->wmo + (size_t)pos * psm, ldT,
+                     ws->wv + (size_t)pos * psv, ldT, 1.0f,
+                     ws->wdu + (size_t)pos * oc * c, c);
+        for (int co = 0; co < oc; ++co)
+            gb[co] += rx__row_sum(dout + ((size_t)co * n + i0) * ohw,
+                                  (size_t)b * ohw);
+        if (!din)
+            continue;
+        /* V is spent: its buffer takes dV */
+        for (int pos = 0; pos < WP; ++pos)
+            rx__gemm(&ws->g, 1, 0, c, T, oc, 1.0f,
+                     ws->wu + (size_t)pos * oc * c, c,
+                     ws->wmo + (size_t)pos * psm, ldT, 0.0f,
+                     ws->wv + (size_t)pos * psv, ldT);
+        memset(ws->pad, 0,
+               sizeof(float) * RX__VW * (size_t)c * op->wh * op->ww);
+        wino_dd(op, ws->wv, b, ws->pad);
+        il_to_din(op, ws->pad, n, i0, b, din);
+    }
+    wino_dw(op, ws->wdu, gw + op->woff);
+}
