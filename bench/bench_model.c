@@ -136,10 +136,11 @@ int main(int argc, char **argv)
             ++a;
             conv = !strcmp(argv[a], "im2col")     ? RX_CONV_IM2COL
                    : !strcmp(argv[a], "winograd") ? RX_CONV_WINOGRAD
+                   : !strcmp(argv[a], "direct")   ? RX_CONV_DIRECT
                    : !strcmp(argv[a], "auto")     ? RX_CONV_AUTO
                                                   : -1;
             if (conv < 0) {
-                fprintf(stderr, "--conv: auto, im2col or winograd\n");
+                fprintf(stderr, "--conv: auto, im2col, winograd or direct\n");
                 return 2;
             }
         } else if (!strcmp(argv[a], "--ref"))
@@ -149,7 +150,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: %s [--net cnn|mlp] [--batch n] "
                     "[--reps r] [--ref] [--peak n] [--profile] "
-                    "[--conv auto|im2col|winograd]\n", argv[0]);
+                    "[--conv auto|im2col|winograd|direct]\n", argv[0]);
             return 2;
         }
     }
@@ -242,6 +243,7 @@ int main(int argc, char **argv)
            ref ? "reference" : "blas",
            conv == RX_CONV_IM2COL     ? "im2col"
            : conv == RX_CONV_WINOGRAD ? "winograd"
+           : conv == RX_CONV_DIRECT   ? "direct"
                                       : "auto",
            reps, loss,
            (double)rx__netws_bytes(ws) / (1 << 20));

@@ -484,9 +484,9 @@ static void compare_paths(const rx__netspec *sa, int blas_a,
     rx__net_destroy(&nb);
 }
 
-/* Number of conv ops of the spec's net that run by Winograd (-1 if the
- * spec does not compile). */
-static int uses_winograd(const rx__netspec *sp)
+/* Number of conv ops of the spec's net that run by algo (-1 if the spec
+ * does not compile). */
+static int uses_algo(const rx__netspec *sp, rx__conv_algo algo)
 {
     rx_err err = {{0}};
     rx__net *net = NULL;
@@ -494,9 +494,14 @@ static int uses_winograd(const rx__netspec *sp)
         return -1;
     int k = 0;
     for (int j = 0; j < net->n_ops; ++j)
-        k += net->ops[j].kind == RX__OP_CONV && net->ops[j].wm > 0;
+        k += net->ops[j].kind == RX__OP_CONV && net->ops[j].algo == (int)algo;
     rx__net_destroy(&net);
     return k;
+}
+
+static int uses_winograd(const rx__netspec *sp)
+{
+    return uses_algo(sp, RX_CONV_WINOGRAD);
 }
 
 /*
@@ -785,16 +790,17 @@ int main(int argc, char **argv)
 
     rx__stream s;
     rx__stream_init(&s, 2024, 0, RX_STREAM_MODELINIT, 99);
-    int n_wino = 0;
+    int n_wino = 0, n_direct = 0;
     for (int kind = 0; kind < 7; ++kind)
         for (int rep = 0; rep < 3; ++rep) {
             tcase t;
             make_case(&t, kind, &s);
-            for (int conv = RX_CONV_AUTO; conv <= RX_CONV_WINOGRAD; ++conv) {
+            for (int conv = RX_CONV_AUTO; conv <= RX_CONV_DIRECT; ++conv) {
                 if (kind < 2 && conv != RX_CONV_AUTO)
                     continue; /* no conv layer */
                 t.spec.conv = (rx__conv_algo)conv;
                 n_wino += uses_winograd(&t.spec) > 0;
+                n_direct += uses_algo(&t.spec, RX_CONV_DIRECT) > 0;
                 check_case(&t, 1, 0, &s);
                 check_case(&t, 0, 0, &s);
                 if (kind >= 2) /* several im2col / Winograd chunks */
@@ -805,6 +811,8 @@ int main(int argc, char **argv)
      * conv has stride 1 and k >= 2 (kinds 2, 4, 5, 6; kind 3's stride-1
      * conv is 1x1): 3 + 12 specs */
     CHECK_MSG(n_wino == 15, "%d specs ran a Winograd conv", n_wino);
+    /* direct: every kind with a stride-1 conv (2-6), 1x1 included */
+    CHECK_MSG(n_direct == 15, "%d specs ran a direct conv", n_direct);
     printf("gradient check: worst relative error %.2e (limit 1e-3); %d "
            "components judged on the 1e-9 step at a kink\n", worst_grad_err,
            total_kinks);
@@ -820,6 +828,11 @@ int main(int argc, char **argv)
     compare_paths(&mn, 0, &mi, 1, 7, 3, WINO_LOSS_TOL, WINO_GRAD_TOL,
                   "Winograd (reference GEMM, chunks of 3) vs im2col, "
                   "MNIST CNN, batch 7");
+    rx__netspec md = mn;
+    md.conv = RX_CONV_DIRECT; /* conv1 direct; conv2 (800 taps) im2col */
+    CHECK(uses_algo(&md, RX_CONV_DIRECT) == 1);
+    compare_paths(&md, 1, &mi, 1, 20, 0, WINO_LOSS_TOL, WINO_GRAD_TOL,
+                  "direct conv1 vs im2col, MNIST CNN, batch 20 (16 + 4)");
     blas_vs_ref(&ml, 50, 0, "MLP 13-50-1, batch 50");
     blas_vs_ref(&ml, 300, 0, "MLP 13-50-1, batch 300");
 

@@ -279,7 +279,8 @@ typedef struct rx_config {
         double weight_decay;     ///< prior precision = weight_decay * N
         double prior_precision;  ///< plus this absolute precision
         int conv;                ///< conv2d method: 0 auto (Winograd where
-                                 ///< it pays), 1 im2col, 2 winograd
+                                 ///< it pays), 1 im2col, 2 winograd,
+                                 ///< 3 direct
     } model;
 
     /* posterior evaluation of a network target */

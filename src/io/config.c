@@ -264,7 +264,8 @@ static const char *const fault_policies[] = {"stop", "rollback", NULL};
 static const char *const balances[] = {"off", "measured", "rotate", NULL};
 static const char *const syncs[] = {"auto", "barrier", "partner", NULL};
 static const char *const normals[] = {"box_muller", "ziggurat", NULL};
-static const char *const convs[] = {"auto", "im2col", "winograd", NULL};
+static const char *const convs[] = {"auto", "im2col", "winograd", "direct",
+                                    NULL};
 
 #define OFF(f) offsetof(rx_config, f)
 #define INF HUGE_VAL
@@ -419,8 +420,9 @@ static const keydef KEYS[] = {
      "how conv2d layers are computed: auto (Winograd F(m x m, k x k) on "
      "8x8 tiles for stride 1, kernel 3..7 and at least 8 input channels; "
      "im2col + sgemm elsewhere), im2col (always), winograd (wherever "
-     "stride is 1 and kernel 2..7); same function, different float "
-     "rounding"},
+     "stride is 1 and kernel 2..7), direct (stride 1, kernel <= 8, "
+     "channels x kernel^2 <= 256: vector multiply-adds over 16 images); "
+     "same function, different float rounding"},
     {"model.learn_precision", K_BOOL, OFF(model.learn_precision), "false", 0,
      0, 0, 0, NULL,
      "gaussian: sample the log noise precision as one more parameter, "

@@ -197,8 +197,12 @@ float rx__row_sum(const float *restrict r, size_t len)
 static void conv_forward(const rx__op *op, rx__netws *ws, const float *w,
                          const float *in, float *out, int n)
 {
-    if (op->wm) {
+    if (op->algo == RX_CONV_WINOGRAD) {
         rx__wino_forward(op, ws, w, in, out, n);
+        return;
+    }
+    if (op->algo == RX_CONV_DIRECT) {
+        rx__direct_forward(op, ws, w, in, out, n);
         return;
     }
     const int K = op->c * op->k * op->k;
@@ -223,8 +227,12 @@ static void conv_backward(const rx__op *op, rx__netws *ws, const float *w,
                           const float *in, const float *dout, float *din,
                           float *gw, int n)
 {
-    if (op->wm) {
+    if (op->algo == RX_CONV_WINOGRAD) {
         rx__wino_backward(op, ws, w, in, dout, din, gw, n);
+        return;
+    }
+    if (op->algo == RX_CONV_DIRECT) {
+        rx__direct_backward(op, ws, w, in, dout, din, gw, n);
         return;
     }
     const int K = op->c * op->k * op->k;

@@ -52,13 +52,15 @@ typedef enum rx__lik_kind {
 
 /* How conv2d layers are computed (same function; results differ by float
  * rounding). AUTO: Winograd F(m x m, k x k) on 8x8 tiles where it pays
- * (stride 1, 3 <= k <= 7, at least RX__WINO_MIN_C input channels),
- * im2col + sgemm elsewhere; IM2COL: always im2col; WINOGRAD: Winograd
- * wherever the shape allows (stride 1, 2 <= k <= 7). */
+ * (stride 1, 3 <= k <= 7, at least RX__WINO_MIN_C input channels), im2col
+ * + sgemm elsewhere. The others force one method wherever the shape allows
+ * it (Winograd: stride 1, 2 <= k <= 7; direct: stride 1, k <= 8,
+ * c k^2 <= 256) and use im2col elsewhere. */
 typedef enum rx__conv_algo {
     RX_CONV_AUTO = 0,
     RX_CONV_IM2COL,
-    RX_CONV_WINOGRAD
+    RX_CONV_WINOGRAD,
+    RX_CONV_DIRECT
 } rx__conv_algo;
 #define RX__WINO_MIN_C 8
 

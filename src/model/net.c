@@ -132,10 +132,16 @@ static rx_status compile_layer(build *b, const rx__layerspec *ls, int li,
         b->nparams += op->nw + op->nb;
         op->flops = 2.0 * (double)op->nw * oh * ow;
         finish_op(b, op, ls->filters, oh, ow, 0);
-        if (rx__wino_fits(k, s) &&
-            (b->conv == RX_CONV_WINOGRAD ||
-             (b->conv == RX_CONV_AUTO && op->c >= RX__WINO_MIN_C &&
-              k >= 3)))
+        const int wino = rx__wino_fits(k, s);
+        const int direct =
+            s == 1 && k <= RX__WA && op->c * k * k <= RX__DIRECT_TAPS;
+        op->algo = RX_CONV_IM2COL;
+        if (b->conv == RX_CONV_WINOGRAD && wino)
+            rx__wino_setup(op);
+        else if (b->conv == RX_CONV_DIRECT && direct)
+            rx__direct_setup(op);
+        else if (b->conv == RX_CONV_AUTO && wino && k >= 3 &&
+                 op->c >= RX__WINO_MIN_C)
             rx__wino_setup(op);
         return RX_OK;
     }
@@ -340,9 +346,16 @@ rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
                 goto fail;
             ws->bytes += by;
         }
-        if (op->kind == RX__OP_CONV && op->wm) {
+        if (op->kind == RX__OP_CONV && op->algo == RX_CONV_DIRECT) {
+            size_t pf, dy;
+            rx__direct_sizes(op, &pf, &dy);
+            wmo = dy > wmo ? dy : wmo;
+            if (pf > ws->pad_floats)
+                ws->pad_floats = pf;
+        } else if (op->kind == RX__OP_CONV &&
+                   op->algo == RX_CONV_WINOGRAD) {
             size_t v, m, u, pf;
-            rx__wino_sizes(op, rx__wino_chunk(op, ws), &v, &m, &u, &pf);
+            rx__wino_sizes(op, &v, &m, &u, &pf);
             wv = v > wv ? v : wv;
             wmo = m > wmo ? m : wmo;
             wu = u > wu ? u : wu;
@@ -368,16 +381,17 @@ rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
             goto fail;
         ws->bytes += cb + pb;
     }
-    if (wv) {
-        const size_t vb = sizeof(float) * wv, mb2 = sizeof(float) * wmo;
-        const size_t ub = sizeof(float) * wu;
-        ws->wv = rx__calloc_aligned(vb, RX_CACHELINE);
-        ws->wmo = rx__calloc_aligned(mb2, RX_CACHELINE);
-        ws->wu = rx__calloc_aligned(ub, RX_CACHELINE);
-        ws->wdu = rx__calloc_aligned(ub, RX_CACHELINE);
-        if (!ws->wv || !ws->wmo || !ws->wu || !ws->wdu)
-            goto fail;
-        ws->bytes += vb + mb2 + 2 * ub;
+    {
+        float **bufs[4] = {&ws->wv, &ws->wmo, &ws->wu, &ws->wdu};
+        const size_t fl[4] = {wv, wmo, wu, wu};
+        for (int j = 0; j < 4; ++j) {
+            if (!fl[j])
+                continue;
+            *bufs[j] = rx__calloc_aligned(sizeof(float) * fl[j], RX_CACHELINE);
+            if (!*bufs[j])
+                goto fail;
+            ws->bytes += sizeof(float) * fl[j];
+        }
     }
     return ws;
 fail:

@@ -6,6 +6,8 @@
 #ifndef RX_MODEL_NET_INTERNAL_H
 #define RX_MODEL_NET_INTERNAL_H
 
+#include <string.h>
+
 #include "model.h"
 
 /*
@@ -47,9 +49,10 @@ typedef struct rx__op {
     int pool_idx;           /* pool: index of its argmax buffer      */
     int need_dx;            /* backward must produce d(input)        */
     double flops;           /* forward GEMM flops per example        */
-    /* conv by Winograd F(wm x wm, k x k) on RX__WA x RX__WA tiles
-     * (winograd.c); wm = 0: im2col. th x tw tiles cover the output; the
-     * zero-bordered input plane is wh x ww. */
+    /* Winograd: F(wm x wm, k x k) on RX__WA x RX__WA tiles; th x tw tiles
+     * cover the output. Winograd and direct: the zero-bordered input
+     * plane is wh x ww. */
+    int algo;               /* RX_CONV_IM2COL, _WINOGRAD or _DIRECT */
     int wm, th, tw, wh, ww;
     float wat[RX__WA * RX__WA]; /* A^T: wm x RX__WA (row stride RX__WA) */
     float wg[RX__WA * RX__WA];  /* G:   RX__WA x k  (row stride RX__WA) */
@@ -118,6 +121,24 @@ typedef float rx__vfu
 #else
 #define RX__CLONES
 #endif
+/* In-place transpose of a 16 x 16 float block held as 16 vectors: four
+ * perfect shuffles (rows k and k + 8 zipped into rows 2k, 2k + 1). */
+static inline void rx__transpose16(rx__vf *r)
+{
+    for (int s = 0; s < 4; ++s) {
+        rx__vf t[RX__VW];
+        for (int k = 0; k < RX__VW / 2; ++k) {
+            t[2 * k] = __builtin_shufflevector(r[k], r[k + 8], 0, 16, 1, 17,
+                                               2, 18, 3, 19, 4, 20, 5, 21, 6,
+                                               22, 7, 23);
+            t[2 * k + 1] = __builtin_shufflevector(
+                r[k], r[k + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29,
+                14, 30, 15, 31);
+        }
+        memcpy(r, t, sizeof t);
+    }
+}
+
 /* Floats past the end of col and pad that whole-vector copies may touch. */
 #define RX__SLACK (2 * RX__VW)
 
@@ -150,19 +171,46 @@ void rx__unpad_chunk(const rx__op *op, const float *pad, int hp, int wp,
 void rx__add_const(float *restrict r, size_t len, float v);
 float rx__row_sum(const float *restrict r, size_t len);
 
-/* ---- Winograd convolution (winograd.c) ------------------------------------*/
+/* ---- Winograd and direct convolution (winograd.c, direct.c) -------------*/
+/* Both work on chunks of up to 16 images interleaved one per vector lane
+ * (rx__il_chunk images): il[c][y][x][lane] over c planes of wh x ww, the
+ * image at (pad, pad), zero elsewhere and for lanes >= b. */
+int rx__il_chunk(const rx__netws *ws);
+void rx__il_in(const rx__op *op, const float *restrict in, int n, int i0,
+               int b, float *restrict il);
+void rx__il_to_din(const rx__op *op, const float *restrict il, int n,
+                   int i0, int b, float *restrict din);
+/* dst[l dstride + y w + x] = src[(y sw + x) 16 + l], l < b: h x w pixels
+ * of an interleaved plane of row length sw back to b planes. */
+void rx__deinterleave(const float *restrict src, int sw, int b, int h,
+                      int w, float *restrict dst, size_t dstride);
+/* dout interleaved over oc planes of gh x gw (>= oh x ow). */
+void rx__il_dy(const rx__op *op, const float *restrict dout, int n, int i0,
+               int b, int gh, int gw, float *restrict il);
+
 /* Whether a conv of this shape can run by Winograd (stride 1, 2 <= k <=
  * RX__WA - 1), and the set-up of its transforms and tiling. */
 int rx__wino_fits(int k, int stride);
 void rx__wino_setup(rx__op *op);
-/* Images per chunk, and the floats of each workspace buffer it needs. */
-int rx__wino_chunk(const rx__op *op, const rx__netws *ws);
-void rx__wino_sizes(const rx__op *op, int chunk, size_t *v, size_t *m,
-                    size_t *u, size_t *pad);
+/* Floats of each workspace buffer it needs. */
+void rx__wino_sizes(const rx__op *op, size_t *v, size_t *m, size_t *u,
+                    size_t *pad);
 void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
                       const float *in, float *out, int n);
 void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
                        const float *in, const float *dout, float *din,
                        float *gw, int n);
+
+/* Direct convolution (stride 1, k <= RX__WA, c k^2 <= RX__DIRECT_TAPS):
+ * every output vector of 16 images as multiply-adds of the interleaved
+ * input, kernels as scalars. */
+#define RX__DIRECT_TAPS 256
+void rx__direct_setup(rx__op *op);
+void rx__direct_sizes(const rx__op *op, size_t *pad, size_t *dy);
+void rx__direct_forward(const rx__op *op, rx__netws *ws, const float *w,
+                        const float *in, float *out, int n);
+void rx__direct_backward(const rx__op *op, rx__netws *ws, const float *w,
+                         const float *in, const float *dout, float *din,
+                         float *gw, int n);
 
 #endif

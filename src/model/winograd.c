@@ -118,6 +118,7 @@ void rx__wino_setup(rx__op *op)
     for (int a = 0; a < WA; ++a)
         for (int b = 0; b < WA; ++b)
             op->wbt[a * WA + b] = (float)c[b][a];
+    op->algo = RX_CONV_WINOGRAD;
     op->wm = m;
     op->th = (op->oh + m - 1) / m;
     op->tw = (op->ow + m - 1) / m;
@@ -137,18 +138,16 @@ static size_t pos_stride(const rx__op *op, int rows)
     return (size_t)rows * ld_t(op) + RX__VW;
 }
 
-int rx__wino_chunk(const rx__op *op, const rx__netws *ws)
+int rx__il_chunk(const rx__netws *ws)
 {
-    (void)op;
     int ch = ws->chunk_cap > 0 && ws->chunk_cap < ws->micro ? ws->chunk_cap
                                                             : ws->micro;
     return ch < RX__VW ? ch : RX__VW;
 }
 
-void rx__wino_sizes(const rx__op *op, int chunk, size_t *v, size_t *m,
-                    size_t *u, size_t *pad)
+void rx__wino_sizes(const rx__op *op, size_t *v, size_t *m, size_t *u,
+                    size_t *pad)
 {
-    (void)chunk;
     const size_t in = (size_t)op->c * op->wh * op->ww;
     const size_t dy = (size_t)op->oc * op->th * op->wm * op->tw * op->wm;
     *v = (size_t)WP * pos_stride(op, op->c);
@@ -292,59 +291,104 @@ static inline void vstore(float *p, const rx__vf *v)
     memcpy(p, v, sizeof *v);
 }
 
+/*
+ * dst[(y dw + x) 16 + l] = src[l sstride + y w + x] for l < b (b source
+ * planes of h x w, sstride apart), 0 for l >= b: each destination vector
+ * is built in a local array and stored whole, reading the b planes as b
+ * sequential streams. And back (deinterleave).
+ */
+RX__CLONES
+static void interleave(const float *restrict src, size_t sstride, int b,
+                       int h, int w, float *restrict dst, int dw)
+{
+    const int hw = h * w;
+    int q = 0, y = 0, x = 0; /* (y, x) = pixel q */
+    for (; q + RX__VW <= hw; q += RX__VW) {
+        rx__vf r[RX__VW];
+        for (int l = 0; l < RX__VW; ++l) {
+            if (l < b)
+                memcpy(&r[l], src + (size_t)l * sstride + q, sizeof r[l]);
+            else
+                r[l] = (rx__vf){0};
+        }
+        rx__transpose16(r);
+        for (int j = 0; j < RX__VW; ++j) {
+            memcpy(dst + ((size_t)y * dw + x) * RX__VW, &r[j], sizeof r[j]);
+            if (++x == w)
+                x = 0, ++y;
+        }
+    }
+    for (; q < hw; ++q) {
+        float v[RX__VW] = {0};
+        for (int l = 0; l < b; ++l)
+            v[l] = src[(size_t)l * sstride + q];
+        memcpy(dst + ((size_t)y * dw + x) * RX__VW, v, sizeof v);
+        if (++x == w)
+            x = 0, ++y;
+    }
+}
+
+RX__CLONES
+void rx__deinterleave(const float *restrict src, int sw, int b, int h,
+                         int w, float *restrict dst, size_t dstride)
+{
+    const int hw = h * w;
+    int q = 0, y = 0, x = 0;
+    for (; q + RX__VW <= hw; q += RX__VW) {
+        rx__vf r[RX__VW];
+        for (int j = 0; j < RX__VW; ++j) {
+            memcpy(&r[j], src + ((size_t)y * sw + x) * RX__VW, sizeof r[j]);
+            if (++x == w)
+                x = 0, ++y;
+        }
+        rx__transpose16(r);
+        for (int l = 0; l < b; ++l)
+            memcpy(dst + (size_t)l * dstride + q, &r[l], sizeof r[l]);
+    }
+    for (; q < hw; ++q) {
+        const float *v = src + ((size_t)y * sw + x) * RX__VW;
+        for (int l = 0; l < b; ++l)
+            dst[(size_t)l * dstride + q] = v[l];
+        if (++x == w)
+            x = 0, ++y;
+    }
+}
+
 /* The chunk's images interleaved: il[ci][y][x][l] = image i0 + l, channel
  * ci, at (y - pad, x - pad); zero on the border and for l >= b. */
-static void il_in(const rx__op *op, const float *restrict in, int n, int i0,
-                  int b, float *restrict il)
+void rx__il_in(const rx__op *op, const float *restrict in, int n, int i0,
+               int b, float *restrict il)
 {
-    const int h = op->h, w = op->w, p = op->pad, ww = op->ww;
-    const size_t hw = (size_t)h * w;
+    const int p = op->pad, ww = op->ww;
+    const size_t hw = (size_t)op->h * op->w;
     memset(il, 0, sizeof(float) * RX__VW * (size_t)op->c * op->wh * ww);
     for (int ci = 0; ci < op->c; ++ci)
-        for (int l = 0; l < b; ++l) {
-            const float *src = in + ((size_t)ci * n + i0 + l) * hw;
-            float *dst = il + (((size_t)ci * op->wh + p) * ww + p) * RX__VW + l;
-            for (int y = 0; y < h; ++y)
-                for (int x = 0; x < w; ++x)
-                    dst[((size_t)y * ww + x) * RX__VW] = src[(size_t)y * w + x];
-        }
+        interleave(in + ((size_t)ci * n + i0) * hw, hw, b, op->h, op->w,
+                   il + (((size_t)ci * op->wh + p) * ww + p) * RX__VW, ww);
 }
 
 /* The interior of the interleaved planes back to the n-image CNHW din. */
-static void il_to_din(const rx__op *op, const float *restrict il, int n,
-                      int i0, int b, float *restrict din)
+void rx__il_to_din(const rx__op *op, const float *restrict il, int n,
+                   int i0, int b, float *restrict din)
 {
-    const int h = op->h, w = op->w, p = op->pad, ww = op->ww;
-    const size_t hw = (size_t)h * w;
+    const int p = op->pad, ww = op->ww;
+    const size_t hw = (size_t)op->h * op->w;
     for (int ci = 0; ci < op->c; ++ci)
-        for (int l = 0; l < b; ++l) {
-            const float *src =
-                il + (((size_t)ci * op->wh + p) * ww + p) * RX__VW + l;
-            float *dst = din + ((size_t)ci * n + i0 + l) * hw;
-            for (int y = 0; y < h; ++y)
-                for (int x = 0; x < w; ++x)
-                    dst[(size_t)y * w + x] = src[((size_t)y * ww + x) * RX__VW];
-        }
+        rx__deinterleave(il + (((size_t)ci * op->wh + p) * ww + p) * RX__VW, ww,
+                     b, op->h, op->w, din + ((size_t)ci * n + i0) * hw, hw);
 }
 
-/* The output gradient interleaved over the tile grid (th m x tw m), zero
+/* The output gradient interleaved over a gh x gw grid (>= oh x ow), zero
  * past the plane's edge and for l >= b. */
-static void il_dy(const rx__op *op, const float *restrict dout, int n,
-                  int i0, int b, float *restrict il)
+void rx__il_dy(const rx__op *op, const float *restrict dout, int n, int i0,
+               int b, int gh, int gw, float *restrict il)
 {
-    const int oh = op->oh, ow = op->ow, gh = op->th * op->wm;
-    const int gw = op->tw * op->wm;
-    const size_t ohw = (size_t)oh * ow;
-    memset(il, 0, sizeof(float) * RX__VW * (size_t)op->oc * gh * gw);
+    const size_t ohw = (size_t)op->oh * op->ow;
+    if (gh != op->oh || gw != op->ow)
+        memset(il, 0, sizeof(float) * RX__VW * (size_t)op->oc * gh * gw);
     for (int co = 0; co < op->oc; ++co)
-        for (int l = 0; l < b; ++l) {
-            const float *src = dout + ((size_t)co * n + i0 + l) * ohw;
-            float *dst = il + (size_t)co * gh * gw * RX__VW + l;
-            for (int y = 0; y < oh; ++y)
-                for (int x = 0; x < ow; ++x)
-                    dst[((size_t)y * gw + x) * RX__VW] =
-                        src[(size_t)y * ow + x];
-        }
+        interleave(dout + ((size_t)co * n + i0) * ohw, ohw, b, op->oh, op->ow,
+                   il + (size_t)co * gh * gw * RX__VW, gw);
 }
 
 /* V[pos][ci][r b + l] = (B^T d B)[pos] for tile r of image l. */
@@ -377,20 +421,21 @@ static void wino_in(const rx__op *op, const float *restrict il, int b,
         }
 }
 
-/* out = A^T M A + bias, cropped to the output plane. */
+/* A^T M A + bias into the interleaved output grid il (oc planes of
+ * th m x tw m vectors); the caller deinterleaves the oh x ow interior. */
 RX__CLONES
-static void wino_out(const rx__op *op, const float *restrict M, int n,
-                     int i0, int b, const float *bias, float *restrict out)
+static void wino_out(const rx__op *op, const float *restrict M, int b,
+                     const float *bias, float *restrict il)
 {
-    const int m = op->wm, oh = op->oh, ow = op->ow, tiles = op->th * op->tw;
+    const int m = op->wm, tiles = op->th * op->tw;
+    const int gw = op->tw * m;
+    const size_t gplane = (size_t)op->th * m * gw;
     const size_t ldT = ld_t(op), ps = pos_stride(op, op->oc);
-    const size_t ohw = (size_t)oh * ow;
     for (int co = 0; co < op->oc; ++co)
         for (int r = 0; r < tiles; ++r) {
             const int ty = r / op->tw, tx = r % op->tw;
             const float *src = M + (size_t)co * ldT + (size_t)r * b;
             rx__vf u[WA][WA], in[WA], o[WA];
-            float yt[WA][WA][RX__VW];
             for (int c = 0; c < WA; ++c) {
                 for (int a = 0; a < WA; ++a)
                     vload(&in[a], src + (size_t)(a * WA + c) * ps);
@@ -398,21 +443,15 @@ static void wino_out(const rx__op *op, const float *restrict M, int n,
                 for (int i = 0; i < m; ++i)
                     u[i][c] = o[i];
             }
+            float *dst = il + ((size_t)co * gplane +
+                               ((size_t)ty * m) * gw + (size_t)tx * m) *
+                                  RX__VW;
             for (int i = 0; i < m; ++i) {
                 at_fwd(op->wat, m, u[i], o);
                 for (int j = 0; j < m; ++j) {
                     o[j] += bias[co];
-                    vstore(yt[i][j], &o[j]);
+                    vstore(dst + ((size_t)i * gw + j) * RX__VW, &o[j]);
                 }
-            }
-            const int mi = oh - ty * m < m ? oh - ty * m : m;
-            const int mj = ow - tx * m < m ? ow - tx * m : m;
-            for (int l = 0; l < b; ++l) {
-                float *dst = out + ((size_t)co * n + i0 + l) * ohw +
-                             (size_t)ty * m * ow + (size_t)tx * m;
-                for (int i = 0; i < mi; ++i)
-                    for (int j = 0; j < mj; ++j)
-                        dst[(size_t)i * ow + j] = yt[i][j][l];
             }
         }
 }
@@ -485,20 +524,28 @@ static void wino_dd(const rx__op *op, const float *restrict dV, int b,
 void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
                       const float *in, float *out, int n)
 {
-    const int chunk = rx__wino_chunk(op, ws), tiles = op->th * op->tw;
+    const int chunk = rx__il_chunk(ws), tiles = op->th * op->tw;
     const int c = op->c, oc = op->oc, ldT = (int)ld_t(op);
     const size_t psv = pos_stride(op, c), psm = pos_stride(op, oc);
     wino_u(op, w + op->woff, ws->wu);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         const int b = n - i0 < chunk ? n - i0 : chunk, T = b * tiles;
-        il_in(op, in, n, i0, b, ws->pad);
+        rx__il_in(op, in, n, i0, b, ws->pad);
         wino_in(op, ws->pad, b, ws->wv);
         for (int pos = 0; pos < WP; ++pos)
             rx__gemm(&ws->g, 0, 0, oc, T, c, 1.0f,
                      ws->wu + (size_t)pos * oc * c, c,
                      ws->wv + (size_t)pos * psv, ldT, 0.0f,
                      ws->wmo + (size_t)pos * psm, ldT);
-        wino_out(op, ws->wmo, n, i0, b, w + op->boff, out);
+        wino_out(op, ws->wmo, b, w + op->boff, ws->pad);
+        {
+            const int gh = op->th * op->wm, gw = op->tw * op->wm;
+            const size_t ohw = (size_t)op->oh * op->ow;
+            for (int co = 0; co < oc; ++co)
+                rx__deinterleave(ws->pad + (size_t)co * gh * gw * RX__VW, gw,
+                                 b, op->oh, op->ow,
+                                 out + ((size_t)co * n + i0) * ohw, ohw);
+        }
     }
 }
 
@@ -506,7 +553,7 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
                        const float *in, const float *dout, float *din,
                        float *gw, int n)
 {
-    const int chunk = rx__wino_chunk(op, ws), tiles = op->th * op->tw;
+    const int chunk = rx__il_chunk(ws), tiles = op->th * op->tw;
     const int c = op->c, oc = op->oc, ldT = (int)ld_t(op);
     const size_t psv = pos_stride(op, c), psm = pos_stride(op, oc);
     const size_t ohw = (size_t)op->oh * op->ow;
@@ -516,9 +563,10 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
     memset(ws->wdu, 0, sizeof(float) * WP * (size_t)oc * c);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         const int b = n - i0 < chunk ? n - i0 : chunk, T = b * tiles;
-        il_in(op, in, n, i0, b, ws->pad);
+        rx__il_in(op, in, n, i0, b, ws->pad);
         wino_in(op, ws->pad, b, ws->wv);
-        il_dy(op, dout, n, i0, b, ws->pad);
+        rx__il_dy(op, dout, n, i0, b, op->th * op->wm, op->tw * op->wm,
+                  ws->pad);
         wino_dy(op, ws->pad, b, ws->wmo);
         for (int pos = 0; pos < WP; ++pos)
             rx__gemm(&ws->g, 0, 1, oc, c, T, 1.0f,
@@ -539,7 +587,7 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
         memset(ws->pad, 0,
                sizeof(float) * RX__VW * (size_t)c * op->wh * op->ww);
         wino_dd(op, ws->wv, b, ws->pad);
-        il_to_din(op, ws->pad, n, i0, b, din);
+        rx__il_to_din(op, ws->pad, n, i0, b, din);
     }
     wino_dw(op, ws->wdu, gw + op->woff);
 }

@@ -1,0 +1,192 @@
+/*
+ * Direct convolution, stride 1, for layers with few input channels (the
+ * first layer of an image net: 1 channel, where im2col's GEMM has K = k^2
+ * = 25 and runs far below peak, and Winograd's has K = 1).
+ *
+ * A chunk of up to 16 images is interleaved one per vector lane
+ * (rx__il_in), so an output pixel of all 16 images is one vector:
+ *   out[co][y][x] = b[co] + sum_{ci,kh,kw} W[co][ci][kh][kw] il[ci][y+kh][x+kw]
+ * with the weight broadcast. Eight output channels share each input load.
+ * The weight gradient sums dy[co][y][x] * il[ci][y+kh][x+kw] per lane and
+ * adds the 16 lanes at the end (in a fixed order); the input gradient
+ * scatters W dy into an interleaved zero-bordered plane.
+ */
+#include <string.h>
+
+#include "net_internal.h"
+
+/* output channels per register block of the forward pass */
+#define CO_BLK 8
+
+void rx__direct_setup(rx__op *op)
+{
+    op->algo = RX_CONV_DIRECT;
+    op->wh = op->h + 2 * op->pad;
+    op->ww = op->w + 2 * op->pad;
+}
+
+void rx__direct_sizes(const rx__op *op, size_t *pad, size_t *dy)
+{
+    *pad = (size_t)op->c * op->wh * op->ww * RX__VW;
+    *dy = (size_t)op->oc * op->oh * op->ow * RX__VW;
+}
+
+static inline void vload(rx__vf *v, const float *p)
+{
+    memcpy(v, p, sizeof *v);
+}
+
+static inline void vstore(float *p, const rx__vf *v)
+{
+    memcpy(p, v, sizeof *v);
+}
+
+/* out (interleaved: oc planes of oh x ow vectors) = b + W * il. */
+RX__CLONES
+static void direct_out(const rx__op *op, const float *restrict il,
+                       const float *restrict W, const float *restrict bias,
+                       float *restrict out)
+{
+    const int k = op->k, c = op->c, oh = op->oh, ow = op->ow, ww = op->ww;
+    const size_t plane = (size_t)op->wh * ww, ohw = (size_t)oh * ow;
+    const int taps = c * k * k;
+    for (int c0 = 0; c0 < op->oc; c0 += CO_BLK) {
+        const int nb = op->oc - c0 < CO_BLK ? op->oc - c0 : CO_BLK;
+        float wb[CO_BLK][RX__DIRECT_TAPS], bb[CO_BLK];
+        for (int j = 0; j < CO_BLK; ++j) { /* padded block: repeat c0 */
+            const int cj = c0 + (j < nb ? j : 0);
+            bb[j] = bias[cj];
+            for (int t = 0; t < taps; ++t)
+                wb[j][t] = W[(size_t)cj * taps + t];
+        }
+        for (int y = 0; y < oh; ++y)
+            for (int x = 0; x < ow; ++x) {
+                rx__vf acc[CO_BLK];
+                for (int j = 0; j < CO_BLK; ++j)
+                    acc[j] = (rx__vf){0} + bb[j];
+                for (int ci = 0; ci < c; ++ci)
+                    for (int kh = 0; kh < k; ++kh)
+                        for (int kw = 0; kw < k; ++kw) {
+                            rx__vf v;
+                            vload(&v, il + (ci * plane +
+                                            (size_t)(y + kh) * ww + x + kw) *
+                                               RX__VW);
+                            const int t = (ci * k + kh) * k + kw;
+                            for (int j = 0; j < CO_BLK; ++j)
+                                acc[j] += wb[j][t] * v;
+                        }
+                for (int j = 0; j < nb; ++j)
+                    vstore(out + ((size_t)(c0 + j) * ohw + (size_t)y * ow + x) *
+                                     RX__VW,
+                           &acc[j]);
+            }
+    }
+}
+
+/* gW[co][t] += sum over pixels and lanes of dy * input tap t. */
+RX__CLONES
+static void direct_dw(const rx__op *op, const float *restrict il,
+                      const float *restrict dy, float *restrict gW)
+{
+    const int k = op->k, c = op->c, oh = op->oh, ow = op->ow, ww = op->ww;
+    const size_t plane = (size_t)op->wh * ww;
+    const int taps = c * k * k;
+    for (int co = 0; co < op->oc; ++co)
+        for (int ci = 0; ci < c; ++ci)
+            for (int kh = 0; kh < k; ++kh) {
+                rx__vf acc[RX__WA] = {{0}};
+                for (int y = 0; y < oh; ++y) {
+                    const float *drow =
+                        dy + ((size_t)co * oh + y) * ow * RX__VW;
+                    const float *irow =
+                        il + (ci * plane + (size_t)(y + kh) * ww) * RX__VW;
+                    for (int x = 0; x < ow; ++x) {
+                        rx__vf d;
+                        vload(&d, drow + (size_t)x * RX__VW);
+                        for (int kw = 0; kw < k; ++kw) {
+                            rx__vf v;
+                            vload(&v, irow + (size_t)(x + kw) * RX__VW);
+                            acc[kw] += d * v;
+                        }
+                    }
+                }
+                for (int kw = 0; kw < k; ++kw) {
+                    float a[RX__VW], s = 0.0f;
+                    vstore(a, &acc[kw]);
+                    for (int l = 0; l < RX__VW; ++l)
+                        s += a[l];
+                    gW[(size_t)co * taps + (ci * k + kh) * k + kw] += s;
+                }
+            }
+}
+
+/* dil (zeroed by the caller) += W^T dy, scattered over the taps. */
+RX__CLONES
+static void direct_dx(const rx__op *op, const float *restrict dy,
+                      const float *restrict W, float *restrict dil)
+{
+    const int k = op->k, c = op->c, oh = op->oh, ow = op->ow, ww = op->ww;
+    const size_t plane = (size_t)op->wh * ww;
+    const int taps = c * k * k;
+    for (int ci = 0; ci < c; ++ci)
+        for (int co = 0; co < op->oc; ++co)
+            for (int y = 0; y < oh; ++y)
+                for (int kh = 0; kh < k; ++kh) {
+                    const float *drow =
+                        dy + ((size_t)co * oh + y) * ow * RX__VW;
+                    float *irow =
+                        dil + (ci * plane + (size_t)(y + kh) * ww) * RX__VW;
+                    for (int kw = 0; kw < k; ++kw) {
+                        const float wt =
+                            W[(size_t)co * taps + (ci * k + kh) * k + kw];
+                        for (int x = 0; x < ow; ++x) {
+                            rx__vf d, v;
+                            vload(&d, drow + (size_t)x * RX__VW);
+                            float *p = irow + (size_t)(x + kw) * RX__VW;
+                            vload(&v, p);
+                            v += wt * d;
+                            vstore(p, &v);
+                        }
+                    }
+                }
+}
+
+void rx__direct_forward(const rx__op *op, rx__netws *ws, const float *w,
+                        const float *in, float *out, int n)
+{
+    const int chunk = rx__il_chunk(ws);
+    const size_t ohw = (size_t)op->oh * op->ow;
+    for (int i0 = 0; i0 < n; i0 += chunk) {
+        const int b = n - i0 < chunk ? n - i0 : chunk;
+        rx__il_in(op, in, n, i0, b, ws->pad);
+        direct_out(op, ws->pad, w + op->woff, w + op->boff, ws->wmo);
+        for (int co = 0; co < op->oc; ++co)
+            rx__deinterleave(ws->wmo + (size_t)co * ohw * RX__VW, op->ow, b,
+                             op->oh, op->ow, out + ((size_t)co * n + i0) * ohw,
+                             ohw);
+    }
+}
+
+void rx__direct_backward(const rx__op *op, rx__netws *ws, const float *w,
+                         const float *in, const float *dout, float *din,
+                         float *gw, int n)
+{
+    const int chunk = rx__il_chunk(ws);
+    const size_t ohw = (size_t)op->oh * op->ow;
+    float *gb = gw + op->boff;
+    for (int i0 = 0; i0 < n; i0 += chunk) {
+        const int b = n - i0 < chunk ? n - i0 : chunk;
+        rx__il_in(op, in, n, i0, b, ws->pad);
+        rx__il_dy(op, dout, n, i0, b, op->oh, op->ow, ws->wmo);
+        direct_dw(op, ws->pad, ws->wmo, gw + op->woff);
+        for (int co = 0; co < op->oc; ++co)
+            gb[co] += rx__row_sum(dout + ((size_t)co * n + i0) * ohw,
+                                  (size_t)b * ohw);
+        if (!din)
+            continue;
+        memset(ws->pad, 0,
+               sizeof(float) * RX__VW * (size_t)op->c * op->wh * op->ww);
+        direct_dx(op, ws->wmo, w + op->woff, ws->pad);
+        rx__il_to_din(op, ws->pad, n, i0, b, din);
+    }
+}
