@@ -24,21 +24,8 @@
 #include <time.h>
 
 #include "../src/model/net_internal.h"
+#include "bench_util.h"
 
-/* CPU time of this thread: on a shared machine it leaves out the time
- * other processes hold the core (cache and memory contention stay in). */
-static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static double sgemm_peak(int n, double *peak_cpu)
 {
@@ -53,11 +40,11 @@ static double sgemm_peak(int n, double *peak_cpu)
     }
     double best = 1e30, bestc = 1e30;
     for (int r = 0; r < 6; ++r) {
-        double t = rx__now(), tc = cpu_now();
+        double t = rx__now(), tc = rxb_cpu_now();
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
                     A, n, B, n, 0.0f, C, n);
         t = rx__now() - t;
-        tc = cpu_now() - tc;
+        tc = rxb_cpu_now() - tc;
         if (r > 0 && t < best)
             best = t;
         if (r > 0 && tc < bestc)
@@ -220,7 +207,7 @@ int main(int argc, char **argv)
      * CPU clock of a VM may tick coarsely) */
     const int blk = cnn ? 1 : 100;
     for (int r = 0; r < reps; ++r) {
-        double t = rx__now(), t1 = cpu_now();
+        double t = rx__now(), t1 = rxb_cpu_now();
         for (int q = 0; q < blk; ++q) {
             if (rx__net_loss_grad(net, ws, w, x, y, batch, 1.0, &loss, g,
                                   NULL) != RX_OK) {
@@ -231,10 +218,10 @@ int main(int argc, char **argv)
                 w[j] -= lr * g[j];
         }
         ts[r] = (rx__now() - t) / blk;
-        tc[r] = (cpu_now() - t1) / blk;
+        tc[r] = (rxb_cpu_now() - t1) / blk;
     }
-    qsort(ts, (size_t)reps, sizeof *ts, cmp_d);
-    qsort(tc, (size_t)reps, sizeof *tc, cmp_d);
+    qsort(ts, (size_t)reps, sizeof *ts, rxb_cmpd);
+    qsort(tc, (size_t)reps, sizeof *tc, rxb_cmpd);
     const double best = ts[0], med = ts[reps / 2];
     const double bestc = tc[0], medc = tc[reps / 2];
     const double fl = rx__net_flops_grad(net) * batch;

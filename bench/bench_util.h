@@ -1,6 +1,7 @@
 /*
- * The two helpers every stand-alone benchmark in bench/ needs: a monotonic
- * clock in seconds and a qsort comparison of doubles (for medians).
+ * The helpers the stand-alone benchmarks in bench/ share: a monotonic
+ * clock and the calling thread's CPU clock in seconds, and a qsort
+ * comparison of doubles (for medians).
  */
 #ifndef RX_BENCH_UTIL_H
 #define RX_BENCH_UTIL_H
@@ -11,6 +12,13 @@ static inline double rxb_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline double rxb_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
