@@ -828,6 +828,11 @@ int main(int argc, char **argv)
     compare_paths(&mn, 0, &mi, 1, 7, 3, WINO_LOSS_TOL, WINO_GRAD_TOL,
                   "Winograd (reference GEMM, chunks of 3) vs im2col, "
                   "MNIST CNN, batch 7");
+    rx__netspec mw = mn;
+    mw.conv = RX_CONV_WINOGRAD; /* conv1 (1 channel): registers, no GEMM */
+    CHECK(uses_winograd(&mw) == 2);
+    compare_paths(&mw, 1, &mi, 1, 20, 0, WINO_LOSS_TOL, WINO_GRAD_TOL,
+                  "Winograd conv1 + conv2 vs im2col, MNIST CNN, batch 20");
     rx__netspec md = mn;
     md.conv = RX_CONV_DIRECT; /* conv1 direct; conv2 (800 taps) im2col */
     CHECK(uses_algo(&md, RX_CONV_DIRECT) == 1);

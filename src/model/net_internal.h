@@ -189,6 +189,9 @@ void rx__deinterleave(const float *restrict src, int sw, int b, int h,
 void rx__il_dy(const rx__op *op, const float *restrict dout, int n, int i0,
                int b, int gh, int gw, float *restrict il);
 
+/* Input channels up to which Winograd makes its products in registers,
+ * tile by tile, instead of 64 GEMMs with K = c. */
+#define RX__WINO_FUSED_C 4
 /* Whether a conv of this shape can run by Winograd (stride 1, 2 <= k <=
  * RX__WA - 1), and the set-up of its transforms and tiling. */
 int rx__wino_fits(int k, int stride);

@@ -39,6 +39,13 @@
 #include "net_internal.h"
 
 #define WA RX__WA
+/* Helpers of the vector kernels: inlined into each target clone (a call
+ * would run them as baseline code). */
+#if defined(__GNUC__)
+#define VINL static inline __attribute__((always_inline))
+#else
+#define VINL static inline
+#endif
 #define WP (RX__WA * RX__WA)
 
 /* Bytes of V plus M for one group of tiles (of a 16-image chunk): the
@@ -172,9 +179,14 @@ int rx__il_chunk(const rx__netws *ws)
 void rx__wino_sizes(const rx__op *op, size_t *v, size_t *m, size_t *u,
                     size_t *pad)
 {
-    *v = (size_t)WP * pos_stride(op, op->c);
-    *m = (size_t)WP * pos_stride(op, op->oc);
     *u = (size_t)WP * op->oc * op->c;
+    if (op->c <= RX__WINO_FUSED_C) { /* no V, M: dU per lane */
+        *v = *u * RX__VW;
+        *m = 0;
+    } else {
+        *v = (size_t)WP * pos_stride(op, op->c);
+        *m = (size_t)WP * pos_stride(op, op->oc);
+    }
     *pad = (2 * il_in_floats(op) + il_grid_floats(op)) * RX__VW;
 }
 
@@ -236,7 +248,7 @@ static void wino_dw(const rx__op *op, const float *dU, float *gW)
  * compute the products with exactly those matrices (up to the order of
  * the float additions).
  */
-static inline void bt_fwd(const float *bt, const rx__vf *in, rx__vf *out)
+VINL void bt_fwd(const float *bt, const rx__vf *in, rx__vf *out)
 { /* out[a] = sum_y B^T[a][y] in[y] */
     out[0] = bt[0] * in[0] + bt[2] * in[2] + bt[4] * in[4] + bt[6] * in[6];
     for (int r = 1; r < WA - 1; r += 2) {
@@ -250,7 +262,7 @@ static inline void bt_fwd(const float *bt, const rx__vf *in, rx__vf *out)
     out[7] = c[1] * in[1] + c[3] * in[3] + c[5] * in[5] + c[7] * in[7];
 }
 
-static inline void bt_adj(const float *bt, const rx__vf *in, rx__vf *out)
+VINL void bt_adj(const float *bt, const rx__vf *in, rx__vf *out)
 { /* out[y] = sum_a B^T[a][y] in[a] */
     rx__vf s[3], d[3];
     for (int p = 0; p < 3; ++p) {
@@ -267,7 +279,7 @@ static inline void bt_adj(const float *bt, const rx__vf *in, rx__vf *out)
     out[7] = bt[7 * WA + 7] * in[7];
 }
 
-static inline void at_fwd(const float *at, int m, const rx__vf *in,
+VINL void at_fwd(const float *at, int m, const rx__vf *in,
                           rx__vf *out)
 { /* out[i] = sum_a A^T[i][a] in[a], i < m */
     rx__vf s[3], d[3];
@@ -287,7 +299,7 @@ static inline void at_fwd(const float *at, int m, const rx__vf *in,
     }
 }
 
-static inline void at_adj(const float *at, int m, const rx__vf *in,
+VINL void at_adj(const float *at, int m, const rx__vf *in,
                           rx__vf *out)
 { /* out[a] = sum_i A^T[i][a] in[i], i < m */
     out[0] = at[0] * in[0];
@@ -303,12 +315,12 @@ static inline void at_adj(const float *at, int m, const rx__vf *in,
     out[7] = at[(m - 1) * WA + 7] * in[m - 1];
 }
 
-static inline void vload(rx__vf *v, const float *p)
+VINL void vload(rx__vf *v, const float *p)
 {
     memcpy(v, p, sizeof *v);
 }
 
-static inline void vstore(float *p, const rx__vf *v)
+VINL void vstore(float *p, const rx__vf *v)
 {
     memcpy(p, v, sizeof *v);
 }
@@ -413,134 +425,235 @@ void rx__il_dy(const rx__op *op, const float *restrict dout, int n, int i0,
                    il + (size_t)co * gh * gw * RX__VW, gw);
 }
 
-/* V[pos][ci][r b + l] = (B^T d B)[pos] for tile r of image l. */
+/*
+ * One tile, 16 images: the four 2-D transforms. Position p = a * 8 + c of
+ * the transformed tile is the vector at t + p * ps (floats) of the
+ * transformed side; the spatial side is an interleaved plane with rows of
+ * ww (input) or gw (output grid) vectors, at the tile's corner base.
+ */
+VINL void tile_in(const float *bt, const float *base, int ww,
+                           float *t, size_t ps)
+{ /* t = B^T d B */
+    rx__vf u[WA][WA], col[WA], o[WA];
+    for (int x = 0; x < WA; ++x) {
+        for (int y = 0; y < WA; ++y)
+            vload(&col[y], base + ((size_t)y * ww + x) * RX__VW);
+        bt_fwd(bt, col, o);
+        for (int a = 0; a < WA; ++a)
+            u[a][x] = o[a];
+    }
+    for (int a = 0; a < WA; ++a) {
+        bt_fwd(bt, u[a], o);
+        for (int c = 0; c < WA; ++c)
+            vstore(t + (size_t)(a * WA + c) * ps, &o[c]);
+    }
+}
+
+VINL void tile_out(const float *at, int m, const float *t,
+                            size_t ps, float bias, float *base, int gw)
+{ /* base = A^T t A + bias (m x m) */
+    rx__vf u[WA][WA], in[WA], o[WA];
+    for (int c = 0; c < WA; ++c) {
+        for (int a = 0; a < WA; ++a)
+            vload(&in[a], t + (size_t)(a * WA + c) * ps);
+        at_fwd(at, m, in, o);
+        for (int i = 0; i < m; ++i)
+            u[i][c] = o[i];
+    }
+    for (int i = 0; i < m; ++i) {
+        at_fwd(at, m, u[i], o);
+        for (int j = 0; j < m; ++j) {
+            o[j] += bias;
+            vstore(base + ((size_t)i * gw + j) * RX__VW, &o[j]);
+        }
+    }
+}
+
+VINL void tile_dy(const float *at, int m, const float *base,
+                           int gw, float *t, size_t ps)
+{ /* t = A dY A^T */
+    rx__vf u[WA][WA], col[WA], o[WA];
+    for (int j = 0; j < m; ++j) {
+        for (int i = 0; i < m; ++i)
+            vload(&col[i], base + ((size_t)i * gw + j) * RX__VW);
+        at_adj(at, m, col, o);
+        for (int a = 0; a < WA; ++a)
+            u[a][j] = o[a];
+    }
+    for (int a = 0; a < WA; ++a) {
+        at_adj(at, m, u[a], o);
+        for (int c = 0; c < WA; ++c)
+            vstore(t + (size_t)(a * WA + c) * ps, &o[c]);
+    }
+}
+
+VINL void tile_dd(const float *bt, const float *t, size_t ps,
+                           float *base, int ww)
+{ /* base += B t B^T */
+    rx__vf u[WA][WA], in[WA], o[WA];
+    for (int c = 0; c < WA; ++c) {
+        for (int a = 0; a < WA; ++a)
+            vload(&in[a], t + (size_t)(a * WA + c) * ps);
+        bt_adj(bt, in, o);
+        for (int y = 0; y < WA; ++y)
+            u[y][c] = o[y];
+    }
+    for (int y = 0; y < WA; ++y) {
+        bt_adj(bt, u[y], o);
+        for (int x = 0; x < WA; ++x) {
+            float *p = base + ((size_t)y * ww + x) * RX__VW;
+            rx__vf v;
+            vload(&v, p);
+            v += o[x];
+            vstore(p, &v);
+        }
+    }
+}
+
+/* Corners of tile r: in the input planes of channel ci, and in the output
+ * grid of channel co. */
+static const float *in_corner(const rx__op *op, const float *il, int ci,
+                              int r)
+{
+    const int ty = r / op->tw, tx = r % op->tw;
+    return il + (((size_t)ci * op->wh + (size_t)ty * op->wm) * op->ww +
+                 (size_t)tx * op->wm) * RX__VW;
+}
+
+static size_t grid_corner(const rx__op *op, int co, int r)
+{
+    const int m = op->wm, ty = r / op->tw, tx = r % op->tw;
+    const size_t gw = (size_t)op->tw * m;
+    return (((size_t)co * op->th * m + (size_t)ty * m) * gw +
+            (size_t)tx * m) * RX__VW;
+}
+
+/* V[pos][ci][(r - r0) b + l] = (B^T d B)[pos] for tile r of image l. */
 RX__CLONES
 static void wino_in(const rx__op *op, const float *restrict il, int b,
                     int r0, int nr, float *restrict V)
 {
-    const int m = op->wm, ww = op->ww;
     const size_t ldT = ld_t(op), ps = pos_stride(op, op->c);
     for (int ci = 0; ci < op->c; ++ci)
-        for (int r = r0; r < r0 + nr; ++r) {
-            const int ty = r / op->tw, tx = r % op->tw;
-            const float *base =
-                il + (((size_t)ci * op->wh + (size_t)ty * m) * ww +
-                      (size_t)tx * m) * RX__VW;
-            rx__vf u[WA][WA], col[WA], o[WA];
-            for (int x = 0; x < WA; ++x) {
-                for (int y = 0; y < WA; ++y)
-                    vload(&col[y], base + ((size_t)y * ww + x) * RX__VW);
-                bt_fwd(op->wbt, col, o);
-                for (int a = 0; a < WA; ++a)
-                    u[a][x] = o[a];
-            }
-            float *dst = V + (size_t)ci * ldT + (size_t)(r - r0) * b;
-            for (int a = 0; a < WA; ++a) {
-                bt_fwd(op->wbt, u[a], o);
-                for (int c = 0; c < WA; ++c)
-                    vstore(dst + (size_t)(a * WA + c) * ps, &o[c]);
-            }
-        }
+        for (int r = r0; r < r0 + nr; ++r)
+            tile_in(op->wbt, in_corner(op, il, ci, r), op->ww,
+                    V + (size_t)ci * ldT + (size_t)(r - r0) * b, ps);
 }
 
-/* A^T M A + bias into the interleaved output grid il (oc planes of
+/* A^T M A + bias into the interleaved output grid oil (oc planes of
  * th m x tw m vectors); the caller deinterleaves the oh x ow interior. */
 RX__CLONES
 static void wino_out(const rx__op *op, const float *restrict M, int b,
-                     int r0, int nr, const float *bias, float *restrict il)
+                     int r0, int nr, const float *bias, float *restrict oil)
 {
-    const int m = op->wm;
-    const int gw = op->tw * m;
-    const size_t gplane = (size_t)op->th * m * gw;
     const size_t ldT = ld_t(op), ps = pos_stride(op, op->oc);
     for (int co = 0; co < op->oc; ++co)
-        for (int r = r0; r < r0 + nr; ++r) {
-            const int ty = r / op->tw, tx = r % op->tw;
-            const float *src = M + (size_t)co * ldT + (size_t)(r - r0) * b;
-            rx__vf u[WA][WA], in[WA], o[WA];
-            for (int c = 0; c < WA; ++c) {
-                for (int a = 0; a < WA; ++a)
-                    vload(&in[a], src + (size_t)(a * WA + c) * ps);
-                at_fwd(op->wat, m, in, o);
-                for (int i = 0; i < m; ++i)
-                    u[i][c] = o[i];
-            }
-            float *dst = il + ((size_t)co * gplane +
-                               ((size_t)ty * m) * gw + (size_t)tx * m) *
-                                  RX__VW;
-            for (int i = 0; i < m; ++i) {
-                at_fwd(op->wat, m, u[i], o);
-                for (int j = 0; j < m; ++j) {
-                    o[j] += bias[co];
-                    vstore(dst + ((size_t)i * gw + j) * RX__VW, &o[j]);
-                }
-            }
-        }
+        for (int r = r0; r < r0 + nr; ++r)
+            tile_out(op->wat, op->wm,
+                     M + (size_t)co * ldT + (size_t)(r - r0) * b, ps,
+                     bias[co], oil + grid_corner(op, co, r),
+                     op->tw * op->wm);
 }
 
-/* dM[pos][co][r b + l] = (A dY A^T)[pos], dY from the interleaved grid. */
+/* dM[pos][co][(r - r0) b + l] = (A dY A^T)[pos], dY from the grid. */
 RX__CLONES
-static void wino_dy(const rx__op *op, const float *restrict il, int b,
+static void wino_dy(const rx__op *op, const float *restrict dyil, int b,
                     int r0, int nr, float *restrict dM)
 {
-    const int m = op->wm;
-    const int gh = op->th * m, gw = op->tw * m;
     const size_t ldT = ld_t(op), ps = pos_stride(op, op->oc);
     for (int co = 0; co < op->oc; ++co)
-        for (int r = r0; r < r0 + nr; ++r) {
-            const int ty = r / op->tw, tx = r % op->tw;
-            const float *base =
-                il + (((size_t)co * gh + (size_t)ty * m) * gw +
-                      (size_t)tx * m) * RX__VW;
-            rx__vf u[WA][WA], col[WA], o[WA];
-            for (int j = 0; j < m; ++j) {
-                for (int i = 0; i < m; ++i)
-                    vload(&col[i], base + ((size_t)i * gw + j) * RX__VW);
-                at_adj(op->wat, m, col, o);
-                for (int a = 0; a < WA; ++a)
-                    u[a][j] = o[a];
-            }
-            float *dst = dM + (size_t)co * ldT + (size_t)(r - r0) * b;
-            for (int a = 0; a < WA; ++a) {
-                at_adj(op->wat, m, u[a], o);
-                for (int c = 0; c < WA; ++c)
-                    vstore(dst + (size_t)(a * WA + c) * ps, &o[c]);
-            }
-        }
+        for (int r = r0; r < r0 + nr; ++r)
+            tile_dy(op->wat, op->wm, dyil + grid_corner(op, co, r),
+                    op->tw * op->wm,
+                    dM + (size_t)co * ldT + (size_t)(r - r0) * b, ps);
 }
 
-/* il (interleaved, zeroed by the caller) += B dV B^T over the tiles. */
+/* dil (interleaved, zeroed by the caller) += B dV B^T over the tiles. */
 RX__CLONES
 static void wino_dd(const rx__op *op, const float *restrict dV, int b,
-                    int r0, int nr, float *restrict il)
+                    int r0, int nr, float *restrict dil)
 {
-    const int m = op->wm, ww = op->ww;
     const size_t ldT = ld_t(op), ps = pos_stride(op, op->c);
     for (int ci = 0; ci < op->c; ++ci)
-        for (int r = r0; r < r0 + nr; ++r) {
-            const int ty = r / op->tw, tx = r % op->tw;
-            const float *src = dV + (size_t)ci * ldT + (size_t)(r - r0) * b;
-            rx__vf u[WA][WA], in[WA], o[WA];
-            for (int c = 0; c < WA; ++c) {
-                for (int a = 0; a < WA; ++a)
-                    vload(&in[a], src + (size_t)(a * WA + c) * ps);
-                bt_adj(op->wbt, in, o);
-                for (int y = 0; y < WA; ++y)
-                    u[y][c] = o[y];
+        for (int r = r0; r < r0 + nr; ++r)
+            tile_dd(op->wbt, dV + (size_t)ci * ldT + (size_t)(r - r0) * b,
+                    ps, (float *)in_corner(op, dil, ci, r), op->ww);
+}
+
+/*
+ * Few input channels (c <= RX__WINO_FUSED_C, a first layer): the GEMM of
+ * a position would have K = c, so the products are made in registers
+ * instead, tile by tile: the c transformed inputs, then per output channel
+ * the 64 sums over c and the output transform. The backward keeps dU per
+ * lane (dUl[pos][co][ci] vectors) and adds the 16 lanes at the end.
+ */
+RX__CLONES
+static void fused_fwd(const rx__op *op, const float *restrict il,
+                      const float *restrict U, const float *bias,
+                      float *restrict oil)
+{
+    const int c = op->c, oc = op->oc, tiles = op->th * op->tw;
+    const size_t P = (size_t)oc * c;
+    for (int r = 0; r < tiles; ++r) {
+        float v[RX__WINO_FUSED_C][WP * RX__VW];
+        for (int ci = 0; ci < c; ++ci)
+            tile_in(op->wbt, in_corner(op, il, ci, r), op->ww, v[ci], RX__VW);
+        for (int co = 0; co < oc; ++co) {
+            float mm[WP * RX__VW];
+            for (int p = 0; p < WP; ++p) {
+                rx__vf s = {0}, x;
+                for (int ci = 0; ci < c; ++ci) {
+                    vload(&x, v[ci] + (size_t)p * RX__VW);
+                    s += U[(size_t)p * P + (size_t)co * c + ci] * x;
+                }
+                vstore(mm + (size_t)p * RX__VW, &s);
             }
-            float *base = il + (((size_t)ci * op->wh + (size_t)ty * m) * ww +
-                                (size_t)tx * m) * RX__VW;
-            for (int y = 0; y < WA; ++y) {
-                bt_adj(op->wbt, u[y], o);
-                for (int x = 0; x < WA; ++x) {
-                    float *p = base + ((size_t)y * ww + x) * RX__VW;
-                    rx__vf v;
-                    vload(&v, p);
-                    v += o[x];
-                    vstore(p, &v);
+            tile_out(op->wat, op->wm, mm, RX__VW, bias[co],
+                     oil + grid_corner(op, co, r), op->tw * op->wm);
+        }
+    }
+}
+
+RX__CLONES
+static void fused_bwd(const rx__op *op, const float *restrict il,
+                      const float *restrict dyil, const float *restrict U,
+                      float *restrict dUl, float *restrict dil)
+{
+    const int c = op->c, oc = op->oc, tiles = op->th * op->tw;
+    const size_t P = (size_t)oc * c;
+    for (int r = 0; r < tiles; ++r) {
+        float v[RX__WINO_FUSED_C][WP * RX__VW], dv[RX__WINO_FUSED_C][WP * RX__VW];
+        for (int ci = 0; ci < c; ++ci)
+            tile_in(op->wbt, in_corner(op, il, ci, r), op->ww, v[ci], RX__VW);
+        if (dil)
+            memset(dv, 0, sizeof dv);
+        for (int co = 0; co < oc; ++co) {
+            float dm[WP * RX__VW];
+            tile_dy(op->wat, op->wm, dyil + grid_corner(op, co, r),
+                    op->tw * op->wm, dm, RX__VW);
+            for (int p = 0; p < WP; ++p) {
+                rx__vf d, x, acc;
+                vload(&d, dm + (size_t)p * RX__VW);
+                for (int ci = 0; ci < c; ++ci) {
+                    float *a = dUl + ((size_t)p * P + (size_t)co * c + ci) *
+                                         RX__VW;
+                    vload(&x, v[ci] + (size_t)p * RX__VW);
+                    vload(&acc, a);
+                    acc += d * x;
+                    vstore(a, &acc);
+                    if (dil) {
+                        vload(&x, dv[ci] + (size_t)p * RX__VW);
+                        x += U[(size_t)p * P + (size_t)co * c + ci] * d;
+                        vstore(dv[ci] + (size_t)p * RX__VW, &x);
+                    }
                 }
             }
         }
+        if (dil)
+            for (int ci = 0; ci < c; ++ci)
+                tile_dd(op->wbt, dv[ci], RX__VW,
+                        (float *)in_corner(op, dil, ci, r), op->ww);
+    }
 }
 
 void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
@@ -556,7 +669,10 @@ void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
     for (int i0 = 0; i0 < n; i0 += chunk) {
         const int b = n - i0 < chunk ? n - i0 : chunk;
         rx__il_in(op, in, n, i0, b, il);
-        for (int r0 = 0; r0 < tiles; r0 += op->tg) {
+        if (c <= RX__WINO_FUSED_C)
+            fused_fwd(op, il, ws->wu, w + op->boff, oil);
+        for (int r0 = 0; c > RX__WINO_FUSED_C && r0 < tiles;
+             r0 += op->tg) {
             const int nr = tiles - r0 < op->tg ? tiles - r0 : op->tg;
             const int T = nr * b;
             wino_in(op, il, b, r0, nr, ws->wv);
@@ -585,9 +701,12 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
     float *il = ws->pad, *dyil = ws->pad + il_in_floats(op) * RX__VW;
     float *dil = dyil + il_grid_floats(op) * RX__VW;
     float *gb = gw + op->boff;
+    const int fused = c <= RX__WINO_FUSED_C;
     if (din)
         wino_u(op, w + op->woff, ws->wu);
     memset(ws->wdu, 0, sizeof(float) * WP * (size_t)oc * c);
+    if (fused)
+        memset(ws->wv, 0, sizeof(float) * WP * (size_t)oc * c * RX__VW);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         const int b = n - i0 < chunk ? n - i0 : chunk;
         rx__il_in(op, in, n, i0, b, il);
@@ -595,7 +714,9 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
                   dyil);
         if (din)
             memset(dil, 0, sizeof(float) * RX__VW * il_in_floats(op));
-        for (int r0 = 0; r0 < tiles; r0 += op->tg) {
+        if (fused)
+            fused_bwd(op, il, dyil, ws->wu, ws->wv, din ? dil : NULL);
+        for (int r0 = 0; !fused && r0 < tiles; r0 += op->tg) {
             const int nr = tiles - r0 < op->tg ? tiles - r0 : op->tg;
             const int T = nr * b;
             wino_in(op, il, b, r0, nr, ws->wv);
@@ -621,5 +742,9 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
         if (din)
             rx__il_to_din(op, dil, n, i0, b, din);
     }
+    if (fused) /* the lanes of dU, in lane order */
+        for (size_t q = 0; q < (size_t)WP * oc * c; ++q)
+            for (int l = 0; l < RX__VW; ++l)
+                ws->wdu[q] += ws->wv[q * RX__VW + (size_t)l];
     wino_dw(op, ws->wdu, gw + op->woff);
 }
