@@ -516,6 +516,147 @@ static int uses_winograd(const rx__netspec *sp)
 #define WINO_LOSS_TOL 1e-5
 #define WINO_GRAD_TOL 1e-3
 
+/*
+ * Winograd and direct against im2col on the shapes the random cases miss:
+ * every kernel size 2..7 (tile outputs m = 7..2), the register path
+ * (2 channels) and the GEMM path (5 channels), as a first layer (no input
+ * gradient) and after another conv, pads 0 .. k - 1 (outputs smaller than
+ * a tile included), 17 images (a chunk of 16 and one of 1); and a layer
+ * whose tile rows span several GEMM groups with a short last one. The
+ * tolerance is im2col's own BLAS-vs-reference one (measured: <= 2e-5).
+ */
+static void conv_shapes(void)
+{
+    int cases = 0, groups_seen = 0;
+    for (int k = 2; k <= 7; ++k)
+        for (int wide = 0; wide < 2; ++wide)
+            for (int first = 0; first < 2; ++first) {
+                tcase t;
+                memset(&t, 0, sizeof t);
+                rx__netspec *sp = &t.spec;
+                sp->layers = t.L;
+                const int c = wide ? 5 : 2, pad = (k + wide + first) % k;
+                sp->in_c = first ? c : 1;
+                sp->in_h = 4 + (k + first) % 6, sp->in_w = 3 + (2 * k) % 7;
+                if (!first) {
+                    add(&t, RX_LAYER_CONV2D, 0, c, 3, 1, 1);
+                    add(&t, RX_LAYER_RELU, 0, 0, 0, 0, 0);
+                }
+                if (sp->in_h + 2 * pad < k)
+                    sp->in_h = k;
+                if (sp->in_w + 2 * pad < k)
+                    sp->in_w = k;
+                add(&t, RX_LAYER_CONV2D, 0, 3, k, 1, pad);
+                add(&t, RX_LAYER_TANH, 0, 0, 0, 0, 0);
+                sp->n_out = 3;
+                add(&t, RX_LAYER_DENSE, 3, 0, 0, 0, 0);
+                sp->lik = RX_LIK_SOFTMAX;
+                rx__netspec si = *sp, sw = *sp, sd = *sp;
+                si.conv = RX_CONV_IM2COL;
+                sw.conv = RX_CONV_WINOGRAD;
+                sd.conv = RX_CONV_DIRECT;
+                CHECK(uses_winograd(&sw) == 2 - first);
+                CHECK(uses_algo(&sd, RX_CONV_DIRECT) == 2 - first);
+                char what[160];
+                snprintf(what, sizeof what, "  Winograd vs im2col, k %d, %d "
+                         "channels, %s, pad %d, %dx%d", k, c,
+                         first ? "first layer" : "after a conv", pad,
+                         sp->in_h, sp->in_w);
+                compare_paths(&sw, 1, &si, 1, 17, 0, 1e-5, 1e-4, what);
+                memcpy(what + 2, "direct  ", 8);
+                compare_paths(&sd, 1, &si, 1, 17, 0, 1e-5, 1e-4, what);
+                cases += 2;
+            }
+    /* 8 -> 8 channels, 3x3 pad 1 on 29x31: 6x6 outputs a tile, 5 x 6
+     * tiles; a tile row of V + M is 64 x 16 x 6 x 16 x 4 B = 384 KiB, so
+     * groups of 3 rows (1.5 MiB): 18 + 12 tiles. */
+    {
+        tcase t;
+        memset(&t, 0, sizeof t);
+        rx__netspec *sp = &t.spec;
+        sp->layers = t.L;
+        sp->in_c = 3, sp->in_h = 29, sp->in_w = 31;
+        add(&t, RX_LAYER_CONV2D, 0, 8, 3, 1, 1);
+        add(&t, RX_LAYER_RELU, 0, 0, 0, 0, 0);
+        add(&t, RX_LAYER_CONV2D, 0, 8, 3, 1, 1);
+        add(&t, RX_LAYER_RELU, 0, 0, 0, 0, 0);
+        add(&t, RX_LAYER_MAXPOOL, 0, 0, 4, 4, 0);
+        sp->n_out = 3;
+        add(&t, RX_LAYER_DENSE, 3, 0, 0, 0, 0);
+        sp->lik = RX_LIK_SOFTMAX;
+        rx__netspec si = *sp;
+        si.conv = RX_CONV_IM2COL;
+        rx_err err = {{0}};
+        rx__net *net = NULL;
+        CHECK(rx__net_create(&net, sp, &err) == RX_OK);
+        for (int j = 0; j < net->n_ops; ++j) {
+            const rx__op *op = &net->ops[j];
+            if (op->kind != RX__OP_CONV || op->algo != RX_CONV_WINOGRAD)
+                continue;
+            const int tiles = op->th * op->tw;
+            groups_seen = (tiles + op->tg - 1) / op->tg;
+            CHECK_MSG(groups_seen > 1 && tiles % op->tg != 0,
+                      "%d tiles in groups of %d", tiles, op->tg);
+        }
+        CHECK_MSG(groups_seen > 1, "conv 8->8 on 29x31 not by Winograd "
+                  "in groups");
+        rx__net_destroy(&net);
+        compare_paths(sp, 1, &si, 1, 17, 0, 1e-5, 1e-4,
+                      "  Winograd in several tile groups (short last) vs "
+                      "im2col, 8->8 3x3 on 29x31");
+        ++cases;
+    }
+    /* auto keeps a layer whose Winograd buffers (16 images) would pass
+     * RX__WINO_MAX_BYTES on im2col: 64 -> 64 channels, 3x3, on 224x224
+     * (~680 MiB) but not on 28x28 */
+    for (int big = 0; big < 2; ++big) {
+        tcase t;
+        memset(&t, 0, sizeof t);
+        t.spec.layers = t.L;
+        t.spec.in_c = 64, t.spec.in_h = t.spec.in_w = big ? 224 : 28;
+        add(&t, RX_LAYER_CONV2D, 0, 64, 3, 1, 1);
+        add(&t, RX_LAYER_DENSE, 2, 0, 0, 0, 0);
+        t.spec.n_out = 2, t.spec.lik = RX_LIK_SOFTMAX;
+        CHECK_MSG(uses_winograd(&t.spec) == !big, "64-channel 3x3 conv on "
+                  "%dx%d: Winograd %d", t.spec.in_h, t.spec.in_w,
+                  uses_winograd(&t.spec));
+    }
+    printf("conv shapes: %d comparisons against im2col, last layer in %d "
+           "tile groups\n", cases, groups_seen);
+}
+
+/* A workspace used for other batches in between gives the same bits. */
+static void reuse(const rx__netspec *sp, const char *what)
+{
+    rx_err err = {{0}};
+    rx__net *net = NULL;
+    CHECK(rx__net_create(&net, sp, &err) == RX_OK);
+    const int n = 20;
+    const size_t d = rx__net_nparams(net), D = rx__net_in_dim(net);
+    float *w = malloc(sizeof(float) * d), *g1 = malloc(sizeof(float) * d);
+    float *g2 = malloc(sizeof(float) * d), *g3 = malloc(sizeof(float) * d);
+    float *x = malloc(sizeof(float) * D * 2 * n), *y = malloc(sizeof(float) * 2 * n);
+    rx__stream s;
+    rx__stream_init(&s, 5, 0, RX_STREAM_MODELINIT, 1);
+    fill(net, sp, w, x, y, 2 * n, &s);
+    rx__netws *fresh = rx__netws_create(net, n, 1), *used = rx__netws_create(net, n, 1);
+    double l1 = 0, l2 = 0, l3 = 0;
+    CHECK(rx__net_loss_grad(net, fresh, w, x, y, n, 1.0, &l1, g1, NULL) == RX_OK);
+    /* other data, a smaller batch, then the first batch again */
+    CHECK(rx__net_loss_grad(net, used, w, x + D * n, y + n, 5, 1.0, &l2, g2,
+                            NULL) == RX_OK);
+    CHECK(rx__net_loss_grad(net, used, w, x + D * n, y + n, n, 1.0, &l2, g2,
+                            NULL) == RX_OK);
+    CHECK(rx__net_loss_grad(net, used, w, x, y, n, 1.0, &l3, g3, NULL) == RX_OK);
+    const int same = l1 == l3 && !memcmp(g1, g3, sizeof(float) * d);
+    printf("workspace reuse, %s: %s\n", what, same ? "bitwise equal" : "DIFFERS");
+    CHECK(same);
+    free(w), free(g1), free(g2), free(g3), free(x), free(y);
+    rx__netws_destroy(&fresh);
+    rx__netws_destroy(&used);
+    rx__net_destroy(&net);
+}
+
 static void blas_vs_ref(const rx__netspec *sp, int n, int chunk_cap,
                         const char *what)
 {
@@ -842,6 +983,12 @@ int main(int argc, char **argv)
     blas_vs_ref(&ml, 300, 0, "MLP 13-50-1, batch 300");
 
     threads(&mn, 4, 8, "MNIST CNN, batch 4");
+    threads(&mw, 20, 2, "MNIST CNN, all convs Winograd, batch 20");
+    threads(&md, 20, 2, "MNIST CNN, conv1 direct, batch 20");
+    reuse(&mn, "MNIST CNN, auto (Winograd conv2)");
+    reuse(&mw, "MNIST CNN, all convs Winograd");
+    reuse(&md, "MNIST CNN, conv1 direct");
+    conv_shapes();
     threads(&ml, 50, 2000, "MLP 13-50-1, batch 50");
 
     shape_errors();

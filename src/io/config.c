@@ -418,7 +418,8 @@ static const keydef KEYS[] = {
      "gaussian: fixed noise variance s^2 of the (standardised) target"},
     {"model.conv", K_ENUM, OFF(model.conv), "auto", 0, 0, 0, 0, convs,
      "how conv2d layers are computed: auto (Winograd F(m x m, k x k) on "
-     "8x8 tiles for stride 1, kernel 3..7 and at least 8 input channels; "
+     "8x8 tiles for stride 1, kernel 3..7, at least 8 input channels and "
+     "a workspace within 32 MiB; "
      "im2col + sgemm elsewhere), im2col (always), winograd (wherever "
      "stride is 1 and kernel 2..7), direct (stride 1, kernel <= 8, "
      "channels x kernel^2 <= 256: vector multiply-adds over 16 images); "

@@ -187,7 +187,10 @@ void rx__wino_sizes(const rx__op *op, size_t *v, size_t *m, size_t *u,
         *v = (size_t)WP * pos_stride(op, op->c);
         *m = (size_t)WP * pos_stride(op, op->oc);
     }
-    *pad = (2 * il_in_floats(op) + il_grid_floats(op)) * RX__VW;
+    /* input planes, output (gradient) grid, and the input gradient's
+     * planes when the backward makes one */
+    *pad = ((1 + (op->need_dx != 0)) * il_in_floats(op) +
+            il_grid_floats(op)) * RX__VW;
 }
 
 /* U[pos][co][ci] = G g G^T for every kernel g = W[co][ci]. */
