@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "../src/model/net_internal.h"
+#include "bench_nets.h"
 #include "bench_util.h"
 
 
@@ -152,27 +153,7 @@ int main(int argc, char **argv)
         reps = cnn ? 20 : 300;
     rx__blas_set_threads(1);
 
-    static const rx__layerspec cnn_layers[] = {
-        {RX_LAYER_CONV2D, 0, 32, 5, 1, 2}, {RX_LAYER_RELU, 0, 0, 0, 0, 0},
-        {RX_LAYER_MAXPOOL, 0, 0, 2, 2, 0}, {RX_LAYER_CONV2D, 0, 64, 5, 1, 2},
-        {RX_LAYER_RELU, 0, 0, 0, 0, 0},    {RX_LAYER_MAXPOOL, 0, 0, 2, 2, 0},
-        {RX_LAYER_FLATTEN, 0, 0, 0, 0, 0}, {RX_LAYER_DENSE, 50, 0, 0, 0, 0},
-        {RX_LAYER_RELU, 0, 0, 0, 0, 0},    {RX_LAYER_DENSE, 10, 0, 0, 0, 0}};
-    static const rx__layerspec mlp_layers[] = {
-        {RX_LAYER_DENSE, 50, 0, 0, 0, 0}, {RX_LAYER_RELU, 0, 0, 0, 0, 0},
-        {RX_LAYER_DENSE, 1, 0, 0, 0, 0}};
-    rx__netspec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.conv = (rx__conv_algo)conv;
-    if (cnn) {
-        spec.in_c = 1, spec.in_h = 28, spec.in_w = 28;
-        spec.n_layers = 10, spec.layers = cnn_layers;
-        spec.lik = RX_LIK_SOFTMAX, spec.n_out = 10;
-    } else {
-        spec.in_c = 1, spec.in_h = 1, spec.in_w = 13;
-        spec.n_layers = 3, spec.layers = mlp_layers;
-        spec.lik = RX_LIK_GAUSSIAN, spec.n_out = 1, spec.noise_var = 1.0;
-    }
+    const rx__netspec spec = rxb_spec(cnn, (rx__conv_algo)conv);
     rx_err err = {{0}};
     rx__net *net = NULL;
     if (rx__net_create(&net, &spec, &err) != RX_OK) {
@@ -189,13 +170,7 @@ int main(int argc, char **argv)
     double *tc = malloc(sizeof(double) * (size_t)reps);
     if (!ws || !w || !g || !x || !y || !ts || !tc)
         return 1;
-    rx__stream s;
-    rx__stream_init(&s, 1, 0, RX_STREAM_MODELINIT, 0);
-    rx__net_init_params(net, w, &s);
-    for (size_t i = 0; i < D * (size_t)batch; ++i)
-        x[i] = (float)rx__normal(&s);
-    for (int i = 0; i < batch; ++i)
-        y[i] = cnn ? (float)rx__uniform_int(&s, 10) : (float)rx__normal(&s);
+    rxb_inputs(net, cnn, batch, w, x, y);
 
     double peak_cpu = 0.0;
     const double peak = sgemm_peak(peak_n, &peak_cpu);

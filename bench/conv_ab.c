@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../src/model/net_internal.h"
+#include "bench_nets.h"
 #include "bench_util.h"
 
 static int method(const char *s)
@@ -45,19 +46,8 @@ int main(int argc, char **argv)
                 "...] [--tg-b TILES] [--reps R]\n", argv[0]);
         return 2;
     }
-    static const rx__layerspec L[] = {
-        {RX_LAYER_CONV2D, 0, 32, 5, 1, 2}, {RX_LAYER_RELU, 0, 0, 0, 0, 0},
-        {RX_LAYER_MAXPOOL, 0, 0, 2, 2, 0}, {RX_LAYER_CONV2D, 0, 64, 5, 1, 2},
-        {RX_LAYER_RELU, 0, 0, 0, 0, 0},    {RX_LAYER_MAXPOOL, 0, 0, 2, 2, 0},
-        {RX_LAYER_FLATTEN, 0, 0, 0, 0, 0}, {RX_LAYER_DENSE, 50, 0, 0, 0, 0},
-        {RX_LAYER_RELU, 0, 0, 0, 0, 0},    {RX_LAYER_DENSE, 10, 0, 0, 0, 0}};
-    rx__netspec sa, sb;
-    memset(&sa, 0, sizeof sa);
-    sa.in_c = 1, sa.in_h = 28, sa.in_w = 28, sa.n_layers = 10;
-    sa.layers = L, sa.lik = RX_LIK_SOFTMAX, sa.n_out = 10;
-    sb = sa;
-    sa.conv = (rx__conv_algo)ma;
-    sb.conv = (rx__conv_algo)mb;
+    const rx__netspec sa = rxb_spec(1, (rx__conv_algo)ma);
+    const rx__netspec sb = rxb_spec(1, (rx__conv_algo)mb);
     rx_err err = {{0}};
     rx__net *na = NULL, *nb = NULL;
     if (rx__net_create(&na, &sa, &err) != RX_OK ||
@@ -77,13 +67,7 @@ int main(int argc, char **argv)
     double *ta = malloc(sizeof(double) * reps), *tb = malloc(sizeof(double) * reps);
     if (!wa || !wb || !w || !g || !x || !y || !ta || !tb)
         return 1;
-    rx__stream s;
-    rx__stream_init(&s, 1, 0, RX_STREAM_MODELINIT, 0);
-    rx__net_init_params(na, w, &s);
-    for (size_t i = 0; i < D * (size_t)n; ++i)
-        x[i] = (float)rx__normal(&s);
-    for (int i = 0; i < n; ++i)
-        y[i] = (float)rx__uniform_int(&s, 10);
+    rxb_inputs(na, 1, n, w, x, y);
     double la = 0, lb = 0;
     int wins = 0;
     for (int r = -2; r < reps; ++r) { /* two warm-up pairs */
