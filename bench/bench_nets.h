@@ -7,6 +7,8 @@
 #ifndef RX_BENCH_NETS_H
 #define RX_BENCH_NETS_H
 
+#include <string.h>
+
 #include "../src/model/model.h"
 
 static const rx__layerspec rxb_cnn_layers[] = {
