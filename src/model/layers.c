@@ -260,6 +260,73 @@ static void conv_backward(const rx__op *op, rx__netws *ws, const float *w,
     }
 }
 
+/*
+ * 2x2 windows, stride 2, up to 16 outputs a row: one output row at a time
+ * as vectors. The two input rows are copied into zero-padded 32-float
+ * buffers (no read past the plane), split into even and odd columns by
+ * shuffles, and the four candidates are compared in row-major order with
+ * strict > (ties keep the first), exactly as the scalar loop; the data
+ * decide nothing by branches.
+ */
+RX__CLONES
+static void pool2_rows(const float *restrict src, int w, int oh, int ow,
+                       float *restrict dst, int32_t *restrict ag)
+{
+    rx__vi lane;
+    for (int j = 0; j < RX__VW; ++j)
+        lane[j] = 2 * j;
+    const size_t hw = (size_t)2 * oh * w, ohw = (size_t)oh * ow;
+    for (int y = 0; y < oh; ++y) {
+        /* whole-vector loads and stores while they stay inside the
+         * plane (lanes past the row read or write the next row, which is
+         * written later); padded copies at the end */
+        const float *r0 = src + (size_t)(2 * y) * w, *r1 = r0 + w;
+        float t[2][2 * RX__VW] = {{0}};
+        if ((size_t)(2 * y + 1) * w + 2 * RX__VW > hw) {
+            memcpy(t[0], r0, sizeof(float) * 2 * ow);
+            memcpy(t[1], r1, sizeof(float) * 2 * ow);
+            r0 = t[0], r1 = t[1];
+        }
+        rx__vf a0, a1, b0, b1;
+        memcpy(&a0, r0, sizeof a0);
+        memcpy(&a1, r0 + RX__VW, sizeof a1);
+        memcpy(&b0, r1, sizeof b0);
+        memcpy(&b1, r1 + RX__VW, sizeof b1);
+#define RX__EVEN 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define RX__ODD 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+        const rx__vf c[4] = {__builtin_shufflevector(a0, a1, RX__EVEN),
+                             __builtin_shufflevector(a0, a1, RX__ODD),
+                             __builtin_shufflevector(b0, b1, RX__EVEN),
+                             __builtin_shufflevector(b0, b1, RX__ODD)};
+#undef RX__EVEN
+#undef RX__ODD
+        const int32_t base[4] = {2 * y * w, 2 * y * w + 1, (2 * y + 1) * w,
+                                 (2 * y + 1) * w + 1};
+        rx__vf m = c[0];
+        rx__vi a = lane + base[0];
+        for (int q = 1; q < 4; ++q) {
+            const rx__vi gt = c[q] > m; /* all ones where strictly greater */
+            rx__vi mi, ci;
+            memcpy(&mi, &m, sizeof mi);
+            memcpy(&ci, &c[q], sizeof ci);
+            mi = (ci & gt) | (mi & ~gt);
+            memcpy(&m, &mi, sizeof m);
+            a = ((lane + base[q]) & gt) | (a & ~gt);
+        }
+        if ((size_t)y * ow + RX__VW <= ohw) {
+            memcpy(dst + (size_t)y * ow, &m, sizeof m);
+            memcpy(ag + (size_t)y * ow, &a, sizeof a);
+        } else {
+            float mo[RX__VW];
+            int32_t ao[RX__VW];
+            memcpy(mo, &m, sizeof mo);
+            memcpy(ao, &a, sizeof ao);
+            memcpy(dst + (size_t)y * ow, mo, sizeof(float) * ow);
+            memcpy(ag + (size_t)y * ow, ao, sizeof(int32_t) * ow);
+        }
+    }
+}
+
 /* Max over each window of each (channel, image) plane; the plane order is
  * the same in both layouts, so pooling needs no layout change. Ties keep
  * the first (row-major) position. */
@@ -270,6 +337,12 @@ static void pool_forward(const rx__op *op, const float *in, float *out,
     const int oh = op->oh, ow = op->ow;
     const size_t planes = (size_t)op->c * n, hw = (size_t)h * w;
     const size_t ohw = (size_t)oh * ow;
+    if (k == 2 && s == 2 && ow <= RX__VW && h == 2 * oh && w == 2 * ow) {
+        for (size_t pl = 0; pl < planes; ++pl)
+            pool2_rows(in + pl * hw, w, oh, ow, out + pl * ohw,
+                       arg + pl * ohw);
+        return;
+    }
     for (size_t pl = 0; pl < planes; ++pl) {
         const float *src = in + pl * hw;
         float *dst = out + pl * ohw;
@@ -317,6 +390,62 @@ static void pool_forward(const rx__op *op, const float *in, float *out,
     }
 }
 
+/* The adjoint of pool2_rows for windows that tile the plane: each input
+ * gets its window's gradient where it was the argmax, else 0, written as
+ * two interleaved rows of whole vectors (padded copies at the end). */
+RX__CLONES
+static void unpool2_rows(const float *restrict g,
+                         const int32_t *restrict ag, int w, int oh, int ow,
+                         float *restrict d)
+{
+    rx__vi lane;
+    for (int j = 0; j < RX__VW; ++j)
+        lane[j] = 2 * j;
+    const size_t hw = (size_t)2 * oh * w, ohw = (size_t)oh * ow;
+    for (int y = 0; y < oh; ++y) {
+        rx__vf gv;
+        rx__vi a;
+        if ((size_t)y * ow + RX__VW <= ohw) {
+            memcpy(&gv, g + (size_t)y * ow, sizeof gv);
+            memcpy(&a, ag + (size_t)y * ow, sizeof a);
+        } else {
+            float gt[RX__VW] = {0};
+            int32_t at[RX__VW] = {0};
+            memcpy(gt, g + (size_t)y * ow, sizeof(float) * ow);
+            memcpy(at, ag + (size_t)y * ow, sizeof(int32_t) * ow);
+            memcpy(&gv, gt, sizeof gv);
+            memcpy(&a, at, sizeof a);
+        }
+        rx__vi gi;
+        memcpy(&gi, &gv, sizeof gi);
+        const rx__vi j = lane + 2 * y * w;
+        rx__vi e[4] = {gi & (a == j), gi & (a == j + 1), gi & (a == j + w),
+                       gi & (a == j + w + 1)};
+        rx__vi o[4] = {
+            __builtin_shufflevector(e[0], e[1], 0, 16, 1, 17, 2, 18, 3, 19, 4,
+                                    20, 5, 21, 6, 22, 7, 23),
+            __builtin_shufflevector(e[0], e[1], 8, 24, 9, 25, 10, 26, 11, 27,
+                                    12, 28, 13, 29, 14, 30, 15, 31),
+            __builtin_shufflevector(e[2], e[3], 0, 16, 1, 17, 2, 18, 3, 19, 4,
+                                    20, 5, 21, 6, 22, 7, 23),
+            __builtin_shufflevector(e[2], e[3], 8, 24, 9, 25, 10, 26, 11, 27,
+                                    12, 28, 13, 29, 14, 30, 15, 31)};
+        float *r0 = d + (size_t)(2 * y) * w;
+        if ((size_t)(2 * y + 1) * w + 2 * RX__VW <= hw) {
+            /* lanes past a row spill into the next one, written after */
+            memcpy(r0, &o[0], sizeof o[0]);
+            memcpy(r0 + RX__VW, &o[1], sizeof o[1]);
+            memcpy(r0 + w, &o[2], sizeof o[2]);
+            memcpy(r0 + w + RX__VW, &o[3], sizeof o[3]);
+        } else {
+            float t[4][RX__VW];
+            memcpy(t, o, sizeof t);
+            memcpy(r0, t[0], sizeof(float) * 2 * ow);
+            memcpy(r0 + w, t[2], sizeof(float) * 2 * ow);
+        }
+    }
+}
+
 static void pool_backward(const rx__op *op, const float *dout,
                           const int32_t *arg, float *din, int n)
 {
@@ -325,6 +454,12 @@ static void pool_backward(const rx__op *op, const float *dout,
     const int w = op->w;
     if (op->k == 2 && op->stride == 2 && op->h == 2 * op->oh &&
         op->w == 2 * op->ow) { /* windows tile the plane: one write each */
+        if (op->ow <= RX__VW) {
+            for (size_t pl = 0; pl < planes; ++pl)
+                unpool2_rows(dout + pl * ohw, arg + pl * ohw, w, op->oh,
+                             op->ow, din + pl * hw);
+            return;
+        }
         for (size_t pl = 0; pl < planes; ++pl) {
             float *d = din + pl * hw;
             const float *g = dout + pl * ohw;
