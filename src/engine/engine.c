@@ -1387,6 +1387,8 @@ rx_status rx_run(rx_ctx *c)
     /* BLAS single-threaded inside a chain: the team is the parallelism */
     const int is_net = rx__target_is_network(c->target);
     const int blas_prev = is_net ? rx__blas_set_threads(1) : 0;
+    if (is_net && rx__blas_avx512_unused())
+        rx__logf(&c->log, RX_LOG_INFO, "%s", RX__BLAS_AVX512_HINT);
     double t0 = rx__now();
 
 #pragma omp parallel num_threads(c->nt_req)

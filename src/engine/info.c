@@ -10,7 +10,7 @@ void rx__blas_info(char *buf, size_t cap);
 
 void rx_build_info(char *buf, size_t cap)
 {
-    char blas[256];
+    char blas[512];
     rx__blas_info(blas, sizeof blas);
     snprintf(buf, cap,
              "replex %s\nOpenMP: %d max threads (spec %d)\nBLAS: %s\n",

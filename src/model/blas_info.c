@@ -4,12 +4,14 @@
  */
 #include <cblas.h>
 #include <stdio.h>
+#include <strings.h>
 
 #include "../core/internal.h"
 #include "model.h"
 
 /* OpenBLAS exports these; declared here to avoid its private headers. */
 char *openblas_get_config(void);
+char *openblas_get_corename(void);
 int openblas_get_num_threads(void);
 int openblas_get_parallel(void);
 
@@ -18,8 +20,11 @@ void rx__blas_info(char *buf, size_t cap)
 {
     static const char *const par[] = {"sequential", "pthreads", "openmp"};
     int p = openblas_get_parallel();
-    snprintf(buf, cap, "OpenBLAS %s (%s, %d threads)", openblas_get_config(),
-             p >= 0 && p <= 2 ? par[p] : "?", openblas_get_num_threads());
+    snprintf(buf, cap, "OpenBLAS %s (%s, %d threads)%s%s",
+             openblas_get_config(), p >= 0 && p <= 2 ? par[p] : "?",
+             openblas_get_num_threads(),
+             rx__blas_avx512_unused() ? "\nnote: " : "",
+             rx__blas_avx512_unused() ? RX__BLAS_AVX512_HINT : "");
 }
 
 void openblas_set_num_threads(int n);
@@ -29,4 +34,18 @@ int rx__blas_set_threads(int n)
     int prev = openblas_get_num_threads();
     openblas_set_num_threads(n);
     return prev;
+}
+
+int rx__blas_avx512_unused(void)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+    const char *core = openblas_get_corename();
+    return core && !strcasecmp(core, "haswell") &&
+           __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl");
+#else
+    return 0;
+#endif
 }
