@@ -193,27 +193,35 @@ void rx__wino_sizes(const rx__op *op, size_t *v, size_t *m, size_t *u,
             il_grid_floats(op)) * RX__VW;
 }
 
-/* U[pos][co][ci] = G g G^T for every kernel g = W[co][ci]. */
-static void wino_u(const rx__op *op, const float *W, float *U)
+/* U[pos][co][ci] = G g G^T for every kernel g = W[co][ci]: the 8 rows of
+ * G g as columns of 8-float vectors (k of them), then U column by column;
+ * the products and sums are those of the plain loops, in the same order. */
+typedef float rx__v8 __attribute__((vector_size(4 * WA)));
+RX__CLONES
+static void wino_u(const rx__op *op, const float *restrict W,
+                   float *restrict U)
 {
     const int k = op->k, P = op->oc * op->c;
+    rx__v8 gcol[WA]; /* column i of G */
+    for (int i = 0; i < WA; ++i)
+        for (int a = 0; a < WA; ++a)
+            gcol[i][a] = i < k ? op->wg[a * WA + i] : 0.0f;
     for (int q = 0; q < P; ++q) {
         const float *g = W + (size_t)q * k * k;
-        float t[WA][WA];
-        for (int a = 0; a < WA; ++a)
-            for (int j = 0; j < k; ++j) {
-                float s = 0.0f;
-                for (int i = 0; i < k; ++i)
-                    s += op->wg[a * WA + i] * g[i * k + j];
-                t[a][j] = s;
-            }
-        for (int a = 0; a < WA; ++a)
-            for (int b = 0; b < WA; ++b) {
-                float s = 0.0f;
-                for (int j = 0; j < k; ++j)
-                    s += t[a][j] * op->wg[b * WA + j];
-                U[(size_t)(a * WA + b) * P + q] = s;
-            }
+        rx__v8 t[WA]; /* t[j][a] = (G g)[a][j] */
+        for (int j = 0; j < k; ++j) {
+            rx__v8 s = {0};
+            for (int i = 0; i < k; ++i)
+                s += gcol[i] * g[i * k + j];
+            t[j] = s;
+        }
+        for (int b = 0; b < WA; ++b) {
+            rx__v8 s = {0}; /* s[a] = U[a][b] */
+            for (int j = 0; j < k; ++j)
+                s += t[j] * op->wg[b * WA + j];
+            for (int a = 0; a < WA; ++a)
+                U[(size_t)(a * WA + b) * P + q] = s[a];
+        }
     }
 }
 
