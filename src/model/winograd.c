@@ -39,6 +39,9 @@
 #include "net_internal.h"
 
 #define WA RX__WA
+#ifndef RX__WINO_OWN_GEMM
+#define RX__WINO_OWN_GEMM 1
+#endif
 /* Helpers of the vector kernels: inlined into each target clone (a call
  * would run them as baseline code). */
 #if defined(__GNUC__)
@@ -191,6 +194,69 @@ void rx__wino_sizes(const rx__op *op, size_t *v, size_t *m, size_t *u,
      * planes when the backward makes one */
     *pad = ((1 + (op->need_dx != 0)) * il_in_floats(op) +
             il_grid_floats(op)) * RX__VW;
+}
+
+/*
+ * C[M x 16 n16] = op(A) B for the position GEMMs with no K reduction over
+ * tiles (forward M = U V, backward dV = U^T dM): columns in whole vectors
+ * (the padding columns of V and M past the group's T are computed and
+ * never read), 4 rows x 4 vectors of accumulators, A read as broadcast
+ * scalars (A[i][k], or A[k][i] when ta). Sums run in k order with no
+ * multiply-add contraction, so every target clone gives the same bits.
+ * Below BLAS's per-call cost for these sizes (64 x 64 x 32).
+ */
+RX__CLONES
+static void mm_small(int ta, int M, int n16, int K, const float *restrict A,
+                     int lda, const float *restrict B, int ldb,
+                     float *restrict C, int ldc)
+{
+    enum { RB = 4, VB = 4 };
+#define A_AT(i, k) (ta ? A[(size_t)(k) * lda + (i)] : A[(size_t)(i) * lda + (k)])
+    int i = 0;
+    for (; i + RB <= M; i += RB) {
+        int j = 0;
+        for (; j + VB <= n16; j += VB) {
+            rx__vf acc[RB][VB] = {{{0}}};
+            for (int k = 0; k < K; ++k) {
+                rx__vf b[VB];
+                for (int v = 0; v < VB; ++v)
+                    memcpy(&b[v], B + (size_t)k * ldb + (size_t)(j + v) * RX__VW,
+                           sizeof b[v]);
+                for (int r = 0; r < RB; ++r) {
+                    const float a = A_AT(i + r, k);
+                    for (int v = 0; v < VB; ++v)
+                        acc[r][v] += a * b[v];
+                }
+            }
+            for (int r = 0; r < RB; ++r)
+                for (int v = 0; v < VB; ++v)
+                    memcpy(C + (size_t)(i + r) * ldc + (size_t)(j + v) * RX__VW,
+                           &acc[r][v], sizeof acc[r][v]);
+        }
+        for (; j < n16; ++j) {
+            rx__vf acc[RB] = {{0}};
+            for (int k = 0; k < K; ++k) {
+                rx__vf b;
+                memcpy(&b, B + (size_t)k * ldb + (size_t)j * RX__VW, sizeof b);
+                for (int r = 0; r < RB; ++r)
+                    acc[r] += A_AT(i + r, k) * b;
+            }
+            for (int r = 0; r < RB; ++r)
+                memcpy(C + (size_t)(i + r) * ldc + (size_t)j * RX__VW, &acc[r],
+                       sizeof acc[r]);
+        }
+    }
+    for (; i < M; ++i)
+        for (int j = 0; j < n16; ++j) {
+            rx__vf acc = {0};
+            for (int k = 0; k < K; ++k) {
+                rx__vf b;
+                memcpy(&b, B + (size_t)k * ldb + (size_t)j * RX__VW, sizeof b);
+                acc += A_AT(i, k) * b;
+            }
+            memcpy(C + (size_t)i * ldc + (size_t)j * RX__VW, &acc, sizeof acc);
+        }
+#undef A_AT
 }
 
 /* U[pos][co][ci] = G g G^T for every kernel g = W[co][ci]: the 8 rows of
@@ -687,11 +753,18 @@ void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
             const int nr = tiles - r0 < op->tg ? tiles - r0 : op->tg;
             const int T = nr * b;
             wino_in(op, il, b, r0, nr, ws->wv);
-            for (int pos = 0; pos < WP; ++pos)
-                rx__gemm(&ws->g, 0, 0, oc, T, c, 1.0f,
-                         ws->wu + (size_t)pos * oc * c, c,
-                         ws->wv + (size_t)pos * psv, ldT, 0.0f,
-                         ws->wmo + (size_t)pos * psm, ldT);
+            for (int pos = 0; pos < WP; ++pos) {
+                if (ws->g.use_blas && RX__WINO_OWN_GEMM)
+                    mm_small(0, oc, (T + RX__VW - 1) / RX__VW, c,
+                             ws->wu + (size_t)pos * oc * c, c,
+                             ws->wv + (size_t)pos * psv, ldT,
+                             ws->wmo + (size_t)pos * psm, ldT);
+                else
+                    rx__gemm(&ws->g, 0, 0, oc, T, c, 1.0f,
+                             ws->wu + (size_t)pos * oc * c, c,
+                             ws->wv + (size_t)pos * psv, ldT, 0.0f,
+                             ws->wmo + (size_t)pos * psm, ldT);
+            }
             wino_out(op, ws->wmo, b, r0, nr, w + op->boff, oil);
         }
         for (int co = 0; co < oc; ++co)
@@ -740,11 +813,18 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
             if (!din)
                 continue;
             /* V is spent: its buffer takes dV */
-            for (int pos = 0; pos < WP; ++pos)
-                rx__gemm(&ws->g, 1, 0, c, T, oc, 1.0f,
-                         ws->wu + (size_t)pos * oc * c, c,
-                         ws->wmo + (size_t)pos * psm, ldT, 0.0f,
-                         ws->wv + (size_t)pos * psv, ldT);
+            for (int pos = 0; pos < WP; ++pos) {
+                if (ws->g.use_blas && RX__WINO_OWN_GEMM)
+                    mm_small(1, c, (T + RX__VW - 1) / RX__VW, oc,
+                             ws->wu + (size_t)pos * oc * c, c,
+                             ws->wmo + (size_t)pos * psm, ldT,
+                             ws->wv + (size_t)pos * psv, ldT);
+                else
+                    rx__gemm(&ws->g, 1, 0, c, T, oc, 1.0f,
+                             ws->wu + (size_t)pos * oc * c, c,
+                             ws->wmo + (size_t)pos * psm, ldT, 0.0f,
+                             ws->wv + (size_t)pos * psv, ldT);
+            }
             wino_dd(op, ws->wv, b, r0, nr, dil);
         }
         for (int co = 0; co < oc; ++co)
