@@ -147,14 +147,15 @@ int rx__blas_set_threads(int n);
 /* 1 when OpenBLAS runs its Haswell (AVX2) kernels on a CPU with AVX-512
  * (F, BW, DQ, VL): OpenBLAS 0.3.21 does not recognise some such CPUs
  * (Sapphire Rapids under KVM here), and OPENBLAS_CORETYPE=SkylakeX in the
- * environment of the process selects its AVX-512 kernels, 1.4-1.9x faster
- * on the MNIST CNN (docs/performance.md). The library cannot switch them
- * itself: OpenBLAS picks its kernels when it is loaded. */
+ * environment of the process selects its AVX-512 kernels (the MLP step
+ * 1.7x faster, the MNIST CNN step 1.3x with im2col and ~1.1x with
+ * Winograd; docs/performance.md). The library cannot switch them itself:
+ * OpenBLAS picks its kernels when it is loaded. */
 int rx__blas_avx512_unused(void);
 
 #define RX__BLAS_AVX512_HINT                                                  \
     "OpenBLAS runs its Haswell (AVX2) kernels on this AVX-512 CPU; "          \
     "OPENBLAS_CORETYPE=SkylakeX in the environment selects its AVX-512 "      \
-    "kernels (network steps 1.4-1.9x faster, docs/performance.md)"
+    "kernels (network steps up to 1.7x faster, docs/performance.md)"
 
 #endif
