@@ -733,11 +733,32 @@ static void fused_bwd(const rx__op *op, const float *restrict il,
     }
 }
 
+/* For every tile position p: C[p] = U[p] B[p] (ta = 0: oc x T from c x T)
+ * or U[p]^T B[p] (ta = 1: c x T from oc x T), rows ld_t apart, position
+ * matrices psb / psc floats apart; by mm_small on the BLAS path (all
+ * 16-column vectors of T), else by the plain-C reference. */
+static void pos_gemms(const rx__op *op, rx__netws *ws, int ta, int T,
+                      const float *B, size_t psb, float *C, size_t psc)
+{
+    const int c = op->c, oc = op->oc, ldT = (int)ld_t(op);
+    const int M = ta ? c : oc, K = ta ? oc : c;
+    for (int pos = 0; pos < WP; ++pos) {
+        const float *U = ws->wu + (size_t)pos * oc * c;
+        if (ws->g.use_blas && RX__WINO_OWN_GEMM)
+            mm_small(ta, M, (T + RX__VW - 1) / RX__VW, K, U, c,
+                     B + (size_t)pos * psb, ldT, C + (size_t)pos * psc, ldT);
+        else
+            rx__gemm(&ws->g, ta, 0, M, T, K, 1.0f, U, c,
+                     B + (size_t)pos * psb, ldT, 0.0f,
+                     C + (size_t)pos * psc, ldT);
+    }
+}
+
 void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
                       const float *in, float *out, int n)
 {
     const int chunk = rx__il_chunk(ws), tiles = op->th * op->tw;
-    const int c = op->c, oc = op->oc, ldT = (int)ld_t(op);
+    const int c = op->c, oc = op->oc;
     const int gh = op->th * op->wm, gw = op->tw * op->wm;
     const size_t psv = pos_stride(op, c), psm = pos_stride(op, oc);
     const size_t ohw = (size_t)op->oh * op->ow;
@@ -753,18 +774,7 @@ void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
             const int nr = tiles - r0 < op->tg ? tiles - r0 : op->tg;
             const int T = nr * b;
             wino_in(op, il, b, r0, nr, ws->wv);
-            for (int pos = 0; pos < WP; ++pos) {
-                if (ws->g.use_blas && RX__WINO_OWN_GEMM)
-                    mm_small(0, oc, (T + RX__VW - 1) / RX__VW, c,
-                             ws->wu + (size_t)pos * oc * c, c,
-                             ws->wv + (size_t)pos * psv, ldT,
-                             ws->wmo + (size_t)pos * psm, ldT);
-                else
-                    rx__gemm(&ws->g, 0, 0, oc, T, c, 1.0f,
-                             ws->wu + (size_t)pos * oc * c, c,
-                             ws->wv + (size_t)pos * psv, ldT, 0.0f,
-                             ws->wmo + (size_t)pos * psm, ldT);
-            }
+            pos_gemms(op, ws, 0, T, ws->wv, psv, ws->wmo, psm);
             wino_out(op, ws->wmo, b, r0, nr, w + op->boff, oil);
         }
         for (int co = 0; co < oc; ++co)
@@ -813,18 +823,7 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
             if (!din)
                 continue;
             /* V is spent: its buffer takes dV */
-            for (int pos = 0; pos < WP; ++pos) {
-                if (ws->g.use_blas && RX__WINO_OWN_GEMM)
-                    mm_small(1, c, (T + RX__VW - 1) / RX__VW, oc,
-                             ws->wu + (size_t)pos * oc * c, c,
-                             ws->wmo + (size_t)pos * psm, ldT,
-                             ws->wv + (size_t)pos * psv, ldT);
-                else
-                    rx__gemm(&ws->g, 1, 0, c, T, oc, 1.0f,
-                             ws->wu + (size_t)pos * oc * c, c,
-                             ws->wmo + (size_t)pos * psm, ldT, 0.0f,
-                             ws->wv + (size_t)pos * psv, ldT);
-            }
+            pos_gemms(op, ws, 1, T, ws->wmo, psm, ws->wv, psv);
             wino_dd(op, ws->wv, b, r0, nr, dil);
         }
         for (int co = 0; co < oc; ++co)
