@@ -53,4 +53,26 @@ static inline void rxb_inputs(const rx__net *net, int cnn, int n, float *w,
         y[i] = cnn ? (float)rx__uniform_int(&s, 10) : (float)rx__normal(&s);
 }
 
+/* One side of an A/B of two nets (or of one net twice, with a flag set to
+ * 1 for side 0 and 0 for side 1): a loss+gradient step on the same data,
+ * for rxb_ab_pairs (bench_util.h). */
+typedef struct rxb_ab {
+    rx__net *net[2];
+    rx__netws *ws[2];
+    int *flag;
+    const float *w, *x, *y;
+    float *g;
+    int n;
+    double loss[2];
+} rxb_ab;
+
+static inline void rxb_ab_step(void *p, int which)
+{
+    rxb_ab *c = p;
+    if (c->flag)
+        *c->flag = which == 0;
+    rx__net_loss_grad(c->net[which], c->ws[which], c->w, c->x, c->y, c->n,
+                      1.0, &c->loss[which], c->g, NULL);
+}
+
 #endif

@@ -68,22 +68,9 @@ int main(int argc, char **argv)
     if (!wa || !wb || !w || !g || !x || !y || !ta || !tb)
         return 1;
     rxb_inputs(na, 1, n, w, x, y);
-    double la = 0, lb = 0;
-    int wins = 0;
-    for (int r = -2; r < reps; ++r) { /* two warm-up pairs */
-        double t = rxb_cpu_now();
-        rx__net_loss_grad(na, wa, w, x, y, n, 1.0, &la, g, NULL);
-        const double a = rxb_cpu_now() - t;
-        t = rxb_cpu_now();
-        rx__net_loss_grad(nb, wb, w, x, y, n, 1.0, &lb, g, NULL);
-        const double b = rxb_cpu_now() - t;
-        if (r < 0)
-            continue;
-        ta[r] = a, tb[r] = b;
-        wins += a < b;
-    }
-    qsort(ta, (size_t)reps, sizeof *ta, rxb_cmpd);
-    qsort(tb, (size_t)reps, sizeof *tb, rxb_cmpd);
+    rxb_ab ctx = {{na, nb}, {wa, wb}, NULL, w, x, y, g, n, {0, 0}};
+    const int wins = rxb_ab_pairs(rxb_ab_step, &ctx, reps, ta, tb);
+    const double la = ctx.loss[0], lb = ctx.loss[1];
     printf("A: best %.1f median %.1f ms | B: best %.1f median %.1f ms | A "
            "faster in %d of %d pairs | loss A %.6g B %.6g\n", ta[0] * 1e3,
            ta[reps / 2] * 1e3, tb[0] * 1e3, tb[reps / 2] * 1e3, wins, reps,

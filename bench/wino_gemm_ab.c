@@ -34,24 +34,10 @@ int main(int argc, char **argv)
     if (!ws || !w || !g || !x || !y || !ta || !tb)
         return 1;
     rxb_inputs(net, 1, n, w, x, y);
-    double la = 0, lb = 0;
-    int wins = 0;
-    for (int r = -2; r < reps; ++r) {
-        rxb_own_gemm = 1;
-        double t = rxb_cpu_now();
-        rx__net_loss_grad(net, ws, w, x, y, n, 1.0, &la, g, NULL);
-        const double a = rxb_cpu_now() - t;
-        rxb_own_gemm = 0;
-        t = rxb_cpu_now();
-        rx__net_loss_grad(net, ws, w, x, y, n, 1.0, &lb, g, NULL);
-        const double b = rxb_cpu_now() - t;
-        if (r < 0)
-            continue;
-        ta[r] = a, tb[r] = b;
-        wins += a < b;
-    }
-    qsort(ta, (size_t)reps, sizeof *ta, rxb_cmpd);
-    qsort(tb, (size_t)reps, sizeof *tb, rxb_cmpd);
+    /* side 0: the own kernel (flag 1), side 1: cblas_sgemm */
+    rxb_ab ctx = {{net, net}, {ws, ws}, &rxb_own_gemm, w, x, y, g, n, {0, 0}};
+    const int wins = rxb_ab_pairs(rxb_ab_step, &ctx, reps, ta, tb);
+    const double la = ctx.loss[0], lb = ctx.loss[1];
     printf("own kernel: median %.1f ms | cblas_sgemm: median %.1f ms | own "
            "faster in %d of %d pairs | loss %.6f vs %.6f\n",
            ta[reps / 2] * 1e3, tb[reps / 2] * 1e3, wins, reps, la, lb);

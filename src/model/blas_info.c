@@ -19,12 +19,11 @@ void rx__blas_info(char *buf, size_t cap);
 void rx__blas_info(char *buf, size_t cap)
 {
     static const char *const par[] = {"sequential", "pthreads", "openmp"};
-    int p = openblas_get_parallel();
+    const int p = openblas_get_parallel(), hint = rx__blas_avx512_unused();
     snprintf(buf, cap, "OpenBLAS %s (%s, %d threads)%s%s",
              openblas_get_config(), p >= 0 && p <= 2 ? par[p] : "?",
-             openblas_get_num_threads(),
-             rx__blas_avx512_unused() ? "\nnote: " : "",
-             rx__blas_avx512_unused() ? RX__BLAS_AVX512_HINT : "");
+             openblas_get_num_threads(), hint ? "\nnote: " : "",
+             hint ? RX__BLAS_AVX512_HINT : "");
 }
 
 void openblas_set_num_threads(int n);

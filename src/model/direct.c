@@ -31,16 +31,6 @@ void rx__direct_sizes(const rx__op *op, size_t *pad, size_t *dy)
     *dy = (size_t)op->oc * op->oh * op->ow * RX__VW;
 }
 
-static inline void vload(rx__vf *v, const float *p)
-{
-    memcpy(v, p, sizeof *v);
-}
-
-static inline void vstore(float *p, const rx__vf *v)
-{
-    memcpy(p, v, sizeof *v);
-}
-
 /* out (interleaved: oc planes of oh x ow vectors) = b + W * il. */
 RX__CLONES
 static void direct_out(const rx__op *op, const float *restrict il,
@@ -68,7 +58,7 @@ static void direct_out(const rx__op *op, const float *restrict il,
                     for (int kh = 0; kh < k; ++kh)
                         for (int kw = 0; kw < k; ++kw) {
                             rx__vf v;
-                            vload(&v, il + (ci * plane +
+                            rx__vld(&v, il + (ci * plane +
                                             (size_t)(y + kh) * ww + x + kw) *
                                                RX__VW);
                             const int t = (ci * k + kh) * k + kw;
@@ -76,7 +66,7 @@ static void direct_out(const rx__op *op, const float *restrict il,
                                 acc[j] += wb[j][t] * v;
                         }
                 for (int j = 0; j < nb; ++j)
-                    vstore(out + ((size_t)(c0 + j) * ohw + (size_t)y * ow + x) *
+                    rx__vst(out + ((size_t)(c0 + j) * ohw + (size_t)y * ow + x) *
                                      RX__VW,
                            &acc[j]);
             }
@@ -102,17 +92,17 @@ static void direct_dw(const rx__op *op, const float *restrict il,
                         il + (ci * plane + (size_t)(y + kh) * ww) * RX__VW;
                     for (int x = 0; x < ow; ++x) {
                         rx__vf d;
-                        vload(&d, drow + (size_t)x * RX__VW);
+                        rx__vld(&d, drow + (size_t)x * RX__VW);
                         for (int kw = 0; kw < k; ++kw) {
                             rx__vf v;
-                            vload(&v, irow + (size_t)(x + kw) * RX__VW);
+                            rx__vld(&v, irow + (size_t)(x + kw) * RX__VW);
                             acc[kw] += d * v;
                         }
                     }
                 }
                 for (int kw = 0; kw < k; ++kw) {
                     float a[RX__VW], s = 0.0f;
-                    vstore(a, &acc[kw]);
+                    rx__vst(a, &acc[kw]);
                     for (int l = 0; l < RX__VW; ++l)
                         s += a[l];
                     gW[(size_t)co * taps + (ci * k + kh) * k + kw] += s;
@@ -141,11 +131,11 @@ static void direct_dx(const rx__op *op, const float *restrict dy,
                             W[(size_t)co * taps + (ci * k + kh) * k + kw];
                         for (int x = 0; x < ow; ++x) {
                             rx__vf d, v;
-                            vload(&d, drow + (size_t)x * RX__VW);
+                            rx__vld(&d, drow + (size_t)x * RX__VW);
                             float *p = irow + (size_t)(x + kw) * RX__VW;
-                            vload(&v, p);
+                            rx__vld(&v, p);
                             v += wt * d;
-                            vstore(p, &v);
+                            rx__vst(p, &v);
                         }
                     }
                 }

@@ -99,9 +99,11 @@ double rx__net_flops_fwd(const rx__net *net);
 double rx__net_flops_grad(const rx__net *net);
 
 /* use_blas = 0 selects the plain-C reference path (same results within
- * float rounding; used by tests); 1 = cblas_sgemm for every product (see
- * src/model/gemm.c for why small ones too). Returns NULL on bad arguments
- * or out of memory. */
+ * float rounding; used by tests); 1 = the fast path: cblas_sgemm for every
+ * product (see src/model/gemm.c for why small ones too) except the
+ * Winograd forward and input-gradient products, which run in a
+ * register-blocked kernel below BLAS's per-call cost (winograd.c,
+ * mm_small). Returns NULL on bad arguments or out of memory. */
 rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas);
 void rx__netws_destroy(rx__netws **ws);
 size_t rx__netws_bytes(const rx__netws *ws);

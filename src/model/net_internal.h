@@ -122,9 +122,28 @@ typedef float rx__vfu
 #else
 #define RX__CLONES
 #endif
+/* Helpers of the vector kernels, inlined into each target clone (a call
+ * would run them as baseline code), and whole-vector moves at any float
+ * address. */
+#if defined(__GNUC__)
+#define RX__VINL static inline __attribute__((always_inline))
+#else
+#define RX__VINL static inline
+#endif
+
+RX__VINL void rx__vld(rx__vf *v, const float *p)
+{
+    memcpy(v, p, sizeof *v);
+}
+
+RX__VINL void rx__vst(float *p, const rx__vf *v)
+{
+    memcpy(p, v, sizeof *v);
+}
+
 /* In-place transpose of a 16 x 16 float block held as 16 vectors: four
  * perfect shuffles (rows k and k + 8 zipped into rows 2k, 2k + 1). */
-static inline void rx__transpose16(rx__vf *r)
+RX__VINL void rx__transpose16(rx__vf *r)
 {
     for (int s = 0; s < 4; ++s) {
         rx__vf t[RX__VW];

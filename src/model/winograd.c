@@ -6,7 +6,8 @@
  *
  * for an input tile d, a k x k kernel g and an m x m output tile Y. Summed
  * over input channels, every one of the RX__WA^2 tile positions is one
- * GEMM: M[pos] (oc x tiles) = U[pos] (oc x c) . V[pos] (c x tiles). For the
+ * GEMM: M[pos] (oc x tiles) = U[pos] (oc x c) . V[pos] (c x tiles); the
+ * forward and dV ones run in mm_small below, dU in cblas_sgemm. For the
  * MNIST CNN's conv2 (k = 5, m = 4) that is 4.8x fewer multiply-adds than
  * the direct product on its 14x14 outputs (16 tiles of 4x4 cover 16x16).
  *
@@ -31,7 +32,9 @@
  * r * b + l of V[pos] and M[pos] is tile r of image l (b images in the
  * chunk); the 16-lane stores of tile r spill past its b columns into tile
  * r + 1's, which are written after them, and the rows have room for the
- * last tile's spill (ld_t). GEMMs read only the T = tiles * b columns.
+ * last tile's spill (ld_t). The dU GEMM (a sum over columns) reads only
+ * the T = tiles * b columns; the others (mm_small) compute whole vectors
+ * of columns, whose padding is never read.
  */
 #include <math.h>
 #include <string.h>
@@ -41,13 +44,6 @@
 #define WA RX__WA
 #ifndef RX__WINO_OWN_GEMM
 #define RX__WINO_OWN_GEMM 1
-#endif
-/* Helpers of the vector kernels: inlined into each target clone (a call
- * would run them as baseline code). */
-#if defined(__GNUC__)
-#define VINL static inline __attribute__((always_inline))
-#else
-#define VINL static inline
 #endif
 #define WP (RX__WA * RX__WA)
 
@@ -325,7 +321,7 @@ static void wino_dw(const rx__op *op, const float *dU, float *gW)
  * compute the products with exactly those matrices (up to the order of
  * the float additions).
  */
-VINL void bt_fwd(const float *bt, const rx__vf *in, rx__vf *out)
+RX__VINL void bt_fwd(const float *bt, const rx__vf *in, rx__vf *out)
 { /* out[a] = sum_y B^T[a][y] in[y] */
     out[0] = bt[0] * in[0] + bt[2] * in[2] + bt[4] * in[4] + bt[6] * in[6];
     for (int r = 1; r < WA - 1; r += 2) {
@@ -339,7 +335,7 @@ VINL void bt_fwd(const float *bt, const rx__vf *in, rx__vf *out)
     out[7] = c[1] * in[1] + c[3] * in[3] + c[5] * in[5] + c[7] * in[7];
 }
 
-VINL void bt_adj(const float *bt, const rx__vf *in, rx__vf *out)
+RX__VINL void bt_adj(const float *bt, const rx__vf *in, rx__vf *out)
 { /* out[y] = sum_a B^T[a][y] in[a] */
     rx__vf s[3], d[3];
     for (int p = 0; p < 3; ++p) {
@@ -356,7 +352,7 @@ VINL void bt_adj(const float *bt, const rx__vf *in, rx__vf *out)
     out[7] = bt[7 * WA + 7] * in[7];
 }
 
-VINL void at_fwd(const float *at, int m, const rx__vf *in,
+RX__VINL void at_fwd(const float *at, int m, const rx__vf *in,
                           rx__vf *out)
 { /* out[i] = sum_a A^T[i][a] in[a], i < m */
     rx__vf s[3], d[3];
@@ -376,7 +372,7 @@ VINL void at_fwd(const float *at, int m, const rx__vf *in,
     }
 }
 
-VINL void at_adj(const float *at, int m, const rx__vf *in,
+RX__VINL void at_adj(const float *at, int m, const rx__vf *in,
                           rx__vf *out)
 { /* out[a] = sum_i A^T[i][a] in[i], i < m */
     out[0] = at[0] * in[0];
@@ -390,16 +386,6 @@ VINL void at_adj(const float *at, int m, const rx__vf *in,
         out[r + 1] = e - o;
     }
     out[7] = at[(m - 1) * WA + 7] * in[m - 1];
-}
-
-VINL void vload(rx__vf *v, const float *p)
-{
-    memcpy(v, p, sizeof *v);
-}
-
-VINL void vstore(float *p, const rx__vf *v)
-{
-    memcpy(p, v, sizeof *v);
 }
 
 /*
@@ -508,13 +494,13 @@ void rx__il_dy(const rx__op *op, const float *restrict dout, int n, int i0,
  * transformed side; the spatial side is an interleaved plane with rows of
  * ww (input) or gw (output grid) vectors, at the tile's corner base.
  */
-VINL void tile_in(const float *bt, const float *base, int ww,
+RX__VINL void tile_in(const float *bt, const float *base, int ww,
                            float *t, size_t ps)
 { /* t = B^T d B */
     rx__vf u[WA][WA], col[WA], o[WA];
     for (int x = 0; x < WA; ++x) {
         for (int y = 0; y < WA; ++y)
-            vload(&col[y], base + ((size_t)y * ww + x) * RX__VW);
+            rx__vld(&col[y], base + ((size_t)y * ww + x) * RX__VW);
         bt_fwd(bt, col, o);
         for (int a = 0; a < WA; ++a)
             u[a][x] = o[a];
@@ -522,17 +508,17 @@ VINL void tile_in(const float *bt, const float *base, int ww,
     for (int a = 0; a < WA; ++a) {
         bt_fwd(bt, u[a], o);
         for (int c = 0; c < WA; ++c)
-            vstore(t + (size_t)(a * WA + c) * ps, &o[c]);
+            rx__vst(t + (size_t)(a * WA + c) * ps, &o[c]);
     }
 }
 
-VINL void tile_out(const float *at, int m, const float *t,
+RX__VINL void tile_out(const float *at, int m, const float *t,
                             size_t ps, float bias, float *base, int gw)
 { /* base = A^T t A + bias (m x m) */
     rx__vf u[WA][WA], in[WA], o[WA];
     for (int c = 0; c < WA; ++c) {
         for (int a = 0; a < WA; ++a)
-            vload(&in[a], t + (size_t)(a * WA + c) * ps);
+            rx__vld(&in[a], t + (size_t)(a * WA + c) * ps);
         at_fwd(at, m, in, o);
         for (int i = 0; i < m; ++i)
             u[i][c] = o[i];
@@ -541,18 +527,18 @@ VINL void tile_out(const float *at, int m, const float *t,
         at_fwd(at, m, u[i], o);
         for (int j = 0; j < m; ++j) {
             o[j] += bias;
-            vstore(base + ((size_t)i * gw + j) * RX__VW, &o[j]);
+            rx__vst(base + ((size_t)i * gw + j) * RX__VW, &o[j]);
         }
     }
 }
 
-VINL void tile_dy(const float *at, int m, const float *base,
+RX__VINL void tile_dy(const float *at, int m, const float *base,
                            int gw, float *t, size_t ps)
 { /* t = A dY A^T */
     rx__vf u[WA][WA], col[WA], o[WA];
     for (int j = 0; j < m; ++j) {
         for (int i = 0; i < m; ++i)
-            vload(&col[i], base + ((size_t)i * gw + j) * RX__VW);
+            rx__vld(&col[i], base + ((size_t)i * gw + j) * RX__VW);
         at_adj(at, m, col, o);
         for (int a = 0; a < WA; ++a)
             u[a][j] = o[a];
@@ -560,17 +546,17 @@ VINL void tile_dy(const float *at, int m, const float *base,
     for (int a = 0; a < WA; ++a) {
         at_adj(at, m, u[a], o);
         for (int c = 0; c < WA; ++c)
-            vstore(t + (size_t)(a * WA + c) * ps, &o[c]);
+            rx__vst(t + (size_t)(a * WA + c) * ps, &o[c]);
     }
 }
 
-VINL void tile_dd(const float *bt, const float *t, size_t ps,
+RX__VINL void tile_dd(const float *bt, const float *t, size_t ps,
                            float *base, int ww)
 { /* base += B t B^T */
     rx__vf u[WA][WA], in[WA], o[WA];
     for (int c = 0; c < WA; ++c) {
         for (int a = 0; a < WA; ++a)
-            vload(&in[a], t + (size_t)(a * WA + c) * ps);
+            rx__vld(&in[a], t + (size_t)(a * WA + c) * ps);
         bt_adj(bt, in, o);
         for (int y = 0; y < WA; ++y)
             u[y][c] = o[y];
@@ -580,9 +566,9 @@ VINL void tile_dd(const float *bt, const float *t, size_t ps,
         for (int x = 0; x < WA; ++x) {
             float *p = base + ((size_t)y * ww + x) * RX__VW;
             rx__vf v;
-            vload(&v, p);
+            rx__vld(&v, p);
             v += o[x];
-            vstore(p, &v);
+            rx__vst(p, &v);
         }
     }
 }
@@ -680,10 +666,10 @@ static void fused_fwd(const rx__op *op, const float *restrict il,
             for (int p = 0; p < WP; ++p) {
                 rx__vf s = {0}, x;
                 for (int ci = 0; ci < c; ++ci) {
-                    vload(&x, v[ci] + (size_t)p * RX__VW);
+                    rx__vld(&x, v[ci] + (size_t)p * RX__VW);
                     s += U[(size_t)p * P + (size_t)co * c + ci] * x;
                 }
-                vstore(mm + (size_t)p * RX__VW, &s);
+                rx__vst(mm + (size_t)p * RX__VW, &s);
             }
             tile_out(op->wat, op->wm, mm, RX__VW, bias[co],
                      oil + grid_corner(op, co, r), op->tw * op->wm);
@@ -710,18 +696,18 @@ static void fused_bwd(const rx__op *op, const float *restrict il,
                     op->tw * op->wm, dm, RX__VW);
             for (int p = 0; p < WP; ++p) {
                 rx__vf d, x, acc;
-                vload(&d, dm + (size_t)p * RX__VW);
+                rx__vld(&d, dm + (size_t)p * RX__VW);
                 for (int ci = 0; ci < c; ++ci) {
                     float *a = dUl + ((size_t)p * P + (size_t)co * c + ci) *
                                          RX__VW;
-                    vload(&x, v[ci] + (size_t)p * RX__VW);
-                    vload(&acc, a);
+                    rx__vld(&x, v[ci] + (size_t)p * RX__VW);
+                    rx__vld(&acc, a);
                     acc += d * x;
-                    vstore(a, &acc);
+                    rx__vst(a, &acc);
                     if (dil) {
-                        vload(&x, dv[ci] + (size_t)p * RX__VW);
+                        rx__vld(&x, dv[ci] + (size_t)p * RX__VW);
                         x += U[(size_t)p * P + (size_t)co * c + ci] * d;
-                        vstore(dv[ci] + (size_t)p * RX__VW, &x);
+                        rx__vst(dv[ci] + (size_t)p * RX__VW, &x);
                     }
                 }
             }
