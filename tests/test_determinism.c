@@ -117,8 +117,97 @@ static int same(const rx_results *a, const rx_results *b)
            a->restarts == b->restarts && a->total_swaps == b->total_swaps;
 }
 
+/* A Gaussian target of dimension 3000 whose cost varies with theta, so
+ * that threads reach the barrier at different times and the waiting one
+ * draws noise ahead for the other's chains (balance_noise), sometimes the
+ * whole of a chain's (3 chunks of 1,024), sometimes part of it. */
+static rx_status slow_gauss(void *user, const double *th, size_t dim,
+                            double *e, double *g)
+{
+    (void)user;
+    double s = 0.0;
+    for (size_t j = 0; j < dim; ++j) {
+        s += th[j] * th[j];
+        if (g)
+            g[j] = th[j];
+    }
+    uint64_t bits;
+    memcpy(&bits, &th[0], sizeof bits);
+    volatile double x = 0.0;
+    for (unsigned r = 0, n = (unsigned)((bits >> 24) % 4) * 4000; r < n; ++r)
+        x += r;
+    *e = 0.5 * s;
+    return RX_OK;
+}
+
+static rx_ctx *run_zhelp(int threads, int on, rx_step_kind kind)
+{
+    rx_config c;
+    rx_config_default(&c);
+    c.seed = 77;
+    c.iterations = 1100; /* two load-balance windows */
+    c.threads = threads;
+    c.balance = threads == 3 ? 2 : 1;
+    c.balance_noise = on;
+    c.sync = 1; /* the barrier design (auto picks partner here) */
+    c.target.kind = RX_TARGET_CALLBACK;
+    c.tempering.n_chains = 6;
+    c.tempering.scheme = RX_SCHEME_DEO;
+    c.ladder.eta.min = 0.01;
+    c.ladder.tau.kind = RX_LADDER_GEOMETRIC;
+    c.ladder.tau.min = 1;
+    c.ladder.tau.max = 1.02;
+    c.step.target = c.step.others = kind;
+    c.record.thin = 7;
+    rx_callback_target cb = {3000, slow_gauss, NULL};
+    rx_ctx *ctx = NULL;
+    rx_err err;
+    rx_status st = rx_create(&ctx, &c, &cb, (rx_logger){0}, &err);
+    rx_config_free(&c);
+    CHECK_MSG(st == RX_OK, "balance_noise: %s", err.msg);
+    if (st != RX_OK)
+        return NULL;
+    st = rx_run(ctx);
+    CHECK_MSG(st == RX_OK, "balance_noise: %s", rx_errmsg(ctx));
+    return ctx;
+}
+
+/* balance_noise: noise drawn ahead by waiting threads gives the same run
+ * as 1 thread and as 2 threads without it (SGLD and SGHMC) */
+static void check_zhelp(rx_step_kind kind)
+{
+    rx_ctx *c1 = run_zhelp(1, 1, kind), *c2 = run_zhelp(2, 1, kind),
+           *c3 = run_zhelp(3, 1, kind), *c2off = run_zhelp(2, 0, kind);
+    if (c1 && c2 && c3 && c2off) {
+        rx_results r1, r2, r3, r2off;
+        rx_get_results(c1, &r1);
+        rx_get_results(c2, &r2);
+        rx_get_results(c3, &r3);
+        rx_get_results(c2off, &r2off);
+        CHECK_MSG(r2.noise_helped > 0 && r3.noise_helped > 0,
+                  "balance_noise (step %d): helped %lld and %lld chain-steps "
+                  "on 2 and 3 threads: the path is not exercised", (int)kind,
+                  (long long)r2.noise_helped, (long long)r3.noise_helped);
+        CHECK(r1.noise_helped == 0 && r2off.noise_helped == 0);
+        CHECK(r3.balance_changes >= 1);
+        CHECK_MSG(same(&r1, &r2), "balance_noise (step %d): 1 vs 2 threads "
+                  "differ", (int)kind);
+        CHECK_MSG(same(&r1, &r3), "balance_noise (step %d): 1 vs 3 threads "
+                  "differ", (int)kind);
+        CHECK_MSG(same(&r1, &r2off), "balance_noise (step %d): 1 thread vs 2 "
+                  "threads without it differ", (int)kind);
+        CHECK(r1.total_swaps > 0 && r1.n_samples > 0);
+    }
+    rx_destroy(&c1);
+    rx_destroy(&c2);
+    rx_destroy(&c3);
+    rx_destroy(&c2off);
+}
+
 int main(void)
 {
+    check_zhelp(RX_STEP_SGLD);
+    check_zhelp(RX_STEP_SGHMC);
     const variant vs[] = {
         {"deo_star mixture25 noisy", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25,
          16, 2.0, 2.0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER},

@@ -217,6 +217,11 @@ typedef struct rx_config {
     int balance;        ///< 0 off, 1 measured (default): move chains
                         ///< between threads from measured busy time
                         ///< (analytic targets), 2 rotate (testing aid)
+    int balance_noise;  ///< 1 (default): under the barrier design, a thread
+                        ///< waiting at the barrier draws the next
+                        ///< iteration's Langevin noise (SGLD, SGHMC) for
+                        ///< other threads' chains (dim >= 256); 0 off.
+                        ///< The same numbers either way
     struct {
         rx_normal_method normal; ///< default RX_NORMAL_ZIGGURAT
     } rng;
@@ -622,6 +627,9 @@ typedef struct rx_results {
     rx_metrics ensemble;    ///< network: the final particles of all
                             ///< positions as an equal-weight ensemble
     double eval_s;          ///< wall time of the evaluation (in wall_s)
+    int64_t noise_helped;   ///< chain-steps whose Langevin noise a thread
+                            ///< waiting at the barrier drew (config
+                            ///< balance_noise; not deterministic)
 } rx_results;
 
 /** Borrowed view of the results; valid until rx_destroy. */

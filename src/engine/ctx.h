@@ -5,6 +5,7 @@
 #define RX_ENGINE_CTX_H
 
 #include <signal.h>
+#include <stdatomic.h>
 
 #include "../core/internal.h"
 #include "../estimate/vr.h"
@@ -40,11 +41,30 @@ typedef struct rx__particle {
     uint8_t vis, last_end, l1_state;
 } rx__particle;
 
+/*
+ * balance_noise: a chain's Langevin noise for one iteration, drawn ahead
+ * by a thread that waits at the barrier (engine.c, "Noise drawn ahead").
+ * Values are iteration + 1 (0: none). Two buffers by parity of the
+ * iteration: the owner of iteration k reads z[k & 1] while a helper may
+ * fill z[(k + 1) & 1].
+ */
+typedef struct rx__zhelp {
+    alignas(RX_CACHELINE) atomic_llong claim; /* k + 1: noise of k claimed */
+    atomic_llong taken;  /* k + 1: the owner has passed the chain in k */
+    atomic_llong ready[2]; /* by parity of k: k + 1 once the helper that
+                            * claimed k is done with z[k & 1] */
+    size_t nz[2];        /* draws in z[b] (a multiple of the chunk or dim) */
+    rx__stream s[2];     /* the step stream after those draws */
+    double *z[2];        /* dim each */
+} rx__zhelp;
+
 /* Per-thread state, one cache-line-aligned slot per thread. */
 typedef struct rx__tstate {
     alignas(RX_CACHELINE) rx__xstate x;
     double tph[RX_NPHASES]; /* record.phase_timing: seconds by phase */
     double lb_busy, lb_pub; /* load balance: sampled busy seconds */
+    double help_s;          /* balance_noise: seconds drawing for others */
+    int64_t helped;         /* balance_noise: chain-steps helped */
     /* partner design: this thread's round trips, restarts and swaps */
     int64_t pc_a5, pc_l1, pc_rs, pc_sw;
     rx_pair_stats *pst;  /* P-1, this thread's pairs (others stay 0) */
@@ -116,6 +136,9 @@ struct rx_ctx {
     double phase_s[RX_NPHASES];
     double *thread_phase_s;     /* nt_used x RX_NPHASES, or NULL */
     int64_t lb_changes;         /* load balance: iterations with a new cut */
+    rx__zhelp *zh;              /* balance_noise: P slots, or NULL */
+    int64_t noise_helped;       /* chain-steps whose noise a waiting thread
+                                 * drew (all or part) */
     int partner;                /* synchronisation: the partner design */
     int partner_stop;           /* partner: thread 0's stop decision at
                                  * a full barrier, read after the next */

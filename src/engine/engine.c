@@ -805,6 +805,171 @@ static void rollback_copy(rx__particle *p, size_t dim, int to_good)
         p->energy = p->good_energy;
 }
 
+/*
+ * Noise drawn ahead (balance_noise). Under the barrier design a thread that
+ * reaches the barrier first would only spin there; instead it draws the
+ * Langevin noise of other threads' chains (their step streams are pure
+ * functions of (seed, chain, k), so any thread can draw them) into the
+ * chain's buffer: for the current iteration k where the owner has not
+ * reached the chain yet (that shortens the step phase everybody waits
+ * for), else for k + 1. Load balance below the granularity of one chain,
+ * with the same numbers: the owner uses the buffer's draws and continues
+ * the stream after them. A chain's noise of an iteration is claimed once,
+ * by its owner (which then draws it as usual) or by a helper (CAS on
+ * claim, values k + 1); a helper drawing for k + 1 hands over after
+ * RX_ZHELP_CHUNK draws once the barrier has opened, and the owner draws
+ * the rest. A helper claims k + 1 only after the owner has passed the
+ * chain in k (taken), so the owner never finds its k claimed for a later
+ * iteration.
+ */
+enum { RX_ZHELP_MIN_DIM = 256, RX_ZHELP_CHUNK = 4 * RX_STEP_CHUNK };
+
+static void spin_until(atomic_llong *a, long long want, int exact);
+
+/* The owner of chain i at iteration k: NULL when it draws its noise
+ * itself; else the draws made ahead (*nz of them) and *s the stream after
+ * them. */
+static const double *zhelp_take(rx__zhelp *h, int64_t k, rx__stream *s,
+                                size_t *nz)
+{
+    const long long want = (long long)k + 1;
+    const double *z = NULL;
+    long long cl = atomic_load_explicit(&h->claim, memory_order_acquire);
+    while (cl < want &&
+           !atomic_compare_exchange_weak_explicit(&h->claim, &cl, want,
+                                                  memory_order_acq_rel,
+                                                  memory_order_acquire))
+        ;
+    if (cl == want) { /* a helper's: wait until it is done */
+        const int b = (int)(k & 1);
+        spin_until(&h->ready[b], want, 1);
+        *nz = h->nz[b];
+        *s = h->s[b];
+        z = h->z[b];
+    }
+    atomic_store_explicit(&h->taken, want, memory_order_release);
+    return z;
+}
+
+/* A helper waiting at a barrier (sense not yet s): draw chain i's noise of
+ * iteration kn unless someone has claimed it. */
+static void zhelp_fill(rx_ctx *c, rx__tstate *ts, int i, int64_t kn,
+                       const rx__barrier *b, int s, int timing)
+{
+    rx__zhelp *h = &c->zh[i];
+    const long long want = (long long)kn + 1;
+    long long cl = atomic_load_explicit(&h->claim, memory_order_acquire);
+    for (;;) {
+        if (cl >= want)
+            return;
+        if (atomic_compare_exchange_weak_explicit(
+                &h->claim, &cl, want, memory_order_acq_rel,
+                memory_order_acquire))
+            break;
+    }
+    const double t0 = timing ? rx__now() : 0.0;
+    const int bf = (int)(kn & 1);
+    rx__stream st;
+    rx__stream_init(&st, c->cfg.seed, (uint32_t)i, RX_STREAM_STEP,
+                    (uint64_t)kn);
+    st.normal = (int)c->cfg.rng.normal;
+    size_t j0 = 0;
+    while (j0 < c->dim) {
+        size_t n = c->dim - j0 < RX_ZHELP_CHUNK ? c->dim - j0
+                                                : RX_ZHELP_CHUNK;
+        rx__normal_fill(&st, h->z[bf] + j0, n);
+        j0 += n;
+        /* the barrier opened (never while the owner still needs this
+         * iteration's draws): the owner draws the rest */
+        if (atomic_load_explicit(&b->sense, memory_order_relaxed) == s)
+            break;
+    }
+    h->nz[bf] = j0;
+    h->s[bf] = st;
+    atomic_store_explicit(&h->ready[bf], want, memory_order_release);
+    ts->helped++;
+    if (timing)
+        ts->help_s += rx__now() - t0;
+}
+
+/* barrier_wait after the step phase of iteration k, drawing noise while
+ * waiting for the chains of other threads (outside own_lo..own_hi-1), the
+ * highest index first (the owners step in increasing order); cur: the
+ * chains are stepped in k (not the step phase a resumed run skips). */
+static void barrier_wait_help(rx_ctx *c, rx__tstate *ts, rx__barrier *b,
+                              int *local_sense, int64_t k, int cur,
+                              int own_lo, int own_hi, int timing)
+{
+    int s = !*local_sense;
+    *local_sense = s;
+    if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) ==
+        b->n - 1) {
+        atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+        atomic_store_explicit(&b->sense, s, memory_order_release);
+        return;
+    }
+    for (int i = c->P - 1; i >= 0; --i) {
+        if (i >= own_lo && i < own_hi)
+            continue;
+        if (atomic_load_explicit(&b->sense, memory_order_acquire) == s)
+            return;
+        /* the owner has passed chain i in k: help with k + 1 */
+        const int64_t kn =
+            atomic_load_explicit(&c->zh[i].taken, memory_order_acquire) >
+                    (long long)k
+                ? k + 1
+                : k;
+        if (kn < c->cfg.iterations && (kn > k || cur))
+            zhelp_fill(c, ts, i, kn, b, s, timing);
+    }
+    unsigned spins = 0;
+    while (atomic_load_explicit(&b->sense, memory_order_acquire) != s) {
+        if (++spins < RX_SPINS_BEFORE_YIELD)
+            cpu_relax();
+        else
+            sched_yield();
+    }
+}
+
+/* The buffers of balance_noise when the run uses them, else NULL. */
+static rx__zhelp *zhelp_alloc(const rx_ctx *c)
+{
+    const rx_config *g = &c->cfg;
+    if (!g->balance_noise || c->partner || c->nt_req < 2 ||
+        c->dim < RX_ZHELP_MIN_DIM || !rx__step_draws_dim(g->step.target) ||
+        !rx__step_draws_dim(g->step.others))
+        return NULL;
+    rx__zhelp *zh = rx__calloc_aligned(sizeof *zh * (size_t)c->P,
+                                       RX_CACHELINE);
+    for (int i = 0; zh && i < c->P; ++i) {
+        atomic_init(&zh[i].claim, 0);
+        atomic_init(&zh[i].taken, 0);
+        atomic_init(&zh[i].ready[0], 0);
+        atomic_init(&zh[i].ready[1], 0);
+        for (int b = 0; b < 2; ++b) {
+            zh[i].z[b] = rx__calloc_aligned(sizeof(double) * c->dim,
+                                            RX_CACHELINE);
+            if (!zh[i].z[b]) {
+                for (int u = 0; u <= i; ++u)
+                    for (int v = 0; v < 2; ++v)
+                        rx__free_aligned(zh[u].z[v]);
+                rx__free_aligned(zh);
+                return NULL; /* no memory: run without it */
+            }
+        }
+    }
+    return zh;
+}
+
+static void zhelp_free(rx_ctx *c)
+{
+    for (int i = 0; c->zh && i < c->P; ++i)
+        for (int b = 0; b < 2; ++b)
+            rx__free_aligned(c->zh[i].z[b]);
+    rx__free_aligned(c->zh);
+    c->zh = NULL;
+}
+
 static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
                      double cyc, int64_t row, double *Ek, int64_t sa_every,
                      int timing, double *t_en)
@@ -835,10 +1000,12 @@ static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
     p->last_q = q;
     if (rollback)
         rollback_copy(p, c->dim, 1);
+    size_t nz = 0;
+    const double *zpre = c->zh ? zhelp_take(&c->zh[i], k, &s, &nz) : NULL;
     rx__step_apply(kind, &c->sc, p->theta, p->state, p->grad,
                    c->dim,
                    ts->x.eta[q] * cyc * p->step_scale,
-                   ts->x.tau[q], &s);
+                   ts->x.tau[q], &s, zpre, nz);
     double last = p->energy;
     double tg = vr || timing ? rx__now() : 0.0;
     rx_status st = rx__target_eval_pe(
@@ -1384,6 +1551,9 @@ rx_status rx_run(rx_ctx *c)
             edges[e].seen = 0;
         }
     }
+    c->zh = zhelp_alloc(c);
+    if (c->zh)
+        c->mem_scratch += 2.0 * sizeof(double) * (double)c->dim * P;
     /* BLAS single-threaded inside a chain: the team is the parallelism */
     const int is_net = rx__target_is_network(c->target);
     const int blas_prev = is_net ? rx__blas_set_threads(1) : 0;
@@ -1515,7 +1685,13 @@ rx_status rx_run(rx_ctx *c)
                         ts->lb_busy = 0.0;
                     }
                 }
-                barrier_wait(bar, &sense);
+                const double help0 = ts->help_s;
+                if (c->zh && nthr > 1)
+                    barrier_wait_help(c, ts, bar, &sense, k, !skip_step,
+                                      lo_k, hi_k, timing);
+                else
+                    barrier_wait(bar, &sense);
+                const double help_k = ts->help_s - help0;
 #pragma omp atomic read
                 failed = c->fail_flag[k & 1];
                 if (failed)
@@ -1583,9 +1759,10 @@ rx_status rx_run(rx_ctx *c)
                     sigma2_sa(c, &ts->x, k);
                 double td = timing ? rx__now() : 0.0;
                 if (timing) {
-                    ts->tph[RX_PHASE_STEP] += tb - ta - t_en;
+                    /* noise drawn for other threads' chains is step work */
+                    ts->tph[RX_PHASE_STEP] += tb - ta - t_en + help_k;
                     ts->tph[RX_PHASE_ENERGY] += t_en;
-                    ts->tph[RX_PHASE_WAIT] += tc - tb;
+                    ts->tph[RX_PHASE_WAIT] += tc - tb - help_k;
                     ts->tph[RX_PHASE_EXCHANGE] += tx - tc;
                     ts->tph[RX_PHASE_ADAPT] += td - tx;
                 }
@@ -1671,6 +1848,10 @@ rx_status rx_run(rx_ctx *c)
     rx__free_aligned(cuts);
     rx__free_aligned(edges);
     free(gmap);
+    zhelp_free(c);
+    c->noise_helped = 0;
+    for (int t = 0; t < c->nt_req; ++t)
+        c->noise_helped += c->ts[t].helped;
     for (int j = 0; j < RX_NPHASES; ++j)
         c->phase_s[j] = c->ts[0].tph[j];
     if (timing && nt_used > 0) {
@@ -1799,6 +1980,7 @@ rx_status rx_get_results(const rx_ctx *c, rx_results *r)
         r->phase_s[j] = c->phase_s[j];
     r->thread_phase_s = c->thread_phase_s;
     r->balance_changes = c->lb_changes;
+    r->noise_helped = c->noise_helped;
     r->partner = c->partner;
     if (c->ran) {
         r->bma = c->ev.bma;

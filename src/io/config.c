@@ -287,6 +287,10 @@ static const keydef KEYS[] = {
      "load balance: measured (move chains between threads from their "
      "measured busy time; analytic targets), off, rotate (testing aid: move "
      "a boundary every window); results do not depend on it"},
+    {"balance_noise", K_BOOL, OFF(balance_noise), "true", 0, 0, 0, 0, NULL,
+     "barrier design, SGLD/SGHMC, dim >= 256: a thread waiting at the "
+     "barrier draws the next iteration's Langevin noise for other threads' "
+     "chains; results do not depend on it"},
     {"rng.normal", K_ENUM, OFF(rng.normal), "ziggurat", 0, 0, 0, 0,
      normals,
      "how normal draws are made (Langevin noise, injected energy and "

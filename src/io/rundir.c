@@ -324,8 +324,8 @@ static rx_status write_summary(rx_ctx *c, const char *path,
         for (int t = 0; t < c->nt_used; ++t)
             fprintf(f, "%s%d", t ? ", " : "",
                     c->final_cut[t + 1] - c->final_cut[t]);
-        fprintf(f, "], \"balance_changes\": %lld",
-                (long long)c->lb_changes);
+        fprintf(f, "], \"balance_changes\": %lld, \"noise_helped\": %lld",
+                (long long)c->lb_changes, (long long)c->noise_helped);
     }
     if (c->vc.on)
         fprintf(f,

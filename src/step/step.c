@@ -9,16 +9,27 @@
 #include "step.h"
 
 /* Normal draws are made this many at a time (rx__normal_fill). */
-#define RX_STEP_CHUNK 256
+/* The noise of the chunk j0..j0+n-1: drawn ahead (zpre, the first nz
+ * draws) or now into buf. */
+static inline const double *noise_chunk(rx__stream *s, const double *zpre,
+                                        size_t nz, size_t j0, double *buf,
+                                        size_t n)
+{
+    if (zpre && j0 + n <= nz)
+        return zpre + j0;
+    rx__normal_fill(s, buf, n);
+    return buf;
+}
 
 void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc, double *theta,
                     double *state, const double *grad, size_t dim,
-                    double eta, double tau, rx__stream *s)
+                    double eta, double tau, rx__stream *s,
+                    const double *zpre, size_t nz)
 {
     switch (kind) {
     case RX_STEP_SGLD: {
         const double sd = sqrt(2.0 * eta * tau);
-        if (dim < RX__FILL_MIN) { /* the same draws, without the chunks */
+        if (dim < RX__FILL_MIN && !zpre) { /* the same draws, no chunks */
             for (size_t j = 0; j < dim; ++j)
                 theta[j] += -eta * grad[j] + sd * rx__normal(s);
             break;
@@ -26,9 +37,9 @@ void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc, double *theta,
         double z[RX_STEP_CHUNK];
         for (size_t j0 = 0; j0 < dim; j0 += RX_STEP_CHUNK) {
             size_t n = dim - j0 < RX_STEP_CHUNK ? dim - j0 : RX_STEP_CHUNK;
-            rx__normal_fill(s, z, n);
+            const double *zz = noise_chunk(s, zpre, nz, j0, z, n);
             for (size_t j = 0; j < n; ++j)
-                theta[j0 + j] += -eta * grad[j0 + j] + sd * z[j];
+                theta[j0 + j] += -eta * grad[j0 + j] + sd * zz[j];
         }
         break;
     }
@@ -54,7 +65,7 @@ void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc, double *theta,
         const double rho = sc->momentum, alpha = 1.0 - rho;
         const double bhat = 0.5 * sc->sghmc_vhat * eta;
         const double sd = sqrt(2.0 * eta * (alpha - bhat) * tau);
-        if (dim < RX__FILL_MIN) {
+        if (dim < RX__FILL_MIN && !zpre) {
             for (size_t j = 0; j < dim; ++j) {
                 state[j] = rho * state[j] - eta * grad[j] + sd * rx__normal(s);
                 theta[j] += state[j];
@@ -64,9 +75,9 @@ void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc, double *theta,
         double z[RX_STEP_CHUNK];
         for (size_t j0 = 0; j0 < dim; j0 += RX_STEP_CHUNK) {
             size_t n = dim - j0 < RX_STEP_CHUNK ? dim - j0 : RX_STEP_CHUNK;
-            rx__normal_fill(s, z, n);
+            const double *zz = noise_chunk(s, zpre, nz, j0, z, n);
             for (size_t j = j0; j < j0 + n; ++j) {
-                state[j] = rho * state[j] - eta * grad[j] + sd * z[j - j0];
+                state[j] = rho * state[j] - eta * grad[j] + sd * zz[j - j0];
                 theta[j] += state[j];
             }
         }

@@ -20,10 +20,24 @@ static inline int rx__step_has_state(rx_step_kind k)
     return k == RX_STEP_MSGD || k == RX_STEP_PSGD || k == RX_STEP_SGHMC;
 }
 
-/* One step; state may be NULL for stateless rules; noise from stream s. */
+/* Chunk of the noise draws (rx__normal_fill calls) inside a step. */
+#define RX_STEP_CHUNK 256
+
+/* Does this rule draw dim normals from its stream, in order (SGLD and
+ * SGHMC)? Only then can the noise be drawn ahead (zpre below). */
+static inline int rx__step_draws_dim(rx_step_kind k)
+{
+    return k == RX_STEP_SGLD || k == RX_STEP_SGHMC;
+}
+
+/* One step; state may be NULL for stateless rules; noise from stream s.
+ * zpre, when not NULL, holds the stream's first nz draws (nz a multiple of
+ * RX_STEP_CHUNK, or dim), drawn ahead, and s continues after them: the
+ * same numbers as drawing them here. */
 void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc, double *theta,
                     double *state, const double *grad, size_t dim,
-                    double eta, double tau, rx__stream *s);
+                    double eta, double tau, rx__stream *s,
+                    const double *zpre, size_t nz);
 
 /*
  * A particle moved from a position with (eta0, tau0, kind0) to one with
