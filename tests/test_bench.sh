@@ -26,7 +26,7 @@ threads,threads_used,iterations,reps,wall_s_best,wall_s_median,\
 wall_us_per_iter_best,wall_us_per_iter_median,chain_steps_per_s_best,\
 chain_steps_per_s_median,trips_a5,trips_per_1000,trips_per_s,swap_rate,\
 speedup,efficiency,timed_wall_us_per_iter,step_us,energy_us,wait_us,\
-exchange_us,adapt_us,record_us,imbalance,peak_rss_kib"
+exchange_us,adapt_us,record_us,imbalance,peak_rss_kib,foreign_load"
 NCELLS=16   # 2 targets x 2 schemes x 2 chain counts x 2 thread counts
 
 # check_csv FILE: prints one line per problem; exit status = problems > 0
@@ -43,7 +43,8 @@ check_csv() {
                "wall_us_per_iter_best wall_us_per_iter_median chain_steps_per_s_best " \
                "chain_steps_per_s_median trips_a5 trips_per_1000 trips_per_s swap_rate " \
                "efficiency speedup timed_wall_us_per_iter step_us energy_us wait_us " \
-               "exchange_us adapt_us record_us imbalance peak_rss_kib target scheme " \
+               "exchange_us adapt_us record_us imbalance peak_rss_kib foreign_load " \
+               "target scheme " \
                "normal"
         n = split(need, nm, " ")
         for (i = 1; i <= n; ++i)
@@ -89,6 +90,8 @@ check_csv() {
         if (s > tw * 1.05 + 0.5) err("phases sum to " s " us > timed wall " tw " us")
         if (has("imbalance") && num("imbalance") < 0) err("imbalance < 0")
         if (!(num("peak_rss_kib") > 0)) err("peak_rss_kib <= 0")
+        if (has("foreign_load") && !(num("foreign_load") >= 0 && num("foreign_load") <= 1))
+            err("foreign_load outside [0, 1]")
         if ($(ix["normal"]) != "ziggurat") err("normal " $(ix["normal"]) ", not the default ziggurat")
         # results do not depend on the thread count: same trips at 1 and 2
         key = $(ix["target"]) "/" $(ix["normal"]) "/" $(ix["scheme"]) "/" P
@@ -116,8 +119,11 @@ if [ -f "$out/bench.csv" ]; then
     if check_csv "$tmp/nocol.csv" > /dev/null; then bad "checker missed a removed column"; else ok; fi
     awk -F, -v OFS=, 'NR == 3 { NF = NF - 1 } 1' "$out/bench.csv" > "$tmp/short.csv"
     if check_csv "$tmp/short.csv" > /dev/null; then bad "checker missed a short row"; else ok; fi
-    sed '3s/,[0-9.e+-]*$/,0/' "$out/bench.csv" > "$tmp/rss.csv"
+    awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; ++i) ix[$i] = i }
+        NR == 3 { $(ix["peak_rss_kib"]) = 0 } 1' "$out/bench.csv" > "$tmp/rss.csv"
     if check_csv "$tmp/rss.csv" > /dev/null; then bad "checker missed RSS 0"; else ok; fi
+    awk -F, -v OFS=, 'NR == 3 { $NF = 1.5 } 1' "$out/bench.csv" > "$tmp/fg.csv"
+    if check_csv "$tmp/fg.csv" > /dev/null; then bad "checker missed foreign_load 1.5"; else ok; fi
 else
     bad "no bench.csv"
 fi

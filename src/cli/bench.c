@@ -25,6 +25,7 @@
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -36,6 +37,10 @@
 
 enum { EXIT_OK = 0, EXIT_RUNFAIL = 1, EXIT_BADINPUT = 2 };
 enum { MAX_CELLS = 20000, MAX_REPS = 1000 };
+/* a cell during whose runs others took more of the CPUs is reported; a
+ * reading needs runs of this many seconds together */
+#define RX_BENCH_FOREIGN_WARN 0.05
+#define RX_BENCH_FOREIGN_SPAN 1.0
 
 /* ------------------------------------------------------------------------ */
 /* Names.                                                                    */
@@ -775,6 +780,9 @@ typedef struct bcell {
     double timed_wall, phase[RX_NPHASES], imb;
     int has_imb;
     long rss_kib;
+    double fg_cpu, fg_span; /* others' CPU seconds, wall seconds: sums */
+    int fg_bad;            /* a run without a reading */
+    double foreign;        /* fg_cpu / (fg_span x CPUs); -1 unknown */
     /* derived */
     double wall_best, wall_med, cps_best, cps_med, speedup, eff;
     int base;              /* the 1-thread cell, or -1 */
@@ -997,13 +1005,74 @@ static void child_main(const rx_config *cfg, int setup_only, int fd)
     _exit(bad ? 4 : 0);
 }
 
+/* ---- foreign load: CPU time other processes (or the host) take ------- */
+typedef struct load_snap {
+    int ok;
+    double t;    /* monotonic seconds */
+    double busy; /* the machine's busy + steal CPU seconds (/proc/stat) */
+    double own;  /* this process's user + system CPU seconds */
+} load_snap;
+
+static load_snap load_now(void)
+{
+    load_snap z;
+    memset(&z, 0, sizeof z);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    z.t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f)
+        return z;
+    unsigned long long v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+                   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+    fclose(f);
+    long hz = sysconf(_SC_CLK_TCK);
+    struct rusage ru;
+    if (n < 8 || hz <= 0 || getrusage(RUSAGE_SELF, &ru) != 0)
+        return z;
+    /* user nice system idle iowait irq softirq steal: all but idle and
+     * iowait (steal: the host ran someone else on our CPU) */
+    z.busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
+    z.own = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+            (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    z.ok = 1;
+    return z;
+}
+
+/* The CPU seconds between a and b that neither this process nor its child
+ * (child_cpu seconds) used, into *cpu, and the wall seconds into *span;
+ * 0 when unknown. /proc/stat counts in clock ticks (10 ms on Linux), so
+ * only sums over a second or more mean much (cell_foreign). */
+static int foreign_cpu(const load_snap *a, const load_snap *b,
+                       double child_cpu, double *cpu, double *span)
+{
+    *span = b->t - a->t;
+    *cpu = (b->busy - a->busy) - (b->own - a->own) - child_cpu;
+    return a->ok && b->ok && *span > 0.0;
+}
+
+/* A cell's foreign load: others' share of all CPUs over its runs; -1 when
+ * a run had no reading or the runs took less than RX_BENCH_FOREIGN_SPAN s
+ * together (ticks of 10 ms would dominate). */
+static double cell_foreign(const bcell *c)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (c->fg_bad || ncpu < 1 || c->fg_span < RX_BENCH_FOREIGN_SPAN)
+        return -1.0;
+    double f = c->fg_cpu / (c->fg_span * (double)ncpu);
+    return f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+}
+
 /* Runs cfg in a fork()ed child. 0: *r filled (r->status may be an error),
  * *rss_kib the child's peak RSS; -1: the child died (why in r->msg);
  * -2: interrupted (SIGINT / SIGTERM to this process). */
 static int run_child(const rx_config *cfg, int setup_only, bres *r,
-                     long *rss_kib)
+                     long *rss_kib, double fg[2])
 {
     memset(r, 0, sizeof *r);
+    fg[0] = fg[1] = -1.0;
+    const load_snap l0 = load_now();
     int fds[2];
     if (pipe(fds) != 0) {
         snprintf(r->msg, sizeof r->msg, "pipe: %s", strerror(errno));
@@ -1051,6 +1120,14 @@ static int run_child(const rx_config *cfg, int setup_only, bres *r,
     while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
         ;
     *rss_kib = ru.ru_maxrss; /* KiB on Linux */
+    const load_snap l1 = load_now();
+    if (!foreign_cpu(&l0, &l1,
+                     (double)ru.ru_utime.tv_sec +
+                         1e-6 * (double)ru.ru_utime.tv_usec +
+                         (double)ru.ru_stime.tv_sec +
+                         1e-6 * (double)ru.ru_stime.tv_usec,
+                     &fg[0], &fg[1]))
+        fg[0] = fg[1] = -1.0;
     if (killed || rx_cli_interrupted())
         return -2;
     if (got != sizeof *r || !WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -1115,6 +1192,7 @@ static void derive(bcell *cells, int n)
         c->wall_med = median_of(c->wall, c->nwall);
         c->cps_best = P * K / c->wall_best;
         c->cps_med = median_of(cps, c->nwall);
+        c->foreign = cell_foreign(c);
     }
     for (int i = 0; i < n; ++i) {
         bcell *c = &cells[i];
@@ -1145,7 +1223,8 @@ static const char CSV_HEADER[] =
     "wall_us_per_iter_best,wall_us_per_iter_median,chain_steps_per_s_best,"
     "chain_steps_per_s_median,trips_a5,trips_per_1000,trips_per_s,"
     "swap_rate,speedup,efficiency,timed_wall_us_per_iter,step_us,energy_us,"
-    "wait_us,exchange_us,adapt_us,record_us,imbalance,peak_rss_kib\n";
+    "wait_us,exchange_us,adapt_us,record_us,imbalance,peak_rss_kib,"
+    "foreign_load\n";
 
 static double trips_per_1000(const bcell *c)
 {
@@ -1197,7 +1276,10 @@ static int write_csv(const char *path, const bcell *cells, int n)
         fputc(',', f);
         if (c->timed && c->has_imb)
             fprintf(f, "%.6g", c->imb);
-        fprintf(f, ",%ld\n", c->rss_kib);
+        fprintf(f, ",%ld,", c->rss_kib);
+        if (c->foreign >= 0.0)
+            fprintf(f, "%.4f", c->foreign);
+        fputc('\n', f);
     }
     return fclose(f) == 0 ? 0 : -1;
 }
@@ -1222,9 +1304,9 @@ static void write_md(FILE *f, const bcell *cells, int n)
           "| chain-steps/s median | best | us/iter median "
           "| step us | energy us | wait us | exchange us | adapt us "
           "| record us | trips/1000 | trips/s | swap rate | speed-up "
-          "| efficiency | imbalance | RSS MiB |\n",
+          "| efficiency | imbalance | RSS MiB | foreign % |\n",
           f);
-    for (int j = 0; j < 25; ++j)
+    for (int j = 0; j < 26; ++j)
         fputs("|---", f);
     fputs("|\n", f);
     for (int i = 0; i < n; ++i) {
@@ -1258,7 +1340,11 @@ static void write_md(FILE *f, const bcell *cells, int n)
             fprintf(f, "| %.3f ", c->imb);
         else
             fputs("| ", f);
-        fprintf(f, "| %.1f |\n", (double)c->rss_kib / 1024.0);
+        fprintf(f, "| %.1f ", (double)c->rss_kib / 1024.0);
+        if (c->foreign >= 0.0)
+            fprintf(f, "| %.1f |\n", 100.0 * c->foreign);
+        else
+            fputs("| |\n", f);
     }
 }
 
@@ -1592,6 +1678,7 @@ static int expand(const bgrid *grids, int ng, bcell *cells, int *ncells)
                                         c->reps = g->reps;
                                         c->seed = g->seed;
                                         c->timing = g->timing;
+                                        c->foreign = -1.0;
                                     }
                         }
         }
@@ -1631,7 +1718,8 @@ static int validate_cells(const char *file, bcell *cells, int n)
         if (first) {
             bres r;
             long rss;
-            int rc = run_child(&cfg, 1, &r, &rss);
+            double fg[2];
+            int rc = run_child(&cfg, 1, &r, &rss, fg);
             if (rc == -2) {
                 rx_config_free(&cfg);
                 fprintf(stderr, "replex: bench: interrupted; nothing "
@@ -1666,7 +1754,8 @@ static int run_cell(bcell *c, int timed, int k, int total, int round,
     }
     bres r;
     long rss = 0;
-    int rc = run_child(&cfg, 0, &r, &rss);
+    double fg[2];
+    int rc = run_child(&cfg, 0, &r, &rss, fg);
     rx_config_free(&cfg);
     if (rc == -2) {
         fprintf(stderr, "replex: bench: interrupted (%s) at run %d of %d; "
@@ -1690,6 +1779,12 @@ static int run_cell(bcell *c, int timed, int k, int total, int round,
     if (!(wall > 0.0))
         wall = 1e-9; /* a clock too coarse for the run: keep rates finite */
     c->rss_kib = rss > c->rss_kib ? rss : c->rss_kib;
+    if (fg[1] > 0.0) {
+        c->fg_cpu += fg[0];
+        c->fg_span += fg[1];
+    } else {
+        c->fg_bad = 1;
+    }
     if (timed) {
         if (c->nwall > 0 && (r.trips != c->trips || r.swaps != c->swaps))
             c->nondet = 1;
@@ -1714,6 +1809,22 @@ static int run_cell(bcell *c, int timed, int k, int total, int round,
                 total, timed ? "phase-timed" : "round", round, rounds, d,
                 wall);
     return 0;
+}
+
+/* Warns about cells during whose runs other processes (or the host, as
+ * steal time) took more than RX_BENCH_FOREIGN_WARN of the CPUs. */
+static void warn_foreign(const bcell *cells, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        if (!(cells[i].foreign > RX_BENCH_FOREIGN_WARN))
+            continue;
+        char d[512];
+        cell_desc(&cells[i], d, sizeof d);
+        fprintf(stderr, "replex: bench: warning: cell %d (%s): other "
+                "processes or the host took %.0f%% of the CPUs during its "
+                "runs; its times are suspect (column foreign_load)\n", i + 1,
+                d, 100.0 * cells[i].foreign);
+    }
 }
 
 /* Warns when round trips differ between repetitions of a cell, or between
@@ -1870,6 +1981,7 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
     }
     derive(cells, n);
     check_determinism(cells, n);
+    warn_foreign(cells, n);
     snprintf(path, sizeof path, "%s/bench.csv", o.out);
     if (write_csv(path, cells, n) != 0) {
         fprintf(stderr, "replex: %s: cannot write: %s\n", path,
