@@ -10,7 +10,12 @@
  * amount of mathematical work per chain-step: 2 sin + 2 cos for U and its
  * gradient, 2 Gaussian draws, and per active pair one uniform + exp.
  *
- * Usage: baseline_loop [-n REPS] [-k ITERS] [P ...]   (default P = 16 64 256)
+ * With -s SD every energy and gradient coordinate gets N(0, SD^2) noise
+ * (the engine's target.energy_noise_sd / grad_noise_sd): the issue's
+ * "noisy energies" setting, three more Gaussian draws per chain-step.
+ *
+ * Usage: baseline_loop [-n REPS] [-k ITERS] [-s NOISE_SD] [P ...]
+ *        (default P = 16 64 256, NOISE_SD 0)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -78,7 +83,8 @@ static void gradient(const double *b, double *g)
 }
 
 rxb_result rxb_baseline_run(int P, int64_t K, uint64_t seed, double eta,
-                            double tau_min, double tau_max, int64_t thin)
+                            double tau_min, double tau_max, int64_t thin,
+                            double noise_sd)
 {
     rxb_result res = {0.0, 0.0, 0, 0};
     double *x = malloc(sizeof(double) * 2 * (size_t)P); /* x[2q], x[2q+1] */
@@ -107,10 +113,16 @@ rxb_result rxb_baseline_run(int P, int64_t K, uint64_t seed, double eta,
         for (int q = 0; q < P; ++q) {
             double g[2];
             gradient(&x[2 * q], g);
+            if (noise_sd > 0.0) {
+                g[0] += noise_sd * randn(&r);
+                g[1] += noise_sd * randn(&r);
+            }
             double sd = sqrt(2.0 * eta * tau[q]);
             x[2 * q] += -eta * g[0] + sd * randn(&r);
             x[2 * q + 1] += -eta * g[1] + sd * randn(&r);
             E[q] = energy(&x[2 * q]);
+            if (noise_sd > 0.0)
+                E[q] += noise_sd * randn(&r);
         }
         /* DEO: pairs (q, q+1), 0-based q odd on even k, even on odd k */
         for (int q = (k & 1) ? 0 : 1; q + 1 < P; q += 2) {
@@ -151,6 +163,7 @@ int main(int argc, char **argv)
 {
     int reps = 7;
     int64_t K = 20001;
+    double noise = 0.0;
     int Ps[16];
     int nP = 0;
     for (int i = 1; i < argc; ++i) {
@@ -158,16 +171,18 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-k") && i + 1 < argc)
             K = atoll(argv[++i]);
+        else if (!strcmp(argv[i], "-s") && i + 1 < argc)
+            noise = atof(argv[++i]);
         else if (nP < 16 && atoi(argv[i]) >= 2)
             Ps[nP++] = atoi(argv[i]);
         else {
-            fprintf(stderr, "usage: %s [-n REPS] [-k ITERS] [P ...]\n",
-                    argv[0]);
+            fprintf(stderr, "usage: %s [-n REPS] [-k ITERS] [-s NOISE_SD] "
+                    "[P ...]\n", argv[0]);
             return 2;
         }
     }
-    if (reps < 1 || K < 1) {
-        fprintf(stderr, "reps and iterations must be >= 1\n");
+    if (reps < 1 || K < 1 || !(noise >= 0.0)) {
+        fprintf(stderr, "reps and iterations must be >= 1, NOISE_SD >= 0\n");
         return 2;
     }
     if (nP == 0) {
@@ -180,16 +195,17 @@ int main(int argc, char **argv)
     if (!w)
         return 1;
     printf("baseline: single-threaded C loop, SGLD + DEO + Metropolis, "
-           "25-mode target, %lld iterations, best/median of %d\n\n",
-           (long long)K, reps);
+           "25-mode target, noise sd %g, %lld iterations, best/median of "
+           "%d\n\n", noise, (long long)K, reps);
     printf("| P | best Msteps/s | median Msteps/s | best us/iter | "
            "swap rate | checksum |\n");
     printf("|---:|---:|---:|---:|---:|---:|\n");
     for (int j = 0; j < nP; ++j) {
         int P = Ps[j];
-        rxb_result r = rxb_baseline_run(P, 1000, 1, 0.001, 1.0, 10.0, 100);
+        rxb_result r =
+            rxb_baseline_run(P, 1000, 1, 0.001, 1.0, 10.0, 100, noise);
         for (int i = 0; i < reps; ++i) {
-            r = rxb_baseline_run(P, K, 1, 0.001, 1.0, 10.0, 100);
+            r = rxb_baseline_run(P, K, 1, 0.001, 1.0, 10.0, 100, noise);
             if (r.wall_s < 0) {
                 fprintf(stderr, "out of memory\n");
                 return 1;

@@ -19,10 +19,14 @@ typedef struct rxb_result {
 } rxb_result;
 
 /* P chains, K iterations, eta constant, tau geometric tau_min..tau_max,
- * DEO (W = 1) with the Metropolis rule on exact energies; every `thin`
- * iterations the position-1 particle is added to the checksum. */
+ * DEO (W = 1) with the Metropolis rule on the energies, exact when
+ * noise_sd = 0, else each energy and each gradient coordinate with added
+ * N(0, noise_sd^2) noise (the engine's target.energy_noise_sd and
+ * grad_noise_sd); every `thin` iterations the position-1 particle is
+ * added to the checksum. */
 rxb_result rxb_baseline_run(int P, int64_t K, uint64_t seed, double eta,
-                            double tau_min, double tau_max, int64_t thin);
+                            double tau_min, double tau_max, int64_t thin,
+                            double noise_sd);
 
 /* Monotonic seconds. */
 double rxb_now(void);

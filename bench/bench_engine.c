@@ -111,7 +111,8 @@ static int run_cell(const cell *c, int64_t K, int timing, run_out *o)
 {
     memset(o, 0, sizeof *o);
     if (!strcmp(c->group, "baseline")) {
-        rxb_result r = rxb_baseline_run(c->P, K, 12345, 0.001, 1.0, 10.0, 100);
+        rxb_result r =
+            rxb_baseline_run(c->P, K, 12345, 0.001, 1.0, 10.0, 100, 0.0);
         if (r.wall_s < 0.0) {
             fprintf(stderr, "bench_engine: baseline out of memory\n");
             return -1;
