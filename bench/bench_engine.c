@@ -44,6 +44,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "../src/core/internal.h"
 #include "baseline_loop.h"
 #include "replex/replex.h"
 
@@ -181,40 +182,8 @@ static int run_cell(const cell *c, int64_t K, int timing, run_out *o)
 }
 
 /* ---- load probe: CPU time other processes (or the host) take ---------- */
-typedef struct load_snap {
-    int ok;
-    double t;    /* monotonic seconds */
-    double busy; /* machine busy + steal CPU seconds (Linux /proc/stat) */
-    double own;  /* this process's user + system CPU seconds */
-} load_snap;
-
-static load_snap load_now(void)
-{
-    load_snap z;
-    memset(&z, 0, sizeof z);
-    z.t = rxb_now();
-    FILE *f = fopen("/proc/stat", "r");
-    if (!f)
-        return z;
-    unsigned long long v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-                   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-    fclose(f);
-    long hz = sysconf(_SC_CLK_TCK);
-    struct rusage ru;
-    if (n < 7 || hz <= 0 || getrusage(RUSAGE_SELF, &ru) != 0)
-        return z;
-    /* user nice system idle iowait irq softirq steal: count all but idle
-     * and iowait (steal: the host ran someone else on our CPU) */
-    z.busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
-    z.own = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-            (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-    z.ok = 1;
-    return z;
-}
-
 /* Share of ncpu * wall that others took between a and b; -1 unknown. */
-static double foreign_share(const load_snap *a, const load_snap *b)
+static double foreign_share(const rx__load_snap *a, const rx__load_snap *b)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     double dt = b->t - a->t;
@@ -326,7 +295,7 @@ int main(int argc, char **argv)
     }
 
     double t_start = rxb_now();
-    load_snap all0 = load_now();
+    rx__load_snap all0 = rx__load_now();
     /* warm-up: thread pool, page faults, clocks */
     run_out first[NC];
     for (int i = 0; i < NC; ++i)
@@ -339,7 +308,7 @@ int main(int argc, char **argv)
     while (n_clean < reps && n_rounds < reps + extra &&
            (n_rounds < reps || rxb_now() - t_start < deadline)) {
         int r = n_rounds;
-        load_snap s0 = load_now();
+        rx__load_snap s0 = rx__load_now();
         for (int j = 0; j < NC; ++j) {
             int i = r % 2 ? NC - 1 - j : j;
             if (!use[i])
@@ -355,14 +324,14 @@ int main(int argc, char **argv)
                 timed_r[i][r] = o;
             }
         }
-        load_snap s1 = load_now();
+        rx__load_snap s1 = rx__load_now();
         round_foreign[r] = foreign_share(&s0, &s1);
         clean[r] = round_foreign[r] < FOREIGN_MAX;
         n_clean += clean[r];
         n_rounds++;
     }
     double t_total = rxb_now() - t_start;
-    load_snap all1 = load_now();
+    rx__load_snap all1 = rx__load_now();
     double foreign_all = foreign_share(&all0, &all1);
     /* rounds used: the clean ones, or all if none is clean */
     int used[MAX_ROUNDS], n_used = 0;

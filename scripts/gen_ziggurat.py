@@ -65,18 +65,25 @@ def main():
     print("#ifndef RX_ZIGGURAT_TABLES_H")
     print("#define RX_ZIGGURAT_TABLES_H")
     print("#include <stdint.h>")
+    print("/* several translation units include the tables (rng.c, and the")
+    print(" * inline draws of rng_inline.h); not every one reads all three */")
+    print("#if defined(__GNUC__)")
+    print("#define RX__ZIG_TABLE static const __attribute__((unused))")
+    print("#else")
+    print("#define RX__ZIG_TABLE static const")
+    print("#endif")
     print("#define RX__ZIG_R %s /* %.17g */" % (r.hex(), r))
     print("#define RX__ZIG_V %s /* %.17g; top-layer closure %.3g */"
           % (v.hex(), v, ex))
-    print("static const double rx__zig_w[%d] = {" % N)
+    print("RX__ZIG_TABLE double rx__zig_w[%d] = {" % N)
     for i in range(N):
         print("    %s," % (x[i] / two53).hex())
     print("};")
-    print("static const uint64_t rx__zig_k[%d] = {" % N)
+    print("RX__ZIG_TABLE uint64_t rx__zig_k[%d] = {" % N)
     for i in range(N):
         print("    UINT64_C(%d)," % int(math.floor(two53 * x[i + 1] / x[i])))
     print("};")
-    print("static const double rx__zig_f[%d] = {" % (N + 1))
+    print("RX__ZIG_TABLE double rx__zig_f[%d] = {" % (N + 1))
     for i in range(N):
         print("    %s," % f(x[i]).hex())
     print("    0x1.0p+0,")

@@ -204,8 +204,74 @@ static void check_zhelp(rx_step_kind kind)
     rx_destroy(&c2off);
 }
 
+/* src/engine/ctx.h (testing): the generic chain-step only */
+void rx__engine_generic_only(rx_ctx *c, int on);
+
+/* The fused chain-step of the 25-mode target (rx__m25_sgld_step: SGLD,
+ * ziggurat draws) gives the generic path's bits: noisy and exact
+ * energies, the confining term on and off, DEO, DEO* and SEO, the partner
+ * and the barrier design, 1 and 2 threads. */
+static void check_fused(void)
+{
+    static const struct {
+        double en, gn, r2;
+        rx_scheme scheme;
+        int sync, threads;
+    } cs[] = {
+        {2, 2, 20, RX_SCHEME_DEO_STAR, 0, 2},
+        {2, 2, 20, RX_SCHEME_DEO, 1, 1},
+        {0, 0, 20, RX_SCHEME_DEO, 0, 2},
+        {0.5, 0, -1, RX_SCHEME_SEO, 1, 2},
+        {0, 1.5, 4, RX_SCHEME_DEO_STAR, 0, 1},
+    };
+    for (size_t j = 0; j < sizeof cs / sizeof cs[0]; ++j) {
+        rx_ctx *ctx[2] = {NULL, NULL};
+        for (int g = 0; g < 2; ++g) {
+            rx_config c;
+            rx_config_default(&c);
+            c.seed = 99 + (uint64_t)j;
+            c.iterations = 4000;
+            c.threads = cs[j].threads;
+            c.sync = cs[j].sync;
+            c.rng.normal = RX_NORMAL_ZIGGURAT;
+            c.target.kind = RX_TARGET_MIXTURE25;
+            c.target.energy_noise_sd = cs[j].en;
+            c.target.grad_noise_sd = cs[j].gn;
+            c.target.confine_radius2 = cs[j].r2;
+            c.tempering.n_chains = 8;
+            c.tempering.scheme = cs[j].scheme;
+            c.ladder.eta.min = 0.01;
+            c.ladder.tau.kind = RX_LADDER_GEOMETRIC;
+            c.ladder.tau.min = 1;
+            c.ladder.tau.max = 30;
+            c.step.target = c.step.others = RX_STEP_SGLD;
+            c.record.thin = 3;
+            rx_err err;
+            rx_status st = rx_create(&ctx[g], &c, NULL, (rx_logger){0}, &err);
+            rx_config_free(&c);
+            CHECK_MSG(st == RX_OK, "fused case %zu: %s", j, err.msg);
+            if (st != RX_OK)
+                break;
+            rx__engine_generic_only(ctx[g], g);
+            st = rx_run(ctx[g]);
+            CHECK_MSG(st == RX_OK, "fused case %zu: %s", j, rx_errmsg(ctx[g]));
+        }
+        if (ctx[0] && ctx[1]) {
+            rx_results a, b;
+            rx_get_results(ctx[0], &a);
+            rx_get_results(ctx[1], &b);
+            CHECK_MSG(same(&a, &b), "fused case %zu: the fused and the generic "
+                      "chain-step differ", j);
+            CHECK(a.total_swaps > 0 && a.n_samples > 0);
+        }
+        rx_destroy(&ctx[0]);
+        rx_destroy(&ctx[1]);
+    }
+}
+
 int main(void)
 {
+    check_fused();
     check_zhelp(RX_STEP_SGLD);
     check_zhelp(RX_STEP_SGHMC);
     const variant vs[] = {

@@ -25,7 +25,6 @@
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -1006,45 +1005,11 @@ static void child_main(const rx_config *cfg, int setup_only, int fd)
 }
 
 /* ---- foreign load: CPU time other processes (or the host) take ------- */
-typedef struct load_snap {
-    int ok;
-    double t;    /* monotonic seconds */
-    double busy; /* the machine's busy + steal CPU seconds (/proc/stat) */
-    double own;  /* this process's user + system CPU seconds */
-} load_snap;
-
-static load_snap load_now(void)
-{
-    load_snap z;
-    memset(&z, 0, sizeof z);
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    z.t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    FILE *f = fopen("/proc/stat", "r");
-    if (!f)
-        return z;
-    unsigned long long v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-                   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-    fclose(f);
-    long hz = sysconf(_SC_CLK_TCK);
-    struct rusage ru;
-    if (n < 8 || hz <= 0 || getrusage(RUSAGE_SELF, &ru) != 0)
-        return z;
-    /* user nice system idle iowait irq softirq steal: all but idle and
-     * iowait (steal: the host ran someone else on our CPU) */
-    z.busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
-    z.own = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-            (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-    z.ok = 1;
-    return z;
-}
-
 /* The CPU seconds between a and b that neither this process nor its child
  * (child_cpu seconds) used, into *cpu, and the wall seconds into *span;
  * 0 when unknown. /proc/stat counts in clock ticks (10 ms on Linux), so
  * only sums over a second or more mean much (cell_foreign). */
-static int foreign_cpu(const load_snap *a, const load_snap *b,
+static int foreign_cpu(const rx__load_snap *a, const rx__load_snap *b,
                        double child_cpu, double *cpu, double *span)
 {
     *span = b->t - a->t;
@@ -1072,7 +1037,7 @@ static int run_child(const rx_config *cfg, int setup_only, bres *r,
 {
     memset(r, 0, sizeof *r);
     fg[0] = fg[1] = -1.0;
-    const load_snap l0 = load_now();
+    const rx__load_snap l0 = rx__load_now();
     int fds[2];
     if (pipe(fds) != 0) {
         snprintf(r->msg, sizeof r->msg, "pipe: %s", strerror(errno));
@@ -1120,7 +1085,7 @@ static int run_child(const rx_config *cfg, int setup_only, bres *r,
     while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
         ;
     *rss_kib = ru.ru_maxrss; /* KiB on Linux */
-    const load_snap l1 = load_now();
+    const rx__load_snap l1 = rx__load_now();
     if (!foreign_cpu(&l0, &l1,
                      (double)ru.ru_utime.tv_sec +
                          1e-6 * (double)ru.ru_utime.tv_usec +

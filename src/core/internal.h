@@ -126,4 +126,18 @@ void rx__logf(const rx_logger *lg, int level, const char *fmt, ...)
 /* ---- clock ---------------------------------------------------------------*/
 double rx__now(void); /* monotonic seconds */
 
+/* ---- machine load (benchmarks) -----------------------------------------*/
+/* A snapshot for measuring the CPU time other processes (or the host, as
+ * steal time) take: the machine's busy + steal CPU seconds from Linux's
+ * /proc/stat and this process's own user + system seconds; ok = 0 where
+ * /proc/stat or getrusage is missing. /proc/stat counts clock ticks
+ * (10 ms), so differences mean something over a second or more. */
+typedef struct rx__load_snap {
+    int ok;
+    double t;    /* rx__now() */
+    double busy; /* the machine's busy + steal CPU seconds */
+    double own;  /* this process's user + system CPU seconds */
+} rx__load_snap;
+rx__load_snap rx__load_now(void);
+
 #endif

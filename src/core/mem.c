@@ -3,6 +3,7 @@
  * here so that per-chain buffers start on their own cache line.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__unix__) || defined(__APPLE__)
@@ -47,4 +48,31 @@ double rx__mem_limit_bytes(void)
         lim = (double)rl.rlim_cur;
 #endif
     return lim;
+}
+
+rx__load_snap rx__load_now(void)
+{
+    rx__load_snap z;
+    memset(&z, 0, sizeof z);
+    z.t = rx__now();
+#if defined(__unix__) || defined(__APPLE__)
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f)
+        return z;
+    unsigned long long v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+                   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+    fclose(f);
+    long hz = sysconf(_SC_CLK_TCK);
+    struct rusage ru;
+    if (n < 8 || hz <= 0 || getrusage(RUSAGE_SELF, &ru) != 0)
+        return z;
+    /* user nice system idle iowait irq softirq steal: all but idle and
+     * iowait (steal: the host ran someone else on our CPU) */
+    z.busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
+    z.own = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+            (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    z.ok = 1;
+#endif
+    return z;
 }

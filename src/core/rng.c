@@ -19,56 +19,28 @@
 #endif
 
 #include "internal.h"
+#include "rng_inline.h"
 #include "sincos2pi.h"
-#include "ziggurat_tables.h"
 
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
-
-static inline void mulhilo(uint32_t a, uint32_t b, uint32_t *hi,
-                           uint32_t *lo)
-{
-    uint64_t p = (uint64_t)a * b;
-    *hi = (uint32_t)(p >> 32);
-    *lo = (uint32_t)p;
-}
+#define PHILOX_M0 RX__PHILOX_M0
+#define PHILOX_M1 RX__PHILOX_M1
+#define PHILOX_W0 RX__PHILOX_W0
+#define PHILOX_W1 RX__PHILOX_W1
 
 rx__u32x4 rx__philox4x32_10(rx__u32x4 c, uint32_t k0, uint32_t k1)
 {
-    for (int r = 0; r < 10; ++r) {
-        if (r > 0) {
-            k0 += PHILOX_W0;
-            k1 += PHILOX_W1;
-        }
-        uint32_t hi0, lo0, hi1, lo1;
-        mulhilo(PHILOX_M0, c.v[0], &hi0, &lo0);
-        mulhilo(PHILOX_M1, c.v[2], &hi1, &lo1);
-        rx__u32x4 n = {{hi1 ^ c.v[1] ^ k0, lo1, hi0 ^ c.v[3] ^ k1, lo0}};
-        c = n;
-    }
-    return c;
+    return rx__philox_inl(c, k0, k1);
 }
 
 void rx__stream_init(rx__stream *s, uint64_t seed, uint32_t entity,
                      uint32_t purpose, uint64_t k)
 {
-    s->key0 = (uint32_t)seed;
-    s->key1 = (uint32_t)(seed >> 32);
-    s->c1 = (uint32_t)k;
-    s->c2 = ((uint32_t)(k >> 32) & 0xffffffu) | (purpose << 24);
-    s->c3 = entity;
-    s->block = 0;
-    s->have_raw = 0;
-    s->have_spare = 0;
-    s->normal = RX_NORMAL_BOX_MULLER;
+    rx__stream_init_inl(s, seed, entity, purpose, k);
 }
 
 static inline rx__u32x4 next_block(rx__stream *s)
 {
-    rx__u32x4 c = {{s->block++, s->c1, s->c2, s->c3}};
-    return rx__philox4x32_10(c, s->key0, s->key1);
+    return rx__next_block_inl(s);
 }
 
 /* (x + 0.5) / 2^32: strictly inside (0,1). */
@@ -97,22 +69,9 @@ uint64_t rx__uniform_int(rx__stream *s, uint64_t n)
     return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
 }
 
-/* The next two 32-bit words of the stream: words 0-1 of a fresh block,
- * then its words 2-3. */
 static inline void next_pair(rx__stream *s, uint32_t *a, uint32_t *b)
 {
-    if (s->have_raw) {
-        *a = s->raw[0];
-        *b = s->raw[1];
-        s->have_raw = 0;
-    } else {
-        rx__u32x4 r = next_block(s);
-        *a = r.v[0];
-        *b = r.v[1];
-        s->raw[0] = r.v[2];
-        s->raw[1] = r.v[3];
-        s->have_raw = 1;
-    }
+    rx__next_pair_inl(s, a, b);
 }
 
 /* A source of 32-bit word pairs: the stream itself (scalar draws) or a
@@ -134,16 +93,7 @@ src_uniform(void *src, pair_fn pair)
     return ((double)m + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-/* z with its sign bit set from bit 8 of u, without a branch (the sign is
- * a coin: a branch on it mispredicts half the time). */
-static inline double zig_signed(double z, uint64_t u)
-{
-    uint64_t zb;
-    memcpy(&zb, &z, sizeof zb);
-    zb ^= (u & 0x100u) << 55;
-    memcpy(&z, &zb, sizeof zb);
-    return z;
-}
+#define zig_signed rx__zig_signed
 
 /*
  * Ziggurat (Marsaglia and Tsang 2000) with 256 equal-area layers of
@@ -184,12 +134,8 @@ static RX_INLINE_ALWAYS double zig_draw(void *src, pair_fn pair)
         uint32_t a, b;
         pair(src, &a, &b);
         uint64_t u = ((uint64_t)a << 32) | b;
-        unsigned i = (unsigned)(u & 0xffu);
-        uint64_t m = u >> 11;
-        if (m < rx__zig_k[i])
-            return zig_signed((double)(int64_t)m * rx__zig_w[i], u);
         double z;
-        if (zig_edge(src, pair, u, &z))
+        if (rx__zig_fast(u, &z) || zig_edge(src, pair, u, &z))
             return z;
     }
 }
@@ -205,10 +151,18 @@ static inline void bm_pair(uint32_t a, uint32_t b, double *c, double *s)
     *s = rad * sn;
 }
 
+double rx__zig_slow(rx__stream *s, uint64_t u)
+{
+    double z;
+    if (zig_edge(s, stream_pair, u, &z))
+        return z;
+    return zig_draw(s, stream_pair);
+}
+
 double rx__normal(rx__stream *s)
 {
     if (s->normal == RX_NORMAL_ZIGGURAT)
-        return zig_draw(s, stream_pair);
+        return rx__zig_normal_inl(s);
     if (s->have_spare) {
         s->have_spare = 0;
         return s->spare;

@@ -2,9 +2,16 @@
 #ifndef RX_ZIGGURAT_TABLES_H
 #define RX_ZIGGURAT_TABLES_H
 #include <stdint.h>
+/* several translation units include the tables (rng.c, and the
+ * inline draws of rng_inline.h); not every one reads all three */
+#if defined(__GNUC__)
+#define RX__ZIG_TABLE static const __attribute__((unused))
+#else
+#define RX__ZIG_TABLE static const
+#endif
 #define RX__ZIG_R 0x1.d3bb48209ad34p+1 /* 3.6541528853610092 */
 #define RX__ZIG_V 0x1.43016a5a4372ap-8 /* 0.0049286732339746484; top-layer closure -7.88e-15 */
-static const double rx__zig_w[256] = {
+RX__ZIG_TABLE double rx__zig_w[256] = {
     0x1.f493b7815d984p-52,
     0x1.d3bb48209ad34p-52,
     0x1.b981f3878fdb1p-52,
@@ -262,7 +269,7 @@ static const double rx__zig_w[256] = {
     0x1.250af3c2c5cdep-55,
     0x1.b8d0be3fdfa7cp-56,
 };
-static const uint64_t rx__zig_k[256] = {
+RX__ZIG_TABLE uint64_t rx__zig_k[256] = {
     UINT64_C(8416190284947146),
     UINT64_C(8502199523358868),
     UINT64_C(8670250209927257),
@@ -520,7 +527,7 @@ static const uint64_t rx__zig_k[256] = {
     UINT64_C(6774628847947526),
     UINT64_C(0),
 };
-static const double rx__zig_f[257] = {
+RX__ZIG_TABLE double rx__zig_f[257] = {
     0x1.f4a946f138416p-12,
     0x1.4a605b6b9f704p-10,
     0x1.55f9f43c1b067p-9,

@@ -136,6 +136,8 @@ struct rx_ctx {
     double phase_s[RX_NPHASES];
     double *thread_phase_s;     /* nt_used x RX_NPHASES, or NULL */
     int64_t lb_changes;         /* load balance: iterations with a new cut */
+    int fused;                  /* step_one: rx__m25_sgld_step applies */
+    int generic_only;           /* testing: never the fused chain-step */
     rx__zhelp *zh;              /* balance_noise: P slots, or NULL */
     int64_t noise_helped;       /* chain-steps whose noise a waiting thread
                                  * drew (all or part) */
@@ -168,5 +170,9 @@ struct rx_ctx {
     double eval_s;
     double mem_data, mem_scratch; /* network: data sets, all scratch */
 };
+
+/* Testing: on != 0 makes rx_run take the generic chain-step even where
+ * the fused one applies (tests compare the two bitwise). */
+void rx__engine_generic_only(rx_ctx *c, int on);
 
 #endif

@@ -47,16 +47,24 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static void barrier_wait(rx__barrier *b, int *local_sense)
+/* Arrive at the barrier: 1 for the last thread (which opens it), else 0;
+ * *s the sense that opens it. */
+static int barrier_arrive(rx__barrier *b, int *local_sense, int *s)
 {
-    int s = !*local_sense;
-    *local_sense = s;
+    *s = !*local_sense;
+    *local_sense = *s;
     if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) ==
         b->n - 1) {
         atomic_store_explicit(&b->count, 0, memory_order_relaxed);
-        atomic_store_explicit(&b->sense, s, memory_order_release);
-        return;
+        atomic_store_explicit(&b->sense, *s, memory_order_release);
+        return 1;
     }
+    return 0;
+}
+
+/* Wait until the barrier opens with sense s. */
+static void barrier_spin(const rx__barrier *b, int s)
+{
     unsigned spins = 0;
     while (atomic_load_explicit(&b->sense, memory_order_acquire) != s) {
         if (++spins < RX_SPINS_BEFORE_YIELD)
@@ -64,6 +72,13 @@ static void barrier_wait(rx__barrier *b, int *local_sense)
         else
             sched_yield();
     }
+}
+
+static void barrier_wait(rx__barrier *b, int *local_sense)
+{
+    int s;
+    if (!barrier_arrive(b, local_sense, &s))
+        barrier_spin(b, s);
 }
 
 /*
@@ -900,14 +915,9 @@ static void barrier_wait_help(rx_ctx *c, rx__tstate *ts, rx__barrier *b,
                               int *local_sense, int64_t k, int cur,
                               int own_lo, int own_hi, int timing)
 {
-    int s = !*local_sense;
-    *local_sense = s;
-    if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) ==
-        b->n - 1) {
-        atomic_store_explicit(&b->count, 0, memory_order_relaxed);
-        atomic_store_explicit(&b->sense, s, memory_order_release);
+    int s;
+    if (barrier_arrive(b, local_sense, &s))
         return;
-    }
     for (int i = c->P - 1; i >= 0; --i) {
         if (i >= own_lo && i < own_hi)
             continue;
@@ -922,13 +932,7 @@ static void barrier_wait_help(rx_ctx *c, rx__tstate *ts, rx__barrier *b,
         if (kn < c->cfg.iterations && (kn > k || cur))
             zhelp_fill(c, ts, i, kn, b, s, timing);
     }
-    unsigned spins = 0;
-    while (atomic_load_explicit(&b->sense, memory_order_acquire) != s) {
-        if (++spins < RX_SPINS_BEFORE_YIELD)
-            cpu_relax();
-        else
-            sched_yield();
-    }
+    barrier_spin(b, s);
 }
 
 /* The buffers of balance_noise when the run uses them, else NULL. */
@@ -970,20 +974,16 @@ static void zhelp_free(rx_ctx *c)
     c->zh = NULL;
 }
 
-static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
-                     double cyc, int64_t row, double *Ek, int64_t sa_every,
-                     int timing, double *t_en)
+/* The generic chain-step: the update rule, then the (noisy) energy and
+ * gradient at the new point; *t_en: the evaluation's seconds. */
+static rx_status step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p,
+                           int i, int q, int64_t k, double cyc, int timing,
+                           double *t_en)
 {
     const uint64_t seed = c->cfg.seed;
     const rx_step_kind kind_target = c->cfg.step.target;
     const rx_step_kind kind_other = c->cfg.step.others;
-    const int rollback = c->cfg.faults.policy == 1;
-    const int64_t inj_k = c->cfg.faults.inject_iteration;
-    const int inj_i = c->cfg.faults.inject_particle;
     const int vr = c->vc.on;
-    rx__particle *p = c->parts[i];
-    if (row >= 0)
-        store_sample(c, p, q, row);
     rx__stream s;
     rx__stream_init(&s, seed, (uint32_t)i, RX_STREAM_STEP,
                     (uint64_t)k);
@@ -998,7 +998,7 @@ static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
                          ts->x.eta[q], ts->x.tau[q]);
     }
     p->last_q = q;
-    if (rollback)
+    if (c->cfg.faults.policy == 1)
         rollback_copy(p, c->dim, 1);
     size_t nz = 0;
     const double *zpre = c->zh ? zhelp_take(&c->zh[i], k, &s, &nz) : NULL;
@@ -1006,7 +1006,6 @@ static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
                    c->dim,
                    ts->x.eta[q] * cyc * p->step_scale,
                    ts->x.tau[q], &s, zpre, nz);
-    double last = p->energy;
     double tg = vr || timing ? rx__now() : 0.0;
     rx_status st = rx__target_eval_pe(
         c->target, ts->tws, p->theta, &p->energy, p->grad, seed,
@@ -1015,6 +1014,33 @@ static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
         double dg = rx__now() - tg;
         p->grad_s += vr ? dg : 0.0;
         *t_en += dg;
+    }
+    return st;
+}
+
+static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
+                     double cyc, int64_t row, double *Ek, int64_t sa_every,
+                     int timing, double *t_en)
+{
+    const uint64_t seed = c->cfg.seed;
+    const int rollback = c->cfg.faults.policy == 1;
+    const int64_t inj_k = c->cfg.faults.inject_iteration;
+    const int inj_i = c->cfg.faults.inject_particle;
+    const int vr = c->vc.on;
+    rx__particle *p = c->parts[i];
+    if (row >= 0)
+        store_sample(c, p, q, row);
+    double last = p->energy;
+    rx_status st;
+    if (c->fused) {
+        /* the 2-D target under SGLD with ziggurat draws: the same numbers
+         * from one call, the draws and the energy inlined */
+        p->last_q = q;
+        st = rx__m25_sgld_step(c->target, p->theta, p->grad, &p->energy,
+                               ts->x.eta[q] * cyc * p->step_scale,
+                               ts->x.tau[q], seed, (uint32_t)i, (uint64_t)k);
+    } else {
+        st = step_eval(c, ts, p, i, q, k, cyc, timing, t_en);
     }
     int rolled = 0;
     if (k == inj_k && i == inj_i && st == RX_OK && c->dim) {
@@ -1494,6 +1520,12 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
     return failed;
 }
 
+void rx__engine_generic_only(rx_ctx *c, int on)
+{
+    if (c)
+        c->generic_only = on != 0;
+}
+
 rx_status rx_run(rx_ctx *c)
 {
     if (!c)
@@ -1551,6 +1583,14 @@ rx_status rx_run(rx_ctx *c)
             edges[e].seen = 0;
         }
     }
+    /* the fused chain-step of the 2-D target (rx__m25_sgld_step): SGLD at
+     * every position, ziggurat draws, no rollback copies, no VR; phase
+     * timing keeps the generic one, which times the evaluation apart */
+    c->fused = c->target->fused_m25 && c->dim == 2 && !c->generic_only &&
+               c->cfg.rng.normal == RX_NORMAL_ZIGGURAT &&
+               c->cfg.step.target == RX_STEP_SGLD &&
+               c->cfg.step.others == RX_STEP_SGLD &&
+               c->cfg.faults.policy != 1 && !c->vc.on && !timing;
     c->zh = zhelp_alloc(c);
     if (c->zh)
         c->mem_scratch += 2.0 * sizeof(double) * (double)c->dim * P;

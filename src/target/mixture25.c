@@ -6,11 +6,20 @@
  */
 #include <math.h>
 
+#include "../core/rng_inline.h"
 #include "../core/sincos2pi.h"
 #include "target.h"
 
-static rx_status eval_m25(const rx__target *t, const double *b,
-                          double *energy, double *grad)
+#if defined(__GNUC__)
+#define M25_INL static inline __attribute__((always_inline))
+#else
+#define M25_INL static inline
+#endif
+
+/* The energy and its gradient at b (one definition for eval_m25 and the
+ * fused step below). */
+M25_INL void m25_energy(double confine_r2, const double *b, double *energy,
+                        double *g0, double *g1)
 {
     const double two_pi = 6.283185307179586476925286766559;
     double s1, c1, s2, c2;
@@ -18,15 +27,21 @@ static rx_status eval_m25(const rx__target *t, const double *b,
     rx__sincos2pi(b[1], &s2, &c2);
     double r2 = b[0] * b[0] + b[1] * b[1];
     double u = 0.2 * r2 - 2.0 * (c1 + c2);
-    double g0 = 0.4 * b[0] + 2.0 * two_pi * s1;
-    double g1 = 0.4 * b[1] + 2.0 * two_pi * s2;
-    double rc = t->u.m25.confine_r2;
-    if (rc >= 0.0 && r2 > rc) {
-        u += r2 - rc;
-        g0 += 2.0 * b[0];
-        g1 += 2.0 * b[1];
+    *g0 = 0.4 * b[0] + 2.0 * two_pi * s1;
+    *g1 = 0.4 * b[1] + 2.0 * two_pi * s2;
+    if (confine_r2 >= 0.0 && r2 > confine_r2) {
+        u += r2 - confine_r2;
+        *g0 += 2.0 * b[0];
+        *g1 += 2.0 * b[1];
     }
     *energy = u;
+}
+
+static rx_status eval_m25(const rx__target *t, const double *b,
+                          double *energy, double *grad)
+{
+    double g0, g1;
+    m25_energy(t->u.m25.confine_r2, b, energy, &g0, &g1);
     if (grad) {
         grad[0] = g0;
         grad[1] = g1;
@@ -34,10 +49,40 @@ static rx_status eval_m25(const rx__target *t, const double *b,
     return RX_OK;
 }
 
+rx_status rx__m25_sgld_step(const rx__target *t, double *theta, double *grad,
+                            double *energy, double eta, double tau,
+                            uint64_t seed, uint32_t entity, uint64_t k)
+{
+    /* rx__step_apply(RX_STEP_SGLD) on 2 coordinates */
+    rx__stream s;
+    rx__stream_init_inl(&s, seed, entity, RX_STREAM_STEP, k);
+    const double sd = sqrt(2.0 * eta * tau);
+    theta[0] += -eta * grad[0] + sd * rx__zig_normal_inl(&s);
+    theta[1] += -eta * grad[1] + sd * rx__zig_normal_inl(&s);
+    /* rx__target_eval_pe at k + 1 */
+    double e, g0, g1;
+    m25_energy(t->u.m25.confine_r2, theta, &e, &g0, &g1);
+    if (t->energy_noise_sd > 0.0) {
+        rx__stream_init_inl(&s, seed, entity, RX_STREAM_ENERGYNOISE, k + 1);
+        e += t->energy_noise_sd * rx__zig_normal_inl(&s);
+    }
+    if (t->grad_noise_sd > 0.0) {
+        rx__stream_init_inl(&s, seed, entity, RX_STREAM_GRADNOISE, k + 1);
+        g0 += t->grad_noise_sd * rx__zig_normal_inl(&s);
+        g1 += t->grad_noise_sd * rx__zig_normal_inl(&s);
+    }
+    *energy = e;
+    grad[0] = g0;
+    grad[1] = g1;
+    return isfinite(e) && isfinite(g0) && isfinite(g1) ? RX_OK
+                                                       : RX_ENUMERIC;
+}
+
 rx_status rx__mixture25_init(rx__target *t, const rx_config *cfg)
 {
     t->dim = 2;
     t->eval = eval_m25;
+    t->fused_m25 = 1;
     t->u.m25.confine_r2 = cfg->target.confine_radius2;
     return RX_OK;
 }
