@@ -1134,7 +1134,8 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
  * functions of energies, ladder, seed and k as in the barrier design, so
  * both give bitwise the same runs for any thread count.
  */
-enum { RX_RING = 64, RX_GLOBAL_EVERY = 256, RX_CONSUMED_EVERY = 8 };
+enum { RX_RING = 64, RX_GLOBAL_EVERY = 256, RX_CONSUMED_EVERY = 8,
+       RX_PEND_BATCH = 16 };
 
 typedef struct rx__offer {
     atomic_llong stamp; /* k + 1 once (id, E) of iteration k are written */
@@ -1371,7 +1372,8 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
         const int right_open = nb_right && ((pr + 1) & 1) == par &&
                                xs->gate[pr];
         if (nb_right) {
-            pend_drain(c, ts, nb_right, pr, &pend, 0);
+            if (pend.n >= RX_PEND_BATCH)
+                pend_drain(c, ts, nb_right, pr, &pend, 0);
             if (right_open || pend.n == RX_RING) {
                 pend_drain(c, ts, nb_right, pr, &pend, 1);
                 atomic_store_explicit(&nb_right->consumed, k,
