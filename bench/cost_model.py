@@ -9,19 +9,31 @@ S = step + energy (all chains), R = record, X = exchange + adapt (every
 thread pays its exchange), s_n = one barrier hand-off (bench_barrier),
 all from phase-timed runs; compared with the measured phase-timed wall
 time of the n-thread cell (timed_wall_us_per_iter).
-Usage: python3 bench/cost_model.py runs/issue6/grid/bench.csv [s_2 in us]
+
+With unequal CPUs (a virtual machine's vCPUs: bench/vcpu_asym.sh), the
+chains split evenly run at the pace of the slowest CPU. With a = how far
+the slowest CPU lags the fastest (0.05: 5 % slower) and the 1-thread
+figures taken on a CPU of average speed, the parallel part becomes
+
+    T_n = (S + R) / n * (1 - a / 2) / (1 - a) + X + s_n
+
+(a = 0: the first form). Both predictions are printed.
+Usage: python3 bench/cost_model.py runs/issue6/grid/bench.csv [s_2 in us] [a]
 """
 import csv
 import sys
 
 rows = list(csv.DictReader(open(sys.argv[1])))
 s2 = float(sys.argv[2]) if len(sys.argv) > 2 else 0.27
+a = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
+slow = (1.0 - a / 2.0) / (1.0 - a)
 key = lambda r: (r["target"], r["energy_noise_sd"], r["rule"], r["scheme"],
                  r["window"], r["chains"], r["iterations"])
 one = {key(r): r for r in rows if r["threads"] == "1"}
-print("| target | noise | scheme | P | n | S us | R us | X us | predicted us "
-      "| measured us | measured / predicted |")
-print("|:---|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| target | noise | normal | scheme | P | n | S us | R us | X us | "
+      "predicted us | with a = %g | measured us | measured / predicted | "
+      "measured / with a |" % a)
+print("|:---|---:|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for r in rows:
     n = int(r["threads"])
     if n == 1 or key(r) not in one:
@@ -31,8 +43,10 @@ for r in rows:
     R = float(b["record_us"])
     X = float(b["exchange_us"]) + float(b["adapt_us"])
     pred = (S + R) / n + X + s2
+    preda = (S + R) / n * slow + X + s2
     meas = float(r["timed_wall_us_per_iter"])
     tgt = r["target"].replace("yaml/", "")
-    print(f"| {tgt} | {r['energy_noise_sd'] or '-'} | {r['scheme']} | "
-          f"{r['chains']} | {n} | {S:.2f} | {R:.2f} | {X:.2f} | {pred:.2f} "
-          f"| {meas:.2f} | {meas / pred:.2f} |")
+    print(f"| {tgt} | {r['energy_noise_sd'] or '-'} | {r['normal']} | "
+          f"{r['scheme']} | {r['chains']} | {n} | {S:.2f} | {R:.2f} | "
+          f"{X:.2f} | {pred:.2f} | {preda:.2f} | {meas:.2f} | "
+          f"{meas / pred:.2f} | {meas / preda:.2f} |")
