@@ -27,8 +27,8 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 s2 = float(sys.argv[2]) if len(sys.argv) > 2 else 0.27
 a = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
 slow = (1.0 - a / 2.0) / (1.0 - a)
-key = lambda r: (r["target"], r["energy_noise_sd"], r["rule"], r["scheme"],
-                 r["window"], r["chains"], r["iterations"])
+key = lambda r: (r["target"], r["energy_noise_sd"], r["rule"], r["normal"],
+                 r["scheme"], r["window"], r["chains"], r["iterations"])
 one = {key(r): r for r in rows if r["threads"] == "1"}
 print("| target | noise | normal | scheme | P | n | S us | R us | X us | "
       "predicted us | with a = %g | measured us | measured / predicted | "
