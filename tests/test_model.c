@@ -667,6 +667,57 @@ static void blas_vs_ref(const rx__netspec *sp, int n, int chunk_cap,
     compare_paths(sp, 1, sp, 0, n, chunk_cap, 1e-5, 1e-4, buf);
 }
 
+/* rx__gemm_own sums every element over k in order from 0, as the reference
+ * does: the same bits for random shapes, both orientations (vectors over
+ * N or over M), the transposed copies, whole and partial 16-column
+ * vectors, several row blocks, leading dimensions above the sizes, beta 0
+ * (C not read) and beta != 0; and rx__gemm sends small products there
+ * under model.gemm auto. */
+static void gemm_own_exact(rx__stream *s)
+{
+    enum { CAP = 80 * 90 };
+    float *A = malloc(sizeof(float) * CAP), *B = malloc(sizeof(float) * CAP),
+          *C1 = malloc(sizeof(float) * CAP), *C2 = malloc(sizeof(float) * CAP),
+          *C3 = malloc(sizeof(float) * CAP),
+          *scr = malloc(sizeof(float) * RX__GEMM_SCRATCH);
+    static const int dims[] = {1, 2, 5, 15, 16, 17, 31, 33, 50, 64, 70};
+    const int nd = (int)(sizeof dims / sizeof dims[0]);
+    int cases = 0, bad = 0, routed = 0, small = 0;
+    for (int rep = 0; rep < 160; ++rep) {
+        const int M = dims[ri(s, 0, nd - 1)], N = dims[ri(s, 0, nd - 1)],
+                  K = dims[ri(s, 0, nd - 1)];
+        const int ta = ri(s, 0, 1), tb = ri(s, 0, 1), pad = ri(s, 0, 3);
+        const int lda = (ta ? M : K) + pad, ldb = (tb ? K : N) + pad,
+                  ldc = N + pad;
+        const float alpha = rep % 3 ? 1.0f : 0.75f;
+        const float beta = rep % 2 ? 0.0f : 0.5f;
+        for (int j = 0; j < CAP; ++j) {
+            A[j] = (float)(2.0 * rx__uniform(s) - 1.0);
+            B[j] = (float)(2.0 * rx__uniform(s) - 1.0);
+            C1[j] = C2[j] = C3[j] = (float)(2.0 * rx__uniform(s) - 1.0);
+        }
+        rx__gemm_ref(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C1, ldc);
+        CHECK(rx__gemm_own_scratch(ta, tb, M, N, K) <= RX__GEMM_SCRATCH);
+        rx__gemm_own(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C2, ldc,
+                     scr);
+        const rx__gemmctx g = {1, 1, scr, RX__GEMM_SCRATCH};
+        rx__gemm(&g, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C3, ldc);
+        bad += memcmp(C1, C2, sizeof(float) * CAP) != 0;
+        if ((int64_t)M * N * K <= RX__GEMM_SMALL_MNK) { /* else sgemm's */
+            routed += memcmp(C1, C3, sizeof(float) * CAP) == 0;
+            small++;
+        }
+        cases++;
+    }
+    printf("own small products: %d shapes, %d differ from the reference; %d of "
+           "the %d small ones through rx__gemm the same\n", cases, bad, routed,
+           small);
+    CHECK_MSG(bad == 0, "%d of %d own products differ from the reference",
+              bad, cases);
+    CHECK(routed == small && small > cases / 2);
+    free(A), free(B), free(C1), free(C2), free(C3), free(scr);
+}
+
 /* ---- 3. threads ----------------------------------------------------------*/
 
 typedef struct job {
@@ -981,8 +1032,16 @@ int main(int argc, char **argv)
     CHECK(uses_algo(&md, RX_CONV_DIRECT) == 1);
     compare_paths(&md, 1, &mi, 1, 20, 0, WINO_LOSS_TOL, WINO_GRAD_TOL,
                   "direct conv1 vs im2col, MNIST CNN, batch 20 (16 + 4)");
-    blas_vs_ref(&ml, 50, 0, "MLP 13-50-1, batch 50");
-    blas_vs_ref(&ml, 300, 0, "MLP 13-50-1, batch 300");
+    /* model.gemm auto: the MLP's products are all small, so its BLAS path
+     * runs rx__gemm_own throughout and gives the reference's bits */
+    gemm_own_exact(&s);
+    compare_paths(&ml, 1, &ml, 0, 50, 0, 0.0, 0.0,
+                  "own small products vs reference, MLP 13-50-1, batch 50 "
+                  "(the same bits)");
+    rx__netspec mb = ml;
+    mb.gemm = RX_GEMM_BLAS;
+    blas_vs_ref(&mb, 50, 0, "MLP 13-50-1, batch 50");
+    blas_vs_ref(&mb, 300, 0, "MLP 13-50-1, batch 300");
 
     threads(&mn, 4, 8, "MNIST CNN, batch 4");
     threads(&mw, 20, 2, "MNIST CNN, all convs Winograd, batch 20");

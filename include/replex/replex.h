@@ -286,6 +286,9 @@ typedef struct rx_config {
         int conv;                ///< conv2d method: 0 auto (Winograd where
                                  ///< it pays), 1 im2col, 2 winograd,
                                  ///< 3 direct
+        int gemm;                ///< small matrix products: 0 auto (own
+                                 ///< loops up to 2^18 multiply-adds, the
+                                 ///< rest cblas_sgemm), 1 blas (all)
     } model;
 
     /* posterior evaluation of a network target */

@@ -266,6 +266,7 @@ static const char *const syncs[] = {"auto", "barrier", "partner", NULL};
 static const char *const normals[] = {"box_muller", "ziggurat", NULL};
 static const char *const convs[] = {"auto", "im2col", "winograd", "direct",
                                     NULL};
+static const char *const gemms[] = {"auto", "blas", NULL};
 
 #define OFF(f) offsetof(rx_config, f)
 #define INF HUGE_VAL
@@ -428,6 +429,12 @@ static const keydef KEYS[] = {
      "stride is 1 and kernel 2..7), direct (stride 1, kernel <= 8, "
      "channels x kernel^2 <= 256: vector multiply-adds over 16 images); "
      "same function, different float rounding"},
+    {"model.gemm", K_ENUM, OFF(model.gemm), "auto", 0, 0, 0, 0, gemms,
+     "small matrix products (at most 2^18 multiply-adds): auto (own "
+     "vectorised loops that sum like the reference; OpenBLAS serialises "
+     "threads that call it at once for small products), blas "
+     "(cblas_sgemm for every product); same function, different float "
+     "rounding"},
     {"model.learn_precision", K_BOOL, OFF(model.learn_precision), "false", 0,
      0, 0, 0, NULL,
      "gaussian: sample the log noise precision as one more parameter, "

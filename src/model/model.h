@@ -68,6 +68,16 @@ typedef enum rx__conv_algo {
  * 64-channel 3x3 layer on 224x224 images, which stays on im2col) */
 #define RX__WINO_MAX_BYTES ((size_t)32 << 20)
 
+/* Which GEMM small products use (the same function; results differ by
+ * float rounding). AUTO: products of at most RX__GEMM_SMALL_MNK
+ * multiply-adds (the UCI MLPs' layers, a CNN's last dense layer) run in
+ * rx__gemm_own, which sums like the reference, and the rest in
+ * cblas_sgemm; BLAS: cblas_sgemm for all. OpenBLAS 0.3.21 takes a
+ * process-wide buffer (a mutex and a shared table) on every call outside
+ * its small-matrix kernels, so threads calling it at once for small
+ * products slow each other down (docs/performance.md). */
+typedef enum rx__gemm_algo { RX_GEMM_AUTO = 0, RX_GEMM_BLAS } rx__gemm_algo;
+
 typedef struct rx__netspec {
     int in_c, in_h, in_w;   /* input shape; a vector input is c = 1, h = 1, w = D */
     int n_layers;
@@ -78,6 +88,7 @@ typedef struct rx__netspec {
     int learn_precision;    /* gaussian: 1 = extra last parameter rho =
                                log(1 / s2), so s2 = exp(-rho)            */
     rx__conv_algo conv;     /* 0 = auto                                   */
+    rx__gemm_algo gemm;     /* 0 = auto                                   */
 } rx__netspec;
 
 typedef struct rx__net rx__net;

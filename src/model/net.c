@@ -268,6 +268,7 @@ rx_status rx__net_create(rx__net **out, const rx__netspec *spec, rx_err *err)
     }
     net->lik = spec->lik;
     net->noise_var = spec->noise_var;
+    net->gemm = spec->gemm;
     net->learn_precision = spec->lik == RX_LIK_GAUSSIAN &&
                            spec->learn_precision;
     net->nparams = b.nparams + (size_t)net->learn_precision;
@@ -312,6 +313,17 @@ rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
     ws->net = net;
     ws->max_batch = max_batch;
     ws->g.use_blas = use_blas != 0;
+    ws->g.small = ws->g.use_blas && net->gemm == RX_GEMM_AUTO;
+    if (ws->g.small) {
+        ws->g.scratch = rx__alloc_aligned(sizeof(float) * RX__GEMM_SCRATCH,
+                                          RX_CACHELINE);
+        if (!ws->g.scratch) {
+            rx__free_aligned(ws);
+            return NULL;
+        }
+        ws->g.scratch_n = RX__GEMM_SCRATCH;
+        ws->bytes += sizeof(float) * RX__GEMM_SCRATCH;
+    }
     ws->bytes = sizeof *ws;
     /* examples per pass: activations, gradients and argmax of one example */
     size_t per = 2 * (net->max_act > (size_t)net->n_out ? net->max_act
@@ -429,6 +441,7 @@ void rx__netws_destroy(rx__netws **wsp)
     rx__free_aligned(ws->wmo);
     rx__free_aligned(ws->wu);
     rx__free_aligned(ws->wdu);
+    rx__free_aligned(ws->g.scratch);
     rx__free_aligned(ws);
     *wsp = NULL;
 }

@@ -74,12 +74,21 @@ struct rx__net {
     int n_out;
     size_t max_act;         /* largest activation, floats/example    */
     double flops_fwd, flops_grad;
+    rx__gemm_algo gemm;     /* the spec's                            */
 };
 
-/* A GEMM engine: use_blas 0 = plain-C reference loops, 1 = cblas_sgemm. */
+/* A GEMM engine: use_blas 0 = plain-C reference loops, 1 = cblas_sgemm;
+ * with use_blas and small, products of at most RX__GEMM_SMALL_MNK
+ * multiply-adds go to rx__gemm_own instead (the reference's sums, fast),
+ * with scratch (scratch_n floats) for a transposed operand. */
 typedef struct rx__gemmctx {
     int use_blas;
+    int small;
+    float *scratch;
+    size_t scratch_n;
 } rx__gemmctx;
+#define RX__GEMM_SMALL_MNK ((int64_t)1 << 18)
+#define RX__GEMM_SCRATCH ((size_t)1 << 16)
 
 struct rx__netws {
     const rx__net *net;
@@ -163,6 +172,15 @@ RX__VINL void rx__transpose16(rx__vf *r)
 #define RX__SLACK (2 * RX__VW)
 
 /* ---- GEMM (row-major, C = alpha op(A) op(B) + beta C) -------------------*/
+/* C = alpha op(A) op(B) + beta C with every element summed over k in
+ * order from 0, as rx__gemm_ref does: the same bits, vectorised over the
+ * longer of M and N. scratch holds K x max(M, N) floats when an operand
+ * must be transposed for that (see rx__gemm_own_scratch). */
+void rx__gemm_own(int ta, int tb, int M, int N, int K, float alpha,
+                  const float *A, int lda, const float *B, int ldb,
+                  float beta, float *C, int ldc, float *scratch);
+/* Floats of scratch rx__gemm_own needs for this product (0: none). */
+size_t rx__gemm_own_scratch(int ta, int tb, int M, int N, int K);
 void rx__gemm(const rx__gemmctx *g, int ta, int tb, int M, int N, int K,
               float alpha, const float *A, int lda, const float *B, int ldb,
               float beta, float *C, int ldc);

@@ -362,6 +362,7 @@ rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err)
     sp.noise_var = cfg->model.noise_var;
     sp.learn_precision = cfg->model.learn_precision;
     sp.conv = (rx__conv_algo)cfg->model.conv;
+    sp.gemm = (rx__gemm_algo)cfg->model.gemm;
     st = rx__net_create(&nd->net, &sp, err);
     if (st != RX_OK)
         return st;
