@@ -207,22 +207,25 @@ static void check_zhelp(rx_step_kind kind)
 /* src/engine/ctx.h (testing): the generic chain-step only */
 void rx__engine_generic_only(rx_ctx *c, int on);
 
-/* The fused chain-step of the 25-mode target (rx__m25_sgld_step: SGLD,
+/* The fused chain-step of the 25-mode target (rx__m25_step: SGLD or SGD,
  * ziggurat draws) gives the generic path's bits: noisy and exact
  * energies, the confining term on and off, DEO, DEO* and SEO, the partner
- * and the barrier design, 1 and 2 threads. */
+ * and the barrier design, 1 and 2 threads, SGD at the other positions. */
 static void check_fused(void)
 {
     static const struct {
         double en, gn, r2;
         rx_scheme scheme;
         int sync, threads;
+        rx_step_kind others;
     } cs[] = {
-        {2, 2, 20, RX_SCHEME_DEO_STAR, 0, 2},
-        {2, 2, 20, RX_SCHEME_DEO, 1, 1},
-        {0, 0, 20, RX_SCHEME_DEO, 0, 2},
-        {0.5, 0, -1, RX_SCHEME_SEO, 1, 2},
-        {0, 1.5, 4, RX_SCHEME_DEO_STAR, 0, 1},
+        {2, 2, 20, RX_SCHEME_DEO_STAR, 0, 2, RX_STEP_SGLD},
+        {2, 2, 20, RX_SCHEME_DEO, 1, 1, RX_STEP_SGLD},
+        {0, 0, 20, RX_SCHEME_DEO, 0, 2, RX_STEP_SGLD},
+        {0.5, 0, -1, RX_SCHEME_SEO, 1, 2, RX_STEP_SGLD},
+        {0, 1.5, 4, RX_SCHEME_DEO_STAR, 0, 1, RX_STEP_SGLD},
+        {2, 2, 20, RX_SCHEME_DEO_STAR, 0, 2, RX_STEP_SGD},
+        {1, 0, 20, RX_SCHEME_DEO, 1, 2, RX_STEP_SGD},
     };
     for (size_t j = 0; j < sizeof cs / sizeof cs[0]; ++j) {
         rx_ctx *ctx[2] = {NULL, NULL};
@@ -244,7 +247,8 @@ static void check_fused(void)
             c.ladder.tau.kind = RX_LADDER_GEOMETRIC;
             c.ladder.tau.min = 1;
             c.ladder.tau.max = 30;
-            c.step.target = c.step.others = RX_STEP_SGLD;
+            c.step.target = RX_STEP_SGLD;
+            c.step.others = cs[j].others;
             c.record.thin = 3;
             rx_err err;
             rx_status st = rx_create(&ctx[g], &c, NULL, (rx_logger){0}, &err);

@@ -136,7 +136,7 @@ struct rx_ctx {
     double phase_s[RX_NPHASES];
     double *thread_phase_s;     /* nt_used x RX_NPHASES, or NULL */
     int64_t lb_changes;         /* load balance: iterations with a new cut */
-    int fused;                  /* step_one: rx__m25_sgld_step applies */
+    int fused;                  /* step_one: rx__m25_step applies */
     int generic_only;           /* testing: never the fused chain-step */
     rx__zhelp *zh;              /* balance_noise: P slots, or NULL */
     int64_t noise_helped;       /* chain-steps whose noise a waiting thread

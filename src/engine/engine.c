@@ -1033,12 +1033,15 @@ static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
     double last = p->energy;
     rx_status st;
     if (c->fused) {
-        /* the 2-D target under SGLD with ziggurat draws: the same numbers
-         * from one call, the draws and the energy inlined */
+        /* the 2-D target under SGLD or SGD with ziggurat draws: the same
+         * numbers from one call, the draws and the energy inlined */
         p->last_q = q;
-        st = rx__m25_sgld_step(c->target, p->theta, p->grad, &p->energy,
-                               ts->x.eta[q] * cyc * p->step_scale,
-                               ts->x.tau[q], seed, (uint32_t)i, (uint64_t)k);
+        const rx_step_kind kind =
+            q == 0 ? c->cfg.step.target : c->cfg.step.others;
+        st = rx__m25_step(c->target, p->theta, p->grad, &p->energy,
+                          kind == RX_STEP_SGLD,
+                          ts->x.eta[q] * cyc * p->step_scale, ts->x.tau[q],
+                          seed, (uint32_t)i, (uint64_t)k);
     } else {
         st = step_eval(c, ts, p, i, q, k, cyc, timing, t_en);
     }
@@ -1602,13 +1605,14 @@ rx_status rx_run(rx_ctx *c)
             edges[e].seen = 0;
         }
     }
-    /* the fused chain-step of the 2-D target (rx__m25_sgld_step): SGLD at
-     * every position, ziggurat draws, no rollback copies, no VR; phase
+    /* the fused chain-step of the 2-D target (rx__m25_step): SGLD or SGD
+     * at every position, ziggurat draws, no rollback copies, no VR; phase
      * timing keeps the generic one, which times the evaluation apart */
+    const rx_step_kind k0 = c->cfg.step.target, k1 = c->cfg.step.others;
     c->fused = c->target->fused_m25 && c->dim == 2 && !c->generic_only &&
                c->cfg.rng.normal == RX_NORMAL_ZIGGURAT &&
-               c->cfg.step.target == RX_STEP_SGLD &&
-               c->cfg.step.others == RX_STEP_SGLD &&
+               (k0 == RX_STEP_SGLD || k0 == RX_STEP_SGD) &&
+               (k1 == RX_STEP_SGLD || k1 == RX_STEP_SGD) &&
                c->cfg.faults.policy != 1 && !c->vc.on && !timing;
     c->zh = zhelp_alloc(c);
     if (c->zh)

@@ -49,16 +49,20 @@ static rx_status eval_m25(const rx__target *t, const double *b,
     return RX_OK;
 }
 
-rx_status rx__m25_sgld_step(const rx__target *t, double *theta, double *grad,
-                            double *energy, double eta, double tau,
-                            uint64_t seed, uint32_t entity, uint64_t k)
+rx_status rx__m25_step(const rx__target *t, double *theta, double *grad,
+                       double *energy, int sgld, double eta, double tau,
+                       uint64_t seed, uint32_t entity, uint64_t k)
 {
-    /* rx__step_apply(RX_STEP_SGLD) on 2 coordinates */
     rx__stream s;
-    rx__stream_init_inl(&s, seed, entity, RX_STREAM_STEP, k);
-    const double sd = sqrt(2.0 * eta * tau);
-    theta[0] += -eta * grad[0] + sd * rx__zig_normal_inl(&s);
-    theta[1] += -eta * grad[1] + sd * rx__zig_normal_inl(&s);
+    if (sgld) { /* rx__step_apply(RX_STEP_SGLD) on 2 coordinates */
+        rx__stream_init_inl(&s, seed, entity, RX_STREAM_STEP, k);
+        const double sd = sqrt(2.0 * eta * tau);
+        theta[0] += -eta * grad[0] + sd * rx__zig_normal_inl(&s);
+        theta[1] += -eta * grad[1] + sd * rx__zig_normal_inl(&s);
+    } else { /* RX_STEP_SGD */
+        theta[0] -= eta * grad[0];
+        theta[1] -= eta * grad[1];
+    }
     /* rx__target_eval_pe at k + 1 */
     double e, g0, g1;
     m25_energy(t->u.m25.confine_r2, theta, &e, &g0, &g1);

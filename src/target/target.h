@@ -48,7 +48,7 @@ struct rx__target {
     double noise_model_sd; /* the configured energy noise, kept when the
                             * rule draws it (fresh_per_pair) */
     int normal;            /* rx_normal_method of the noise draws */
-    int fused_m25;         /* the 25-mode energy: rx__m25_sgld_step applies */
+    int fused_m25;         /* the 25-mode energy: rx__m25_step applies */
     /* kind-specific data */
     union {
         struct {
@@ -76,15 +76,15 @@ struct rx__target {
 };
 
 rx_status rx__mixture25_init(rx__target *t, const rx_config *cfg);
-/* One SGLD step of a 2-D particle under the 25-mode target and its noisy
- * evaluation at k + 1, fused, with ziggurat draws: bitwise what
- * rx__step_apply(RX_STEP_SGLD, ..., stream (seed, entity, STEP, k)) and
- * rx__target_eval_noisy(..., k + 1) give with rng.normal = ziggurat
- * (tests/test_determinism.c checks it). RX_ENUMERIC on a non-finite
- * energy or gradient (stored all the same). */
-rx_status rx__m25_sgld_step(const rx__target *t, double *theta, double *grad,
-                            double *energy, double eta, double tau,
-                            uint64_t seed, uint32_t entity, uint64_t k);
+/* One SGLD (sgld != 0) or SGD step of a 2-D particle under the 25-mode
+ * target and its noisy evaluation at k + 1, fused, with ziggurat draws:
+ * bitwise what rx__step_apply(RX_STEP_SGLD or RX_STEP_SGD, ..., stream
+ * (seed, entity, STEP, k)) and rx__target_eval_noisy(..., k + 1) give with
+ * rng.normal = ziggurat (tests/test_determinism.c checks it). RX_ENUMERIC
+ * on a non-finite energy or gradient (stored all the same). */
+rx_status rx__m25_step(const rx__target *t, double *theta, double *grad,
+                       double *energy, int sgld, double eta, double tau,
+                       uint64_t seed, uint32_t entity, uint64_t k);
 rx_status rx__gmm_init(rx__target *t, const rx_config *cfg, rx_err *err);
 
 rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err);
