@@ -5,6 +5,7 @@
  */
 #include <math.h>
 
+#include "../core/rng_inline.h"
 #include "exchange.h"
 
 /*
@@ -23,11 +24,16 @@ static int decide_e(const rx__xconf *xc, const rx__xstate *xs, double ea,
     if (xc->fresh_sd > 0.0) {
         /* the notebook: both energies re-drawn for this comparison */
         rx__stream s;
-        rx__stream_init(&s, xc->seed, (uint32_t)a, RX_STREAM_PAIRNOISE,
-                        (uint64_t)k);
+        rx__stream_init_inl(&s, xc->seed, (uint32_t)a, RX_STREAM_PAIRNOISE,
+                            (uint64_t)k);
         s.normal = xc->normal;
-        ea += xc->fresh_sd * rx__normal(&s);
-        eb += xc->fresh_sd * rx__normal(&s);
+        if (s.normal == RX_NORMAL_ZIGGURAT) { /* rx__normal, inlined */
+            ea += xc->fresh_sd * rx__zig_normal_inl(&s);
+            eb += xc->fresh_sd * rx__zig_normal_inl(&s);
+        } else {
+            ea += xc->fresh_sd * rx__normal(&s);
+            eb += xc->fresh_sd * rx__normal(&s);
+        }
     }
     if (xc->rule == RX_RULE_DETERMINISTIC) {
         /* Eq. 8: the hotter chain's energy lower by more than C */
