@@ -1340,6 +1340,13 @@ static int64_t next_global(const rx_ctx *c, int64_t from)
     return g;
 }
 
+/* The positions lo..hi-1 thread t owns under the partner design. */
+static void partner_block(int t, int nthr, int P, int *lo, int *hi)
+{
+    *lo = (int)((int64_t)t * P / nthr);
+    *hi = (int)((int64_t)(t + 1) * P / nthr);
+}
+
 /* The iterations of thread t under the partner design; returns whether the
  * run stopped early (failure, stop request, progress callback), *kout the
  * iteration it left at. */
@@ -1351,8 +1358,8 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
     const int P = c->P;
     const int64_t K = c->cfg.iterations;
     const int timing = c->cfg.record.phase_timing;
-    const int lo = (int)((int64_t)t * P / nthr);
-    const int hi = (int)((int64_t)(t + 1) * P / nthr);
+    int lo, hi;
+    partner_block(t, nthr, P, &lo, &hi);
     const int phi = t + 1 < nthr ? hi - 1 : hi - 2; /* last owned pair */
     const int glo = lo > 0 ? lo - 1 : 0;
     rx__edge *my_left = t > 0 ? &edges[2 * t] : NULL;
@@ -1852,9 +1859,12 @@ rx_status rx_run(rx_ctx *c)
         /* the chains this thread owned last (and at K: the same slot) */
         const int *cu_end = cuts + (size_t)(k & 1) * ncut;
         const int lo_e = lb ? cu_end[t] : lo, hi_e = lb ? cu_end[t + 1] : hi;
+        int plo = lo, phi_ = hi; /* the partner design's positions */
+        if (c->partner)
+            partner_block(t, nthr, P, &plo, &phi_);
         if (!failed && K > 0 && c->samples && c->partner) {
             int64_t row = sample_row(&c->cfg, K - 1);
-            for (int q = lo; q < hi && row >= 0; ++q)
+            for (int q = plo; q < phi_ && row >= 0; ++q)
                 store_sample(c, c->parts[ts->x.at[q]], q, row);
         } else if (!failed && K > 0 && c->samples) {
             int64_t row = sample_row(&c->cfg, K - 1);
@@ -1864,8 +1874,8 @@ rx_status rx_run(rx_ctx *c)
         if (!failed && c->ev.on) {
             /* posterior predictive of a network: every thread scores row
              * chunks of the test (and OOD) sets */
-            for (int u = c->partner ? lo : lo_e;
-                 u < (c->partner ? hi : hi_e) && c->ev.ens_models; ++u) {
+            for (int u = c->partner ? plo : lo_e;
+                 u < (c->partner ? phi_ : hi_e) && c->ev.ens_models; ++u) {
                 const int i = c->partner ? ts->x.at[u] : u;
                 for (size_t j = 0; j < c->dim; ++j)
                     c->ev.ens_models[(size_t)i * c->dim + j] =
