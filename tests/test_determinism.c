@@ -208,9 +208,11 @@ static void check_zhelp(rx_step_kind kind)
 void rx__engine_generic_only(rx_ctx *c, int on);
 
 /* The fused chain-step of the 25-mode target (rx__m25_step: SGLD or SGD,
- * ziggurat draws) gives the generic path's bits: noisy and exact
- * energies, the confining term on and off, DEO, DEO* and SEO, the partner
- * and the barrier design, 1 and 2 threads, SGD at the other positions. */
+ * ziggurat draws) and the fresh pair noise drawn ahead in the step phase
+ * (the barrier design) give the generic path's bits: noisy and exact
+ * energies, the confining term on and off, DEO, DEO*, SEO and ADJ, the
+ * partner and the barrier design, 1, 2 and 3 threads, SGD at the other
+ * positions, fresh pair noise. */
 static void check_fused(void)
 {
     static const struct {
@@ -218,14 +220,18 @@ static void check_fused(void)
         rx_scheme scheme;
         int sync, threads;
         rx_step_kind others;
+        int fresh; /* energy.fresh_per_pair: drawn ahead under the barrier */
     } cs[] = {
-        {2, 2, 20, RX_SCHEME_DEO_STAR, 0, 2, RX_STEP_SGLD},
-        {2, 2, 20, RX_SCHEME_DEO, 1, 1, RX_STEP_SGLD},
-        {0, 0, 20, RX_SCHEME_DEO, 0, 2, RX_STEP_SGLD},
-        {0.5, 0, -1, RX_SCHEME_SEO, 1, 2, RX_STEP_SGLD},
-        {0, 1.5, 4, RX_SCHEME_DEO_STAR, 0, 1, RX_STEP_SGLD},
-        {2, 2, 20, RX_SCHEME_DEO_STAR, 0, 2, RX_STEP_SGD},
-        {1, 0, 20, RX_SCHEME_DEO, 1, 2, RX_STEP_SGD},
+        {2, 2, 20, RX_SCHEME_DEO_STAR, 0, 2, RX_STEP_SGLD, 0},
+        {2, 2, 20, RX_SCHEME_DEO, 1, 1, RX_STEP_SGLD, 0},
+        {0, 0, 20, RX_SCHEME_DEO, 0, 2, RX_STEP_SGLD, 0},
+        {0.5, 0, -1, RX_SCHEME_SEO, 1, 2, RX_STEP_SGLD, 0},
+        {0, 1.5, 4, RX_SCHEME_DEO_STAR, 0, 1, RX_STEP_SGLD, 0},
+        {2, 2, 20, RX_SCHEME_DEO_STAR, 0, 2, RX_STEP_SGD, 0},
+        {1, 0, 20, RX_SCHEME_DEO, 1, 2, RX_STEP_SGD, 0},
+        {2, 2, 20, RX_SCHEME_DEO_STAR, 1, 2, RX_STEP_SGD, 1},
+        {1, 1, 20, RX_SCHEME_DEO, 1, 1, RX_STEP_SGLD, 1},
+        {2, 0, 20, RX_SCHEME_ADJ, 1, 3, RX_STEP_SGLD, 1},
     };
     for (size_t j = 0; j < sizeof cs / sizeof cs[0]; ++j) {
         rx_ctx *ctx[2] = {NULL, NULL};
@@ -249,6 +255,7 @@ static void check_fused(void)
             c.ladder.tau.max = 30;
             c.step.target = RX_STEP_SGLD;
             c.step.others = cs[j].others;
+            c.energy.fresh_per_pair = cs[j].fresh;
             c.record.thin = 3;
             rx_err err;
             rx_status st = rx_create(&ctx[g], &c, NULL, (rx_logger){0}, &err);

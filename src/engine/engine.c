@@ -1621,6 +1621,15 @@ rx_status rx_run(rx_ctx *c)
                (k0 == RX_STEP_SGLD || k0 == RX_STEP_SGD) &&
                (k1 == RX_STEP_SGLD || k1 == RX_STEP_SGD) &&
                c->cfg.faults.policy != 1 && !c->vc.on && !timing;
+    /* the barrier design with fresh pair noise: each thread draws its
+     * share of the comparisons' noise in the step phase (by parity of k),
+     * instead of every thread drawing all of it in the exchange; without
+     * the memory every thread draws as before */
+    double *fz = c->xc.fresh_sd > 0.0 && !c->partner && !c->generic_only &&
+                         P > 1
+                     ? rx__calloc_aligned(sizeof(double) * 4 * (size_t)(P - 1),
+                                          RX_CACHELINE)
+                     : NULL;
     c->zh = zhelp_alloc(c);
     if (c->zh)
         c->mem_scratch += 2.0 * sizeof(double) * (double)c->dim * P;
@@ -1747,6 +1756,13 @@ rx_status rx_run(rx_ctx *c)
                     step_one(c, ts, i, ts->x.pos[i], k, cyc, row, Ek,
                              sa_every, timing, &t_en);
                 }
+                if (fz) {
+                    double *z = fz + (size_t)(k & 1) * 2 * (size_t)(P - 1);
+                    const int a0 = (int)((int64_t)t * (P - 1) / nthr);
+                    const int a1 = (int)((int64_t)(t + 1) * (P - 1) / nthr);
+                    for (int a = a0; a < a1; ++a)
+                        rx__pair_noise(&c->xc, a, k, z + 2 * a);
+                }
                 double tb = timing ? rx__now() : 0.0;
                 if (lb && k % RX_LB_SAMPLE == 0 && k > c->k0) {
                     ts->lb_busy += rx__now() - t_exit;
@@ -1821,6 +1837,8 @@ rx_status rx_run(rx_ctx *c)
                     }
                 }
                 double tc = timing ? rx__now() : 0.0;
+                ts->x.fresh_z =
+                    fz ? fz + (size_t)(k & 1) * 2 * (size_t)(P - 1) : NULL;
                 rx__exchange(&c->xc, &ts->x, Ek, k, full_x);
                 double tx = timing ? rx__now() : 0.0;
                 rx__adapt(&c->ac, &ts->x, k);
@@ -1922,6 +1940,9 @@ rx_status rx_run(rx_ctx *c)
     rx__free_aligned(edges);
     free(gmap);
     zhelp_free(c);
+    for (int t = 0; t < c->nt_req; ++t)
+        c->ts[t].x.fresh_z = NULL;
+    rx__free_aligned(fz);
     c->noise_helped = 0;
     for (int t = 0; t < c->nt_req; ++t)
         c->noise_helped += c->ts[t].helped;

@@ -8,6 +8,21 @@
 #include "../core/rng_inline.h"
 #include "exchange.h"
 
+void rx__pair_noise(const rx__xconf *xc, int a, int64_t k, double z[2])
+{
+    rx__stream s;
+    rx__stream_init_inl(&s, xc->seed, (uint32_t)a, RX_STREAM_PAIRNOISE,
+                        (uint64_t)k);
+    s.normal = xc->normal;
+    if (s.normal == RX_NORMAL_ZIGGURAT) { /* rx__normal, inlined */
+        z[0] = rx__zig_normal_inl(&s);
+        z[1] = rx__zig_normal_inl(&s);
+    } else {
+        z[0] = rx__normal(&s);
+        z[1] = rx__normal(&s);
+    }
+}
+
 /*
  * Decide one pair between positions a < b with uniform u; returns 1 if
  * accepted. Every thread evaluates this same expression (u < exp(x)), so
@@ -23,17 +38,12 @@ static int decide_e(const rx__xconf *xc, const rx__xstate *xs, double ea,
     }
     if (xc->fresh_sd > 0.0) {
         /* the notebook: both energies re-drawn for this comparison */
-        rx__stream s;
-        rx__stream_init_inl(&s, xc->seed, (uint32_t)a, RX_STREAM_PAIRNOISE,
-                            (uint64_t)k);
-        s.normal = xc->normal;
-        if (s.normal == RX_NORMAL_ZIGGURAT) { /* rx__normal, inlined */
-            ea += xc->fresh_sd * rx__zig_normal_inl(&s);
-            eb += xc->fresh_sd * rx__zig_normal_inl(&s);
-        } else {
-            ea += xc->fresh_sd * rx__normal(&s);
-            eb += xc->fresh_sd * rx__normal(&s);
-        }
+        double zl[2];
+        const double *z = xs->fresh_z ? xs->fresh_z + 2 * a : zl;
+        if (!xs->fresh_z)
+            rx__pair_noise(xc, a, k, zl);
+        ea += xc->fresh_sd * z[0];
+        eb += xc->fresh_sd * z[1];
     }
     if (xc->rule == RX_RULE_DETERMINISTIC) {
         /* Eq. 8: the hotter chain's energy lower by more than C */

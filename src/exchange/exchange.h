@@ -52,7 +52,16 @@ typedef struct rx__xstate {
     double *acc_sum;  /* P-1: acceptance probabilities this barrier round */
     int64_t round, round_end; /* barrier ladder: round index, last k */
     int64_t nonadjacent_swaps; /* APE swaps between non-neighbours */
+    /* NULL, or this iteration's fresh pair noise drawn ahead (the engine's
+     * barrier design, in the step phase): the two draws of the comparison
+     * whose lower position is a at [2a], [2a + 1]; not owned */
+    const double *fresh_z;
 } rx__xstate;
+
+/* The two normals a comparison with lower position a draws at k when
+ * xc->fresh_sd > 0 (stream (seed, a, PAIRNOISE, k)): what xs->fresh_z
+ * holds. */
+void rx__pair_noise(const rx__xconf *xc, int a, int64_t k, double z[2]);
 
 /*
  * One exchange phase at iteration k. E[i] is the energy of particle i
