@@ -24,21 +24,6 @@ for r in $(seq 1 "$R"); do
   echo "$r,$(run blas 1),$(run blas 2),$(run auto 1),$(run auto 2)"
 done
 } | tee "$out/all.csv"
-python3 - "$out/all.csv" <<'PY'
-import csv, statistics as st, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-for k in ('blas_1t', 'blas_2t', 'auto_1t', 'auto_2t'):
-    v = [float(x[k]) for x in rows]
-    print('%-8s median %.1f k (%.1f-%.1f)' % (k, st.median(v), min(v), max(v)))
-for g in ('blas', 'auto'):
-    r = [float(x[g + '_2t']) / float(x[g + '_1t']) for x in rows]
-    print('%s 2/1 per round: median %.2f (%.2f-%.2f)' % (g, st.median(r),
-          min(r), max(r)))
-r = [float(x['auto_2t']) / float(x['blas_2t']) for x in rows]
-print('auto/blas on 2 threads per round: median %.2f (%.2f-%.2f)' % (
-      st.median(r), min(r), max(r)))
-r = [float(x['auto_1t']) / float(x['blas_1t']) for x in rows]
-print('auto/blas on 1 thread per round: median %.2f (%.2f-%.2f)' % (
-      st.median(r), min(r), max(r)))
-PY
+python3 "$(dirname "$0")/round_stats.py" "$out/all.csv" k \
+  blas_2t/blas_1t auto_2t/auto_1t auto_2t/blas_2t auto_1t/blas_1t
 rm -rf "$out"

@@ -28,18 +28,7 @@ for r in $(seq 1 "$R"); do
   echo "$r,$(base),$(eng 1 deo),$(eng 2 deo),$(eng 1 deo_star),$(eng 2 deo_star)"
 done
 } | tee "$out/all.csv"
-python3 - "$out/all.csv" <<'PY'
-import csv, statistics as st, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-col = lambda k: [float(x[k]) for x in rows]
-for k in ('baseline', 'deo_1t', 'deo_2t', 'deo_star_1t', 'deo_star_2t'):
-    v = col(k)
-    print('%-12s median %.2f M (%.2f-%.2f)' % (k, st.median(v), min(v), max(v)))
-for a, b in (('deo_2t', 'deo_1t'), ('deo_star_2t', 'deo_star_1t'),
-             ('deo_2t', 'baseline'), ('deo_star_2t', 'baseline'),
-             ('deo_1t', 'baseline')):
-    r = [float(x[a]) / float(x[b]) for x in rows]
-    print('%s / %s per round: median %.2f (%.2f-%.2f)' % (a, b, st.median(r),
-          min(r), max(r)))
-PY
+python3 "$(dirname "$0")/round_stats.py" "$out/all.csv" M \
+  deo_2t/deo_1t deo_star_2t/deo_star_1t deo_2t/baseline \
+  deo_star_2t/baseline deo_1t/baseline
 rm -rf "$out"

@@ -22,11 +22,6 @@
 #include "rng_inline.h"
 #include "sincos2pi.h"
 
-#define PHILOX_M0 RX__PHILOX_M0
-#define PHILOX_M1 RX__PHILOX_M1
-#define PHILOX_W0 RX__PHILOX_W0
-#define PHILOX_W1 RX__PHILOX_W1
-
 rx__u32x4 rx__philox4x32_10(rx__u32x4 c, uint32_t k0, uint32_t k1)
 {
     return rx__philox_inl(c, k0, k1);
@@ -38,11 +33,6 @@ void rx__stream_init(rx__stream *s, uint64_t seed, uint32_t entity,
     rx__stream_init_inl(s, seed, entity, purpose, k);
 }
 
-static inline rx__u32x4 next_block(rx__stream *s)
-{
-    return rx__next_block_inl(s);
-}
-
 /* (x + 0.5) / 2^32: strictly inside (0,1). */
 static inline double u32_open(uint32_t x)
 {
@@ -51,7 +41,7 @@ static inline double u32_open(uint32_t x)
 
 double rx__uniform(rx__stream *s)
 {
-    rx__u32x4 r = next_block(s);
+    rx__u32x4 r = rx__next_block_inl(s);
     uint64_t m = ((uint64_t)r.v[0] << 21) ^ (uint64_t)(r.v[1] >> 11);
     m &= (1ull << 53) - 1;
     return ((double)m + 0.5) * (1.0 / 9007199254740992.0);
@@ -59,7 +49,7 @@ double rx__uniform(rx__stream *s)
 
 uint64_t rx__uniform_int(rx__stream *s, uint64_t n)
 {
-    rx__u32x4 r = next_block(s);
+    rx__u32x4 r = rx__next_block_inl(s);
     /* high 64 bits of x * n (Lemire's multiply, no modulo bias beyond
      * 2^-64 relative) computed with 32-bit halves, ISO C only */
     uint64_t xh = r.v[0], xl = r.v[1];
@@ -69,18 +59,13 @@ uint64_t rx__uniform_int(rx__stream *s, uint64_t n)
     return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
 }
 
-static inline void next_pair(rx__stream *s, uint32_t *a, uint32_t *b)
-{
-    rx__next_pair_inl(s, a, b);
-}
-
 /* A source of 32-bit word pairs: the stream itself (scalar draws) or a
  * group of blocks computed ahead (rx__normal_fill). */
 typedef void (*pair_fn)(void *src, uint32_t *a, uint32_t *b);
 
 static void stream_pair(void *src, uint32_t *a, uint32_t *b)
 {
-    next_pair((rx__stream *)src, a, b);
+    rx__next_pair_inl((rx__stream *)src, a, b);
 }
 
 /* Uniform on (0,1) with 53 bits from the next pair. */
@@ -92,8 +77,6 @@ src_uniform(void *src, pair_fn pair)
     uint64_t m = (((uint64_t)a << 32) | b) >> 11;
     return ((double)m + 0.5) * (1.0 / 9007199254740992.0);
 }
-
-#define zig_signed rx__zig_signed
 
 /*
  * Ziggurat (Marsaglia and Tsang 2000) with 256 equal-area layers of
@@ -168,7 +151,7 @@ double rx__normal(rx__stream *s)
         return s->spare;
     }
     uint32_t a, b;
-    next_pair(s, &a, &b);
+    rx__next_pair_inl(s, &a, &b);
     double c;
     bm_pair(a, b, &c, &s->spare);
     s->have_spare = 1;
@@ -205,8 +188,8 @@ __attribute__((target("avx2"))) static void
 blocks_avx2(uint32_t k0, uint32_t k1, uint32_t c0, uint32_t c1, uint32_t c2,
             uint32_t c3, int nb, uint32_t w[4][RX__GROUP])
 {
-    const __m256i m0 = _mm256_set1_epi32((int)PHILOX_M0);
-    const __m256i m1 = _mm256_set1_epi32((int)PHILOX_M1);
+    const __m256i m0 = _mm256_set1_epi32((int)RX__PHILOX_M0);
+    const __m256i m1 = _mm256_set1_epi32((int)RX__PHILOX_M1);
     const __m256i inc = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     for (int l = 0; l < nb; l += 8) {
         __m256i x0 = _mm256_add_epi32(_mm256_set1_epi32((int)(c0 + (uint32_t)l)),
@@ -217,8 +200,8 @@ blocks_avx2(uint32_t k0, uint32_t k1, uint32_t c0, uint32_t c1, uint32_t c2,
         uint32_t a = k0, b = k1;
         for (int r = 0; r < 10; ++r) {
             if (r > 0) {
-                a += PHILOX_W0;
-                b += PHILOX_W1;
+                a += RX__PHILOX_W0;
+                b += RX__PHILOX_W1;
             }
             __m256i h0, l0, h1, l1;
             mulhilo8(x0, m0, &h0, &l0);
@@ -242,8 +225,8 @@ blocks_avx512(uint32_t k0, uint32_t k1, uint32_t c0, uint32_t c1,
               uint32_t c2, uint32_t c3, int nb, uint32_t w[4][RX__GROUP])
 {
     (void)nb; /* always the whole group: one vector */
-    const __m512i m0 = _mm512_set1_epi32((int)PHILOX_M0);
-    const __m512i m1 = _mm512_set1_epi32((int)PHILOX_M1);
+    const __m512i m0 = _mm512_set1_epi32((int)RX__PHILOX_M0);
+    const __m512i m1 = _mm512_set1_epi32((int)RX__PHILOX_M1);
     const __m512i inc = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
                                           11, 12, 13, 14, 15);
     __m512i x0 = _mm512_add_epi32(_mm512_set1_epi32((int)c0), inc);
@@ -253,8 +236,8 @@ blocks_avx512(uint32_t k0, uint32_t k1, uint32_t c0, uint32_t c1,
     uint32_t a = k0, b = k1;
     for (int r = 0; r < 10; ++r) {
         if (r > 0) {
-            a += PHILOX_W0;
-            b += PHILOX_W1;
+            a += RX__PHILOX_W0;
+            b += RX__PHILOX_W1;
         }
         __m512i pe0 = _mm512_mul_epu32(x0, m0);
         __m512i po0 = _mm512_mul_epu32(_mm512_srli_epi64(x0, 32), m0);
@@ -391,11 +374,9 @@ static void zig_fill(group_src *g, double *out, size_t n)
         const int end = 2 * g->nb;
         while (i < n && pos < end) {
             uint64_t u = g->u[pos++];
-            unsigned k = (unsigned)(u & 0xffu);
-            uint64_t m = u >> 11;
-            if (m < rx__zig_k[k]) {
-                /* m < 2^53: exact as a signed conversion */
-                out[i++] = zig_signed((double)(int64_t)m * rx__zig_w[k], u);
+            double z;
+            if (rx__zig_fast(u, &z)) {
+                out[i++] = z;
             } else {
                 size_t used = (size_t)(pos - g->pos);
                 g->want = g->want > used ? g->want - used : 0;
@@ -470,7 +451,7 @@ void rx__uniform4(uint64_t seed, uint32_t entity, uint32_t purpose,
     rx__stream s;
     rx__stream_init(&s, seed, entity, purpose, k);
     s.block = block;
-    rx__u32x4 r = next_block(&s);
+    rx__u32x4 r = rx__next_block_inl(&s);
     for (int j = 0; j < 4; ++j)
         out[j] = u32_open(r.v[j]);
 }

@@ -99,6 +99,7 @@ RX__RNG_INL int rx__zig_fast(uint64_t u, double *z)
     uint64_t m = u >> 11;
     if (m >= rx__zig_k[i])
         return 0;
+    /* m < 2^53: exact as a signed conversion */
     *z = rx__zig_signed((double)(int64_t)m * rx__zig_w[i], u);
     return 1;
 }

@@ -137,7 +137,8 @@ struct rx_ctx {
     double *thread_phase_s;     /* nt_used x RX_NPHASES, or NULL */
     int64_t lb_changes;         /* load balance: iterations with a new cut */
     int fused;                  /* step_one: rx__m25_step applies */
-    int generic_only;           /* testing: never the fused chain-step */
+    int generic_only;           /* testing: neither the fused chain-step
+                                 * nor pair noise drawn ahead */
     rx__zhelp *zh;              /* balance_noise: P slots, or NULL */
     int64_t noise_helped;       /* chain-steps whose noise a waiting thread
                                  * drew (all or part) */
@@ -172,7 +173,8 @@ struct rx_ctx {
 };
 
 /* Testing: on != 0 makes rx_run take the generic chain-step even where
- * the fused one applies (tests compare the two bitwise). */
+ * the fused one applies, and draw the fresh pair noise in the exchange
+ * (tests compare both with the default paths bitwise). */
 void rx__engine_generic_only(rx_ctx *c, int on);
 
 #endif

@@ -1756,12 +1756,14 @@ rx_status rx_run(rx_ctx *c)
                     step_one(c, ts, i, ts->x.pos[i], k, cyc, row, Ek,
                              sa_every, timing, &t_en);
                 }
-                if (fz) {
-                    double *z = fz + (size_t)(k & 1) * 2 * (size_t)(P - 1);
+                /* this thread's share of the pairs' fresh noise of k */
+                double *fzk =
+                    fz ? fz + (size_t)(k & 1) * 2 * (size_t)(P - 1) : NULL;
+                if (fzk) {
                     const int a0 = (int)((int64_t)t * (P - 1) / nthr);
                     const int a1 = (int)((int64_t)(t + 1) * (P - 1) / nthr);
                     for (int a = a0; a < a1; ++a)
-                        rx__pair_noise(&c->xc, a, k, z + 2 * a);
+                        rx__pair_noise(&c->xc, a, k, fzk + 2 * a);
                 }
                 double tb = timing ? rx__now() : 0.0;
                 if (lb && k % RX_LB_SAMPLE == 0 && k > c->k0) {
@@ -1837,8 +1839,7 @@ rx_status rx_run(rx_ctx *c)
                     }
                 }
                 double tc = timing ? rx__now() : 0.0;
-                ts->x.fresh_z =
-                    fz ? fz + (size_t)(k & 1) * 2 * (size_t)(P - 1) : NULL;
+                ts->x.fresh_z = fzk;
                 rx__exchange(&c->xc, &ts->x, Ek, k, full_x);
                 double tx = timing ? rx__now() : 0.0;
                 rx__adapt(&c->ac, &ts->x, k);
@@ -1877,12 +1878,12 @@ rx_status rx_run(rx_ctx *c)
         /* the chains this thread owned last (and at K: the same slot) */
         const int *cu_end = cuts + (size_t)(k & 1) * ncut;
         const int lo_e = lb ? cu_end[t] : lo, hi_e = lb ? cu_end[t + 1] : hi;
-        int plo = lo, phi_ = hi; /* the partner design's positions */
+        int qlo = lo, qhi = hi; /* the partner design's positions */
         if (c->partner)
-            partner_block(t, nthr, P, &plo, &phi_);
+            partner_block(t, nthr, P, &qlo, &qhi);
         if (!failed && K > 0 && c->samples && c->partner) {
             int64_t row = sample_row(&c->cfg, K - 1);
-            for (int q = plo; q < phi_ && row >= 0; ++q)
+            for (int q = qlo; q < qhi && row >= 0; ++q)
                 store_sample(c, c->parts[ts->x.at[q]], q, row);
         } else if (!failed && K > 0 && c->samples) {
             int64_t row = sample_row(&c->cfg, K - 1);
@@ -1892,8 +1893,8 @@ rx_status rx_run(rx_ctx *c)
         if (!failed && c->ev.on) {
             /* posterior predictive of a network: every thread scores row
              * chunks of the test (and OOD) sets */
-            for (int u = c->partner ? plo : lo_e;
-                 u < (c->partner ? phi_ : hi_e) && c->ev.ens_models; ++u) {
+            for (int u = c->partner ? qlo : lo_e;
+                 u < (c->partner ? qhi : hi_e) && c->ev.ens_models; ++u) {
                 const int i = c->partner ? ts->x.at[u] : u;
                 for (size_t j = 0; j < c->dim; ++j)
                     c->ev.ens_models[(size_t)i * c->dim + j] =
