@@ -280,8 +280,115 @@ static void check_fused(void)
     }
 }
 
+/* A 2-D Gaussian whose cost varies with theta (up to about 8 us in one
+ * evaluation of 8), so the threads of the partner design drift apart. */
+static rx_status jitter_gauss(void *user, const double *th, size_t dim,
+                              double *e, double *g)
+{
+    (void)user;
+    double s = 0.0;
+    for (size_t j = 0; j < dim; ++j) {
+        s += th[j] * th[j];
+        if (g)
+            g[j] = th[j];
+    }
+    uint64_t bits;
+    memcpy(&bits, &th[1], sizeof bits);
+    volatile double x = 0.0;
+    for (unsigned r = 0, n = (unsigned)((bits >> 20) % 8 == 0) *
+                             (unsigned)((bits >> 23) % 16) * 500;
+         r < n; ++r)
+        x += r;
+    *e = 0.5 * s;
+    return RX_OK;
+}
+
+static rx_ctx *run_grid(int P, int threads, rx_scheme scheme, int W,
+                        int64_t index_every)
+{
+    rx_config c;
+    rx_config_default(&c);
+    c.seed = 31 + (uint64_t)P;
+    c.iterations = 1200;
+    c.threads = threads;
+    c.sync = threads > 1 ? 2 : 0; /* the partner design */
+    c.target.kind = RX_TARGET_CALLBACK;
+    c.tempering.n_chains = P;
+    c.tempering.scheme = scheme;
+    if (W > 0)
+        c.tempering.window = W;
+    c.ladder.eta.min = 0.05;
+    c.ladder.tau.kind = RX_LADDER_GEOMETRIC;
+    c.ladder.tau.min = 1;
+    c.ladder.tau.max = 3.0 * P;
+    c.record.thin = 5;
+    c.record.index_every = index_every;
+    c.record.trace_every = 100;
+    rx_callback_target cb = {2, jitter_gauss, NULL};
+    rx_ctx *ctx = NULL;
+    rx_err err;
+    rx_status st = rx_create(&ctx, &c, &cb, (rx_logger){0}, &err);
+    rx_config_free(&c);
+    CHECK_MSG(st == RX_OK, "partner grid P=%d: %s", P, err.msg);
+    if (st != RX_OK)
+        return NULL;
+    st = rx_run(ctx);
+    CHECK_MSG(st == RX_OK, "partner grid P=%d: %s", P, rx_errmsg(ctx));
+    return ctx;
+}
+
+/* The partner design against one thread over block sizes 1 to 7 (a single
+ * position at an end of the ladder and one in the middle), 2 and 3
+ * threads, SEO, DEO, DEO_W and DEO*, index rows at every iteration and at
+ * every 7th, with a target whose cost varies, so the threads run ahead of
+ * each other and the rings and the queued boundary statistics fill and
+ * drain. */
+static void check_partner_grid(void)
+{
+    static const int Ps[] = {2, 3, 4, 5, 7, 8, 13};
+    static const struct {
+        rx_scheme s;
+        int W;
+    } sch[] = {{RX_SCHEME_SEO, 0},
+               {RX_SCHEME_DEO, 0},
+               {RX_SCHEME_DEO_W, 3},
+               {RX_SCHEME_DEO_STAR, 0}};
+    int cells = 0;
+    for (size_t a = 0; a < sizeof Ps / sizeof Ps[0]; ++a)
+        for (size_t b = 0; b < sizeof sch / sizeof sch[0]; ++b) {
+            const int P = Ps[a];
+            const int64_t ie = (a + b) % 2 ? 7 : 1;
+            rx_ctx *c1 = run_grid(P, 1, sch[b].s, sch[b].W, ie);
+            rx_results r1;
+            if (c1)
+                rx_get_results(c1, &r1);
+            for (int t = 2; t <= 3 && t <= P && c1; ++t) {
+                rx_ctx *ct = run_grid(P, t, sch[b].s, sch[b].W, ie);
+                if (ct) {
+                    rx_results rt;
+                    rx_get_results(ct, &rt);
+                    CHECK_MSG(rt.partner == 1 && rt.threads == t,
+                              "partner grid P=%d scheme %d: partner %d on "
+                              "%d threads", P, (int)sch[b].s, rt.partner,
+                              rt.threads);
+                    CHECK_MSG(same(&r1, &rt),
+                              "partner grid P=%d scheme %d index_every %lld:"
+                              " 1 vs %d threads differ", P, (int)sch[b].s,
+                              (long long)ie, t);
+                    cells++;
+                }
+                rx_destroy(&ct);
+            }
+            if (c1)
+                CHECK(r1.total_swaps > 0 && r1.n_index > 0);
+            rx_destroy(&c1);
+        }
+    CHECK(cells == 4 * (1 + 2 + 2 + 2 + 2 + 2 + 2));
+}
+
 int main(void)
 {
+    check_partner_grid();
     check_fused();
     check_zhelp(RX_STEP_SGLD);
     check_zhelp(RX_STEP_SGHMC);
