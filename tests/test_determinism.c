@@ -304,7 +304,7 @@ static rx_status jitter_gauss(void *user, const double *th, size_t dim,
 }
 
 static rx_ctx *run_grid(int P, int threads, rx_scheme scheme, int W,
-                        int64_t index_every)
+                        int64_t index_every, int balance)
 {
     rx_config c;
     rx_config_default(&c);
@@ -312,6 +312,7 @@ static rx_ctx *run_grid(int P, int threads, rx_scheme scheme, int W,
     c.iterations = 1200;
     c.threads = threads;
     c.sync = threads > 1 ? 2 : 0; /* the partner design */
+    c.balance = balance;
     c.target.kind = RX_TARGET_CALLBACK;
     c.tempering.n_chains = P;
     c.tempering.scheme = scheme;
@@ -353,17 +354,20 @@ static void check_partner_grid(void)
                {RX_SCHEME_DEO, 0},
                {RX_SCHEME_DEO_W, 3},
                {RX_SCHEME_DEO_STAR, 0}};
-    int cells = 0;
+    int cells = 0, moved = 0;
     for (size_t a = 0; a < sizeof Ps / sizeof Ps[0]; ++a)
         for (size_t b = 0; b < sizeof sch / sizeof sch[0]; ++b) {
             const int P = Ps[a];
             const int64_t ie = (a + b) % 2 ? 7 : 1;
-            rx_ctx *c1 = run_grid(P, 1, sch[b].s, sch[b].W, ie);
+            /* the cuts move at every full barrier (rotate) or by the
+             * measured busy time */
+            const int bal = (a + b) % 3 ? 2 : 1;
+            rx_ctx *c1 = run_grid(P, 1, sch[b].s, sch[b].W, ie, bal);
             rx_results r1;
             if (c1)
                 rx_get_results(c1, &r1);
             for (int t = 2; t <= 3 && t <= P && c1; ++t) {
-                rx_ctx *ct = run_grid(P, t, sch[b].s, sch[b].W, ie);
+                rx_ctx *ct = run_grid(P, t, sch[b].s, sch[b].W, ie, bal);
                 if (ct) {
                     rx_results rt;
                     rx_get_results(ct, &rt);
@@ -371,6 +375,8 @@ static void check_partner_grid(void)
                               "partner grid P=%d scheme %d: partner %d on "
                               "%d threads", P, (int)sch[b].s, rt.partner,
                               rt.threads);
+                    if (bal == 2 && P > t)
+                        moved += rt.balance_changes > 0;
                     CHECK_MSG(same(&r1, &rt),
                               "partner grid P=%d scheme %d index_every %lld:"
                               " 1 vs %d threads differ", P, (int)sch[b].s,
@@ -384,6 +390,7 @@ static void check_partner_grid(void)
             rx_destroy(&c1);
         }
     CHECK(cells == 4 * (1 + 2 + 2 + 2 + 2 + 2 + 2));
+    CHECK_MSG(moved >= 20, "partner grid: the cuts moved in %d cells", moved);
 }
 
 int main(void)

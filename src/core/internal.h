@@ -125,6 +125,9 @@ void rx__logf(const rx_logger *lg, int level, const char *fmt, ...)
 
 /* ---- clock ---------------------------------------------------------------*/
 double rx__now(void); /* monotonic seconds */
+/* CPU seconds of the calling thread (where the system has the clock, else
+ * rx__now()): time the thread was descheduled does not count */
+double rx__thread_cpu(void);
 
 /* ---- machine load (benchmarks) -----------------------------------------*/
 /* A snapshot for measuring the CPU time other processes (or the host, as

@@ -63,6 +63,8 @@ typedef struct rx__tstate {
     alignas(RX_CACHELINE) rx__xstate x;
     double tph[RX_NPHASES]; /* record.phase_timing: seconds by phase */
     double lb_busy, lb_pub; /* load balance: sampled busy seconds */
+    double lb_wait, lb_t0;  /* partner design: seconds waited since the
+                             * thread's CPU clock read lb_t0 */
     double help_s;          /* balance_noise: seconds drawing for others */
     int64_t helped;         /* balance_noise: chain-steps helped */
     /* partner design: this thread's round trips, restarts and swaps */
@@ -143,6 +145,8 @@ struct rx_ctx {
     int64_t noise_helped;       /* chain-steps whose noise a waiting thread
                                  * drew (all or part) */
     int partner;                /* synchronisation: the partner design */
+    int partner_recut;          /* partner: thread 0 moved the cuts at the
+                                 * last full barrier */
     int partner_stop;           /* partner: thread 0's stop decision at
                                  * a full barrier, read after the next */
     int *final_cut;             /* nt_used + 1 chain-range cuts at the end */

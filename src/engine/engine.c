@@ -1136,9 +1136,20 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
  * assembles the map and sums the counters. Decisions are the same pure
  * functions of energies, ladder, seed and k as in the barrier design, so
  * both give bitwise the same runs for any thread count.
+ *
+ * Load balance (config balance): each thread counts its busy CPU seconds
+ * (its thread CPU clock less the time it waited on rings and barriers);
+ * every RX_PLB_WINDOW iterations, at a full barrier, thread 0 moves each
+ * cut by one position towards the less busy thread when the difference
+ * exceeds 1.25 times a position's cost (lb_plan, as in the barrier
+ * design), hands the moved pairs' statistics to their new owner
+ * (partner_move_stats), and every thread takes the assembled map and the
+ * gates of its new pairs. CPU time, not wall time: a thread the system
+ * deschedules holds its neighbours up whatever it owns, so those spells
+ * must not move positions.
  */
 enum { RX_RING = 64, RX_GLOBAL_EVERY = 256, RX_CONSUMED_EVERY = 8,
-       RX_PEND_BATCH = 16 };
+       RX_PEND_BATCH = 16, RX_PLB_WINDOW = 1024 };
 
 typedef struct rx__offer {
     atomic_llong stamp; /* k + 1 once (id, E) of iteration k are written */
@@ -1181,24 +1192,40 @@ static void spin_until(atomic_llong *a, long long want, int exact)
     }
 }
 
-static void offer(rx__edge *e, int64_t k, int32_t id, double E)
+/* offer and take return the seconds they waited (0 when they did not:
+ * the clock is read only then), for the load balance. */
+static double offer(rx__edge *e, int64_t k, int32_t id, double E)
 {
+    double w = 0.0;
     if (k >= RX_RING && e->seen < k - RX_RING + 1) {
-        spin_until(&e->consumed, k - RX_RING + 1, 0);
         e->seen = atomic_load_explicit(&e->consumed, memory_order_acquire);
+        if (e->seen < k - RX_RING + 1) {
+            const double t0 = rx__now();
+            spin_until(&e->consumed, k - RX_RING + 1, 0);
+            w = rx__now() - t0;
+            e->seen =
+                atomic_load_explicit(&e->consumed, memory_order_acquire);
+        }
     }
     rx__offer *o = &e->o[k % RX_RING];
     o->id = id;
     o->E = E;
     atomic_store_explicit(&o->stamp, k + 1, memory_order_release);
+    return w;
 }
 
-static void take(rx__edge *e, int64_t k, int32_t *id, double *E)
+static double take(rx__edge *e, int64_t k, int32_t *id, double *E)
 {
     rx__offer *o = &e->o[k % RX_RING];
-    spin_until(&o->stamp, k + 1, 1);
+    double w = 0.0;
+    if (atomic_load_explicit(&o->stamp, memory_order_acquire) != k + 1) {
+        const double t0 = rx__now();
+        spin_until(&o->stamp, k + 1, 1);
+        w = rx__now() - t0;
+    }
     *id = o->id;
     *E = o->E;
+    return w;
 }
 
 /* Does the run allow the partner design? Everything it leaves out needs
@@ -1267,7 +1294,7 @@ static void pend_drain(rx_ctx *c, rx__tstate *ts, rx__edge *nb, int pr,
             break;
         int32_t id;
         double E;
-        take(nb, kk, &id, &E);
+        ts->lb_wait += take(nb, kk, &id, &E);
         rx__pairev e;
         rx__pair_stat(&c->xc, &ts->x, pr, q->E[q->head], E, kk, &e);
         pair_account(ts, c->P - 1, pr, &e);
@@ -1340,11 +1367,37 @@ static int64_t next_global(const rx_ctx *c, int64_t from)
     return g;
 }
 
-/* The positions lo..hi-1 thread t owns under the partner design. */
-static void partner_block(int t, int nthr, int P, int *lo, int *hi)
+/* The thread that owns pair p (and position p) under the partner cuts
+ * (thread t: positions cut[t]..cut[t+1]-1, and the pairs from cut[t] up
+ * to the boundary pair on its right). */
+static int partner_owner(const int *cut, int nthr, int p)
 {
-    *lo = (int)((int64_t)t * P / nthr);
-    *hi = (int)((int64_t)(t + 1) * P / nthr);
+    int t = 0;
+    while (t + 1 < nthr && cut[t + 1] <= p)
+        ++t;
+    return t;
+}
+
+/* The load balance of the partner design moved the cuts from old to cut:
+ * the statistics of each pair that changed thread go with it (every pair's
+ * sums stay on one thread, so the assembled sums stay bit for bit). */
+static void partner_move_stats(rx_ctx *c, const int *old, const int *cut,
+                               int nthr)
+{
+    const int np = c->P - 1;
+    for (int p = 0; p < np; ++p) {
+        const int a = partner_owner(old, nthr, p),
+                  b = partner_owner(cut, nthr, p);
+        if (a == b)
+            continue;
+        rx__tstate *ta = &c->ts[a], *tb = &c->ts[b];
+        tb->pst[p] = ta->pst[p];
+        memset(&ta->pst[p], 0, sizeof ta->pst[p]);
+        for (int j = 0; j < 3; ++j) {
+            tb->pwin[j * np + p] = ta->pwin[j * np + p];
+            ta->pwin[j * np + p] = 0;
+        }
+    }
 }
 
 /* The iterations of thread t under the partner design; returns whether the
@@ -1352,23 +1405,26 @@ static void partner_block(int t, int nthr, int P, int *lo, int *hi)
  * iteration it left at. */
 static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                         rx__barrier *bar, int *sense, rx__edge *edges,
-                        int32_t *gmap, double *Eloc, double t0,
-                        int64_t *kout)
+                        int32_t *gmap, uint8_t *ggate, int *cuts, int ncut,
+                        double *Eloc, double t0, int64_t *kout)
 {
     const int P = c->P;
     const int64_t K = c->cfg.iterations;
     const int timing = c->cfg.record.phase_timing;
-    int lo, hi;
-    partner_block(t, nthr, P, &lo, &hi);
-    const int phi = t + 1 < nthr ? hi - 1 : hi - 2; /* last owned pair */
-    const int glo = lo > 0 ? lo - 1 : 0;
+    /* load balance: the cuts move at full barriers (below) */
+    const int plb = c->cfg.balance && nthr > 1;
+    int lo = cuts[t], hi = cuts[t + 1];
+    int phi = t + 1 < nthr ? hi - 1 : hi - 2; /* last owned pair */
+    int glo = lo > 0 ? lo - 1 : 0;
     rx__edge *my_left = t > 0 ? &edges[2 * t] : NULL;
     rx__edge *my_right = t + 1 < nthr ? &edges[2 * t + 1] : NULL;
     rx__edge *nb_left = t > 0 ? &edges[2 * (t - 1) + 1] : NULL;
     rx__edge *nb_right = t + 1 < nthr ? &edges[2 * (t + 1)] : NULL;
     const rx__recorder *r = &c->rec;
     rx__xstate *xs = &ts->x;
-    const int pr = nb_right ? hi - 1 : -1; /* the right boundary pair */
+    int pr = nb_right ? hi - 1 : -1; /* the right boundary pair */
+    ts->lb_wait = 0.0;
+    ts->lb_t0 = rx__thread_cpu();
     rx__pend pend;
     pend.head = pend.n = 0;
     /* iterations of the next full barrier and the next index row, counted
@@ -1385,9 +1441,10 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                      &t_en);
         double tb = timing ? rx__now() : 0.0;
         if (my_left)
-            offer(my_left, k, xs->at[lo], Eloc[xs->at[lo]]);
+            ts->lb_wait += offer(my_left, k, xs->at[lo], Eloc[xs->at[lo]]);
         if (my_right)
-            offer(my_right, k, xs->at[hi - 1], Eloc[xs->at[hi - 1]]);
+            ts->lb_wait +=
+                offer(my_right, k, xs->at[hi - 1], Eloc[xs->at[hi - 1]]);
         const int par = rx__exchange_sched(&c->xc, xs, k, glo, phi);
         int32_t id;
         double E;
@@ -1405,7 +1462,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                                       memory_order_release);
             }
             if (right_open) {
-                take(nb_right, k, &id, &E);
+                ts->lb_wait += take(nb_right, k, &id, &E);
                 prefetch_particle(c->parts[id]);
                 xs->at[hi] = id;
                 Eloc[id] = E;
@@ -1420,7 +1477,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
         const int left_open =
             nb_left && ((lo - 1 + 1) & 1) == par && xs->gate[lo - 1];
         if (left_open) {
-            take(nb_left, k, &id, &E);
+            ts->lb_wait += take(nb_left, k, &id, &E);
             prefetch_particle(c->parts[id]);
             xs->at[lo - 1] = id;
             Eloc[id] = E;
@@ -1461,7 +1518,20 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             }
             for (int q = lo; q < hi; ++q)
                 gmap[q] = xs->at[q];
+            for (int p = lo; p <= phi; ++p)
+                ggate[p] = xs->gate[p];
+            /* a cut check: this thread's busy seconds since the last one */
+            const int check = plb && k + 1 < K &&
+                              (k + 1) % (c->cfg.balance == 2
+                                             ? RX_GLOBAL_EVERY
+                                             : RX_PLB_WINDOW) == 0;
+            double tq = rx__now();
+            if (check) { /* CPU time: a descheduled spell is no work */
+                const double b = rx__thread_cpu() - ts->lb_t0 - ts->lb_wait;
+                ts->lb_pub = b > 0.0 ? b : 0.0;
+            }
             barrier_wait(bar, sense);
+            ts->lb_wait += rx__now() - tq;
             if (t == 0) {
                 rx__recorder *rw = &c->rec;
                 rw->trips_a5 = rw->trips_l1 = rw->restarts = 0;
@@ -1523,11 +1593,45 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
 #pragma omp atomic read
                 f1 = c->fail_flag[1];
                 c->partner_stop = f0 || f1 || c->stop_now;
+                c->partner_recut = 0;
+                if (check && !c->partner_stop) {
+                    int *old = cuts + 2 * ncut; /* the barrier design's plan */
+                    memcpy(old, cuts, sizeof(int) * (size_t)(nthr + 1));
+                    if (lb_plan(cuts, c->ts, nthr, c->cfg.balance == 2, k) &&
+                        memcmp(old, cuts, sizeof(int) * (size_t)(nthr + 1))) {
+                        partner_move_stats(c, old, cuts, nthr);
+                        /* both slots (final_cut reads one by parity) */
+                        memcpy(cuts + ncut, cuts,
+                               sizeof(int) * (size_t)(nthr + 1));
+                        c->partner_recut = 1;
+                        c->lb_changes++;
+                    }
+                }
             }
-            double tgw = timing ? rx__now() : 0.0;
+            double tgw = rx__now();
             barrier_wait(bar, sense);
+            const double tge = rx__now();
             if (timing)
-                t_gw = rx__now() - tgw;
+                t_gw = tge - tgw;
+            ts->lb_wait += tge - tgw;
+            if (check) {
+                ts->lb_t0 = rx__thread_cpu();
+                ts->lb_wait = 0.0;
+            }
+            if (c->partner_recut) {
+                /* the new block: the whole map, the gates of its pairs */
+                lo = cuts[t];
+                hi = cuts[t + 1];
+                phi = t + 1 < nthr ? hi - 1 : hi - 2;
+                glo = lo > 0 ? lo - 1 : 0;
+                pr = nb_right ? hi - 1 : -1;
+                for (int q = 0; q < P; ++q) {
+                    xs->at[q] = gmap[q];
+                    xs->pos[gmap[q]] = q;
+                }
+                for (int p = glo; p <= phi; ++p)
+                    xs->gate[p] = ggate[p];
+            }
             if (r->trace_every > 0 && (k + 1) % r->trace_every == 0)
                 memset(ts->pwin, 0, sizeof(int64_t) * 3 * (size_t)(P - 1));
             if (c->partner_stop) {
@@ -1594,13 +1698,16 @@ rx_status rx_run(rx_ctx *c)
     c->partner = partner_applies(c);
     rx__edge *edges = NULL;
     int32_t *gmap = NULL;
+    uint8_t *ggate = NULL; /* the gates at a full barrier (load balance) */
     if (c->partner) {
         edges = rx__calloc_aligned(sizeof(rx__edge) * 2 * (size_t)c->nt_req,
                                    RX_CACHELINE);
         gmap = malloc(sizeof(int32_t) * (size_t)P);
-        if (!edges || !gmap) {
+        ggate = malloc((size_t)P);
+        if (!edges || !gmap || !ggate) {
             rx__free_aligned(edges);
             free(gmap);
+            free(ggate);
             rx__free_aligned(bar);
             rx__free_aligned(cuts);
             return rx__fail(&c->err, RX_ENOMEM, "rx_run: out of memory");
@@ -1733,7 +1840,7 @@ rx_status rx_run(rx_ctx *c)
         int failed = c->fail_flag[2];
         if (!failed && c->partner) {
             failed = partner_loop(c, ts, t, nthr, bar, &sense, edges, gmap,
-                                  Eloc, t0, &k);
+                                  ggate, cuts, (int)ncut, Eloc, t0, &k);
         } else if (!failed) {
             for (k = c->k0; k < K; ++k) {
                 double *Ek = c->E[k & 1];
@@ -1879,8 +1986,10 @@ rx_status rx_run(rx_ctx *c)
         const int *cu_end = cuts + (size_t)(k & 1) * ncut;
         const int lo_e = lb ? cu_end[t] : lo, hi_e = lb ? cu_end[t + 1] : hi;
         int qlo = lo, qhi = hi; /* the partner design's positions */
-        if (c->partner)
-            partner_block(t, nthr, P, &qlo, &qhi);
+        if (c->partner) {
+            qlo = cuts[t];
+            qhi = cuts[t + 1];
+        }
         if (!failed && K > 0 && c->samples && c->partner) {
             int64_t row = sample_row(&c->cfg, K - 1);
             for (int q = qlo; q < qhi && row >= 0; ++q)
@@ -1940,6 +2049,7 @@ rx_status rx_run(rx_ctx *c)
     rx__free_aligned(cuts);
     rx__free_aligned(edges);
     free(gmap);
+    free(ggate);
     zhelp_free(c);
     for (int t = 0; t < c->nt_req; ++t)
         c->ts[t].x.fresh_z = NULL;
