@@ -1079,8 +1079,10 @@ static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
  * RX_LB_SAMPLE-th iteration each thread times its busy span (from leaving
  * one barrier to arriving at the next: its chains' steps plus its exchange,
  * and on thread 0 the recorder); every RX_LB_WINDOW iterations thread 0
- * moves each cut by one chain towards the less busy neighbour when the
- * difference exceeds one chain's cost (so a move never makes it worse).
+ * moves each cut towards the less busy neighbour, one chain at a time
+ * while the difference (less twice the chain's cost per move) exceeds
+ * 1.25 times the busier thread's mean cost per chain (so a move does not
+ * make it worse).
  * Which thread steps a chain never changes a result: every draw is keyed by
  * the chain, never by the thread.
  */
@@ -1098,23 +1100,22 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
             cut[t] = c;
         return 1;
     }
-    double cost = HUGE_VAL;
-    for (int t = 0; t < nthr; ++t) {
-        int n = cut[t + 1] - cut[t];
-        if (n > 0 && ts[t].lb_pub / n < cost)
-            cost = ts[t].lb_pub / n;
-    }
+    /* a chain that moves is the donor's last or first one: its cost is
+     * taken as the donor's mean m (the smallest mean over all threads
+     * moved costly chains off a thread of cheap ones, and back); each
+     * move narrows the difference d by about 2 m, and chains move while
+     * it stays above 1.25 m */
     int moved = 0;
     for (int t = 0; t + 1 < nthr; ++t) {
-        double d = ts[t].lb_pub - ts[t + 1].lb_pub;
-        int na = cut[t + 1] - cut[t], nb = cut[t + 2] - cut[t + 1];
-        if (d > 1.25 * cost && na > 1) {
-            cut[t + 1]--;
-            moved = 1;
-        } else if (-d > 1.25 * cost && nb > 1) {
-            cut[t + 1]++;
-            moved = 1;
-        }
+        const double d = ts[t].lb_pub - ts[t + 1].lb_pub;
+        const int na = cut[t + 1] - cut[t], nb = cut[t + 2] - cut[t + 1];
+        const int from_a = d > 0.0, n = from_a ? na : nb;
+        const double m = (from_a ? ts[t].lb_pub : ts[t + 1].lb_pub) / n;
+        int j = 0;
+        while (n - j > 1 && fabs(d) - 2.0 * j * m > 1.25 * m)
+            ++j;
+        cut[t + 1] += from_a ? -j : j;
+        moved |= j > 0;
     }
     return moved;
 }
@@ -1139,10 +1140,10 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
  *
  * Load balance (config balance): each thread counts its busy CPU seconds
  * (its thread CPU clock less the time it waited on rings and barriers);
- * every RX_PLB_WINDOW iterations, at a full barrier, thread 0 moves each
- * cut by one position towards the less busy thread when the difference
- * exceeds 1.25 times a position's cost (lb_plan, as in the barrier
- * design), hands the moved pairs' statistics to their new owner
+ * every RX_PLB_WINDOW iterations, at a full barrier, thread 0 moves the
+ * cuts towards the less busy threads (lb_plan, as in the barrier design:
+ * while the difference exceeds 1.25 times the busier thread's mean cost
+ * per position), hands the moved pairs' statistics to their new owner
  * (partner_move_stats), and every thread takes the assembled map and the
  * gates of its new pairs. CPU time, not wall time: a thread the system
  * deschedules holds its neighbours up whatever it owns, so those spells
