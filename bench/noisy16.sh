@@ -22,10 +22,21 @@ eng() { # threads scheme
 base() {
   "$B/bench/baseline_loop" -n 1 -k 200000 -s 2 16 |
     awk -F'|' '$2 + 0 == 16 {printf "%.3f", $3 + 0}'; }
+# The cells of a round run in one order on odd rounds and in the reverse
+# order on even ones: on this VM the second of two back-to-back runs is
+# slower (an A/A pair of one build, 10 rounds: 0.957, the second faster in
+# 1 of 10), so a fixed order would always put one cell behind another.
 {
 echo "round,baseline,deo_1t,deo_2t,deo_star_1t,deo_star_2t"
 for r in $(seq 1 "$R"); do
-  echo "$r,$(base),$(eng 1 deo),$(eng 2 deo),$(eng 1 deo_star),$(eng 2 deo_star)"
+  if [ $((r % 2)) -eq 1 ]; then
+    b=$(base); d1=$(eng 1 deo); d2=$(eng 2 deo)
+    s1=$(eng 1 deo_star); s2=$(eng 2 deo_star)
+  else
+    s2=$(eng 2 deo_star); s1=$(eng 1 deo_star); d2=$(eng 2 deo)
+    d1=$(eng 1 deo); b=$(base)
+  fi
+  echo "$r,$b,$d1,$d2,$s1,$s2"
 done
 } | tee "$out/all.csv"
 python3 "$(dirname "$0")/round_stats.py" "$out/all.csv" M \

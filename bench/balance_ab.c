@@ -1,0 +1,106 @@
+/*
+ * `balance: off` against `balance: measured` on the noisy 25-mode target
+ * (P = 16, energy and gradient noise sd 2, ziggurat, SGLD), in one
+ * process: ROUNDS pairs of rx_run, the order alternating (off-on, on-off,
+ * ...) because on this VM the second of two back-to-back runs is slower
+ * (an off-off control gave 0.957, the second faster in 1 of 10 pairs).
+ * Printed: the mean chain-steps/s of each, the median and quartiles of the
+ * per-pair ratio on / off, and how many pairs `on` won. With 1 thread the
+ * two are the same run (the balance needs 2), which gives the method's
+ * own spread.
+ *
+ * Usage: balance_ab [ROUNDS] [THREADS] [deo|deo_star] [ITERATIONS]
+ *   defaults 30 2 deo_star 100000
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "replex/replex.h"
+
+enum { MAX_ROUNDS = 400 };
+
+static double run(int threads, int balance, rx_scheme sch, long K)
+{
+    rx_config c;
+    rx_config_default(&c);
+    c.seed = 3;
+    c.iterations = K;
+    c.threads = threads;
+    c.balance = balance;
+    c.rng.normal = RX_NORMAL_ZIGGURAT;
+    c.target.kind = RX_TARGET_MIXTURE25;
+    c.target.energy_noise_sd = 2;
+    c.target.grad_noise_sd = 2;
+    c.target.confine_radius2 = 20;
+    c.tempering.n_chains = 16;
+    c.tempering.scheme = sch;
+    c.ladder.eta.min = 0.003;
+    c.ladder.tau.kind = RX_LADDER_GEOMETRIC;
+    c.ladder.tau.min = 1;
+    c.ladder.tau.max = 25;
+    c.record.thin = 100;
+    c.record.index_every = 0;
+    c.record.trace_every = 0;
+    rx_ctx *ctx = NULL;
+    rx_err err;
+    rx_status st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
+    rx_config_free(&c);
+    if (st != RX_OK) {
+        fprintf(stderr, "balance_ab: %s\n", err.msg);
+        return -1.0;
+    }
+    double v = -1.0;
+    if (rx_run(ctx) == RX_OK) {
+        rx_results r;
+        rx_get_results(ctx, &r);
+        v = 16.0 * (double)K / r.wall_s / 1e6;
+    } else {
+        fprintf(stderr, "balance_ab: %s\n", rx_errmsg(ctx));
+    }
+    rx_destroy(&ctx);
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    const int R = argc > 1 ? atoi(argv[1]) : 30;
+    const int T = argc > 2 ? atoi(argv[2]) : 2;
+    const rx_scheme sch = argc > 3 && !strcmp(argv[3], "deo")
+                              ? RX_SCHEME_DEO
+                              : RX_SCHEME_DEO_STAR;
+    const long K = argc > 4 ? atol(argv[4]) : 100000;
+    if (R < 4 || R > MAX_ROUNDS || T < 1 || K < 1000 ||
+        (argc > 3 && strcmp(argv[3], "deo") && strcmp(argv[3], "deo_star"))) {
+        fprintf(stderr, "usage: balance_ab [ROUNDS 4..%d] [THREADS] "
+                        "[deo|deo_star] [ITERATIONS >= 1000]\n", MAX_ROUNDS);
+        return 2;
+    }
+    double rat[MAX_ROUNDS], sa = 0.0, sb = 0.0;
+    int won = 0;
+    for (int r = 0; r < R; ++r) {
+        double a, b;
+        if (r & 1) {
+            b = run(T, 1, sch, K);
+            a = run(T, 0, sch, K);
+        } else {
+            a = run(T, 0, sch, K);
+            b = run(T, 1, sch, K);
+        }
+        if (a <= 0.0 || b <= 0.0)
+            return 1;
+        rat[r] = b / a;
+        won += b > a;
+        sa += a;
+        sb += b;
+    }
+    qsort(rat, (size_t)R, sizeof rat[0], rxb_cmpd);
+    printf("%s, P = 16, %d thread(s), %ld iterations: balance off %.2f M, "
+           "on %.2f M chain-steps/s (means); on / off median %.4f "
+           "(quartiles %.4f-%.4f), on faster in %d of %d pairs\n",
+           sch == RX_SCHEME_DEO ? "DEO" : "DEO*", T, K, sa / R,
+           sb / R, rat[R / 2], rat[R / 4], rat[3 * R / 4], won, R);
+    return 0;
+}
