@@ -139,6 +139,8 @@ struct rx_ctx {
     double *thread_phase_s;     /* nt_used x RX_NPHASES, or NULL */
     int64_t lb_changes;         /* load balance: iterations with a new cut */
     int fused;                  /* step_one: rx__m25_step applies */
+    int no_defer;               /* testing: the partner design decides its
+                                 * boundary pairs in their own iteration */
     int generic_only;           /* testing: neither the fused chain-step
                                  * nor pair noise drawn ahead */
     rx__zhelp *zh;              /* balance_noise: P slots, or NULL */
@@ -180,5 +182,8 @@ struct rx_ctx {
  * the fused one applies, and draw the fresh pair noise in the exchange
  * (tests compare both with the default paths bitwise). */
 void rx__engine_generic_only(rx_ctx *c, int on);
+/* Testing and benchmarks: the partner design decides each attempted
+ * boundary pair in its own iteration instead of one iteration later. */
+void rx__engine_no_defer(rx_ctx *c, int on);
 
 #endif

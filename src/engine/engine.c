@@ -1304,15 +1304,14 @@ static void pend_drain(rx_ctx *c, rx__tstate *ts, rx__edge *nb, int pr,
     }
 }
 
-/* The recorder's per-iteration work for the pairs and positions thread t
- * owns (pairs plo..phi, positions lo..hi-1; swapped_left: the left
- * boundary pair swapped). */
+/* The recorder's per-iteration work for the inner pairs lo..pin_hi and
+ * the positions lo..hi-1 of thread t (the boundary pairs: partner_decide). */
 static void partner_record(rx_ctx *c, rx__tstate *ts, int lo, int hi,
-                           int phi, int swapped_left)
+                           int pin_hi)
 {
     const rx__xstate *xs = &ts->x;
     const int P = c->P, np = P - 1;
-    for (int p = lo; p <= phi; ++p)
+    for (int p = lo; p <= pin_hi; ++p)
         pair_account(ts, np, p, &xs->ev[p]);
     rx__particle *a = lo == 0 ? c->parts[xs->at[0]] : NULL;
     rx__particle *b = hi == P ? c->parts[xs->at[P - 1]] : NULL;
@@ -1324,13 +1323,10 @@ static void partner_record(rx_ctx *c, rx__tstate *ts, int lo, int hi,
         partner_a5(c, ts, xs->at[0], 0);
     if (b)
         partner_a5(c, ts, xs->at[P - 1], P - 1);
-    if (swapped_left)
-        partner_a5(c, ts, xs->at[lo], lo);
-    for (int p = lo; p <= phi; ++p)
+    for (int p = lo; p <= pin_hi; ++p)
         if (xs->ev[p].swapped) {
             partner_a5(c, ts, xs->at[p], p);
-            if (p + 1 < hi)
-                partner_a5(c, ts, xs->at[p + 1], p + 1);
+            partner_a5(c, ts, xs->at[p + 1], p + 1);
         }
     if (a) {
         if (a->last_end == RX_VIS_HIGH)
@@ -1344,6 +1340,46 @@ static void partner_record(rx_ctx *c, rx__tstate *ts, int lo, int hi,
         b->last_end = RX_VIS_HIGH;
         if (b->l1_state == 1)
             b->l1_state = 2;
+    }
+}
+
+/*
+ * The boundary pairs attempted at iteration kk (dl: the left one, dr: the
+ * right one), decided one iteration later, once this thread has stepped
+ * its inner positions (or at once where the map or the counters are read
+ * at kk): the neighbour's offer of kk, then the same decision on both
+ * sides (El, Er: this side's energies at kk). The right pair's owner (this
+ * thread) records it after the queued statistics of its earlier
+ * iterations, so every pair's sums run in order of k.
+ */
+static void partner_decide(rx_ctx *c, rx__tstate *ts, int lo, int hi,
+                           rx__edge *nb_left, rx__edge *nb_right,
+                           rx__pend *pend, int64_t kk, int dl, int dr,
+                           double El, double Er, double *Eloc)
+{
+    rx__xstate *xs = &ts->x;
+    int32_t id;
+    double E;
+    rx__pairev e;
+    if (dl) {
+        ts->lb_wait += take(nb_left, kk, &id, &E);
+        prefetch_particle(c->parts[id]);
+        xs->at[lo - 1] = id;
+        Eloc[id] = E;
+        if (rx__exchange_boundary(&c->xc, xs, lo - 1, E, El, kk, &e))
+            partner_a5(c, ts, xs->at[lo], lo);
+    }
+    if (dr) {
+        const int pr = hi - 1;
+        pend_drain(c, ts, nb_right, pr, pend, 1);
+        atomic_store_explicit(&nb_right->consumed, kk, memory_order_release);
+        ts->lb_wait += take(nb_right, kk, &id, &E);
+        prefetch_particle(c->parts[id]);
+        xs->at[hi] = id;
+        Eloc[id] = E;
+        if (rx__exchange_boundary(&c->xc, xs, pr, Er, E, kk, &e))
+            partner_a5(c, ts, xs->at[pr], pr);
+        pair_account(ts, c->P - 1, pr, &e);
     }
 }
 
@@ -1401,6 +1437,23 @@ static void partner_move_stats(rx_ctx *c, const int *old, const int *cut,
     }
 }
 
+/* The order in which thread t steps its positions lo..hi-1: the inner ones
+ * (n_inner), then those at its boundaries (nbl, nbr: it has a left, a
+ * right neighbour). */
+static void partner_order(int lo, int hi, int nbl, int nbr, int *ord,
+                          int *n_inner, int *n_ord)
+{
+    int n = 0;
+    for (int q = lo + nbl; q < hi - nbr; ++q)
+        ord[n++] = q;
+    *n_inner = n;
+    if (nbl)
+        ord[n++] = lo;
+    if (nbr && !(nbl && hi - 1 == lo))
+        ord[n++] = hi - 1;
+    *n_ord = n;
+}
+
 /* The iterations of thread t under the partner design; returns whether the
  * run stopped early (failure, stop request, progress callback), *kout the
  * iteration it left at. */
@@ -1433,13 +1486,39 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
     int64_t glob_k = next_global(c, 0), idx_k = 0, idx_row = 0;
     int failed = 0;
     int64_t k;
+    /* the boundary pairs attempted at k - 1, decided at k (below) */
+    int dl = 0, dr = 0;
+    double El = 0.0, Er = 0.0; /* this side's energies of those pairs */
+    const int nbl = nb_left != NULL, nbr = nb_right != NULL;
+    /* a single position at an end of the ladder decides at once: its
+     * occupant's marks (position 0 or P - 1) are taken every iteration */
+    int can_defer = !c->no_defer && !(hi - lo == 1 && (lo == 0 || hi == P));
+    /* the order of the positions in the step phase: inner ones, then the
+     * boundary ones (one call site keeps step_one inlined); the caller
+     * allocates P ints after Eloc */
+    int *ord = (int *)(Eloc + P), n_ord = 0, n_inner = 0;
+    partner_order(lo, hi, nbl, nbr, ord, &n_inner, &n_ord);
     for (k = 0; k < K; ++k) {
         double ta = timing ? rx__now() : 0.0, t_en = 0.0, t_w = 0.0;
         const int64_t row =
             k > 0 && c->samples ? sample_row(&c->cfg, k - 1) : -1;
-        for (int q = lo; q < hi; ++q)
+        /* the inner positions first (no decision of k - 1 is left open
+         * for them: the neighbours' offers of k - 1 get that long to
+         * arrive), then the decisions, then the boundary positions */
+        double t_w0 = 0.0; /* the part of t_w inside the step phase */
+        for (int j = 0; j < n_ord; ++j) {
+            if (j == n_inner && (dl | dr)) {
+                double tw = timing ? rx__now() : 0.0;
+                partner_decide(c, ts, lo, hi, nb_left, nb_right, &pend,
+                               k - 1, dl, dr, El, Er, Eloc);
+                dl = dr = 0;
+                if (timing)
+                    t_w0 = rx__now() - tw;
+            }
+            const int q = ord[j];
             step_one(c, ts, xs->at[q], q, k, 1.0, row, Eloc, 0, timing,
                      &t_en);
+        }
         double tb = timing ? rx__now() : 0.0;
         if (my_left)
             ts->lb_wait += offer(my_left, k, xs->at[lo], Eloc[xs->at[lo]]);
@@ -1447,56 +1526,60 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             ts->lb_wait +=
                 offer(my_right, k, xs->at[hi - 1], Eloc[xs->at[hi - 1]]);
         const int par = rx__exchange_sched(&c->xc, xs, k, glo, phi);
-        int32_t id;
-        double E;
-        double tw = timing ? rx__now() : 0.0;
-        /* the right boundary pair: wait for the neighbour only when it is
-         * attempted; otherwise its statistics wait in `pend` */
-        const int right_open = nb_right && ((pr + 1) & 1) == par &&
-                               xs->gate[pr];
-        if (nb_right) {
+        /* a boundary pair is decided only when it is attempted (active
+         * with an open gate); the right one's other iterations only add
+         * statistics, which wait in `pend` for the neighbour's energy */
+        const int right_open = nbr && ((pr + 1) & 1) == par && xs->gate[pr];
+        const int left_open =
+            nbl && ((lo - 1 + 1) & 1) == par && xs->gate[lo - 1];
+        if (nbr) {
             if (pend.n >= RX_PEND_BATCH)
                 pend_drain(c, ts, nb_right, pr, &pend, 0);
-            if (right_open || pend.n == RX_RING) {
-                pend_drain(c, ts, nb_right, pr, &pend, 1);
-                atomic_store_explicit(&nb_right->consumed, k,
-                                      memory_order_release);
-            }
-            if (right_open) {
-                ts->lb_wait += take(nb_right, k, &id, &E);
-                prefetch_particle(c->parts[id]);
-                xs->at[hi] = id;
-                Eloc[id] = E;
-            } else {
+            if (!right_open) {
+                if (pend.n == RX_RING) {
+                    double tw = timing ? rx__now() : 0.0;
+                    pend_drain(c, ts, nb_right, pr, &pend, 1);
+                    if (timing)
+                        t_w += rx__now() - tw;
+                }
                 int j = (pend.head + pend.n) % RX_RING;
                 pend.k[j] = k;
                 pend.E[j] = Eloc[xs->at[hi - 1]];
                 pend.n++;
             }
         }
-        const int phi_now = nb_right && !right_open ? phi - 1 : phi;
-        const int left_open =
-            nb_left && ((lo - 1 + 1) & 1) == par && xs->gate[lo - 1];
-        if (left_open) {
-            ts->lb_wait += take(nb_left, k, &id, &E);
-            prefetch_particle(c->parts[id]);
-            xs->at[lo - 1] = id;
-            Eloc[id] = E;
+        /* this side's energies before the inner swaps (an attempted
+         * boundary pair's inner neighbour pair is not active) */
+        El = left_open ? Eloc[xs->at[lo]] : 0.0;
+        Er = right_open ? Eloc[xs->at[hi - 1]] : 0.0;
+        const int pin_hi = nbr ? hi - 2 : phi; /* the inner pairs */
+        rx__exchange_range(&c->xc, xs, Eloc, k, par, lo, pin_hi, 0);
+        const int global = k == glob_k;
+        const int idx_now = r->index_every > 0 && k == idx_k;
+        if (left_open | right_open) {
+            if (global || idx_now || !can_defer) {
+                /* the map and the counters are read now */
+                double tw = timing ? rx__now() : 0.0;
+                partner_decide(c, ts, lo, hi, nb_left, nb_right, &pend, k,
+                               left_open, right_open, El, Er, Eloc);
+                if (timing)
+                    t_w += rx__now() - tw;
+            } else {
+                dl = left_open;
+                dr = right_open;
+            }
         }
-        if (timing)
-            t_w = rx__now() - tw;
-        const int swapped_left = rx__exchange_range(
-            &c->xc, xs, Eloc, k, par, lo, phi_now, left_open);
-        if (nb_right)
+        /* what this thread has read of the neighbours' rings */
+        if (nbr)
             atomic_store_explicit(&nb_right->consumed,
-                                  pend.n ? pend.k[pend.head] : k + 1,
+                                  pend.n ? pend.k[pend.head] : k + 1 - dr,
                                   memory_order_release);
-        if (nb_left && (k + 1) % RX_CONSUMED_EVERY == 0)
-            atomic_store_explicit(&nb_left->consumed, k + 1,
+        if (nbl && (k + 1) % RX_CONSUMED_EVERY == 0)
+            atomic_store_explicit(&nb_left->consumed, k + 1 - dl,
                                   memory_order_release);
         double tx = timing ? rx__now() : 0.0;
-        partner_record(c, ts, lo, hi, phi_now, swapped_left);
-        if (r->index_every > 0 && k == idx_k) {
+        partner_record(c, ts, lo, hi, pin_hi);
+        if (idx_now) {
             /* the index row of k: each thread its own positions */
             if (idx_row < r->cap_index) {
                 for (int q = lo; q < hi; ++q)
@@ -1507,7 +1590,6 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             idx_row++;
             idx_k += r->index_every;
         }
-        const int global = k == glob_k;
         if (global)
             glob_k = next_global(c, k + 1);
         double tg = timing ? rx__now() : 0.0, t_gw = 0.0;
@@ -1626,6 +1708,8 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 phi = t + 1 < nthr ? hi - 1 : hi - 2;
                 glo = lo > 0 ? lo - 1 : 0;
                 pr = nb_right ? hi - 1 : -1;
+                can_defer = !c->no_defer && !(hi - lo == 1 && (lo == 0 || hi == P));
+                partner_order(lo, hi, nbl, nbr, ord, &n_inner, &n_ord);
                 for (int q = 0; q < P; ++q) {
                     xs->at[q] = gmap[q];
                     xs->pos[gmap[q]] = q;
@@ -1642,9 +1726,9 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
         }
         if (timing) {
             double te = rx__now();
-            ts->tph[RX_PHASE_STEP] += tb - ta - t_en;
+            ts->tph[RX_PHASE_STEP] += tb - ta - t_en - t_w0;
             ts->tph[RX_PHASE_ENERGY] += t_en;
-            ts->tph[RX_PHASE_WAIT] += t_w + t_gw;
+            ts->tph[RX_PHASE_WAIT] += t_w0 + t_w + t_gw;
             ts->tph[RX_PHASE_EXCHANGE] += tx - tb - t_w;
             ts->tph[RX_PHASE_RECORD] += te - tx - t_gw;
             (void)tg;
@@ -1658,6 +1742,12 @@ void rx__engine_generic_only(rx_ctx *c, int on)
 {
     if (c)
         c->generic_only = on != 0;
+}
+
+void rx__engine_no_defer(rx_ctx *c, int on)
+{
+    if (c)
+        c->no_defer = on != 0;
 }
 
 rx_status rx_run(rx_ctx *c)
@@ -1806,7 +1896,8 @@ rx_status rx_run(rx_ctx *c)
         /* partner design: energies by particle, own and neighbours' */
         double *Eloc = NULL;
         if (c->partner && ts->st == RX_OK) {
-            Eloc = malloc(sizeof(double) * (size_t)P);
+            /* and the partner loop's order of positions (P ints) */
+            Eloc = malloc((sizeof(double) + sizeof(int)) * (size_t)P);
             ts->pst = rx__calloc_aligned(sizeof(rx_pair_stats) * (size_t)P,
                                          RX_CACHELINE);
             ts->pwin = rx__calloc_aligned(sizeof(int64_t) * 3 * (size_t)P,

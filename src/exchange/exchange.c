@@ -288,3 +288,16 @@ void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,
     e->cond = (uint8_t)decide_e(xc, xs, ea, eb, p, p + 1, u4[p % 4], k,
                                 &e->prob);
 }
+
+int rx__exchange_boundary(const rx__xconf *xc, rx__xstate *xs, int p,
+                          double ea, double eb, int64_t k, rx__pairev *e)
+{
+    rx__pair_stat(xc, xs, p, ea, eb, k, e);
+    e->attempt = 1;
+    if (e->cond) {
+        do_swap(xs, p, p + 1);
+        e->swapped = 1;
+        xs->gate[p] = 0;
+    }
+    return e->cond;
+}

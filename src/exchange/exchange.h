@@ -102,6 +102,14 @@ int rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
 void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,
                    double ea, double eb, int64_t k, rx__pairev *e);
 
+/* The partner design's boundary pair p, attempted at k (active, gate
+ * open), decided by either of its two threads from the energies ea, eb of
+ * its occupants (xs->at[p], xs->at[p + 1]) at k: the same decision as
+ * rx__exchange and rx__exchange_range. Swaps the maps and closes the gate
+ * when it holds; fills e (attempt set); returns whether it swapped. */
+int rx__exchange_boundary(const rx__xconf *xc, rx__xstate *xs, int p,
+                          double ea, double eb, int64_t k, rx__pairev *e);
+
 /* Is pair p (0-based) active at iteration k under DEO_W parity? */
 static inline int rx__deo_active(int p, int64_t k, int W, int phase)
 {

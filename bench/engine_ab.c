@@ -1,15 +1,19 @@
 /*
- * `balance: off` against `balance: measured` on the noisy 25-mode target
- * (P = 16, energy and gradient noise sd 2, ziggurat, SGLD), in one
- * process: ROUNDS pairs of rx_run, the order alternating (off-on, on-off,
- * ...) because on this VM the second of two back-to-back runs is slower
- * (an off-off control gave 0.957, the second faster in 1 of 10 pairs).
+ * One engine feature off against on, on the noisy 25-mode target (P = 16,
+ * energy and gradient noise sd 2, ziggurat, SGLD), in one process: ROUNDS
+ * pairs of rx_run, the order alternating (off-on, on-off, ...) because on
+ * this VM the second of two back-to-back runs is slower (an A/A pair of
+ * one build gave 0.957, the second faster in 1 of 10 pairs). FEATURE:
+ *   balance  config balance: off against measured
+ *   defer    the partner design's boundary decisions one iteration later
+ *            (the default) against in their own iteration
+ *            (rx__engine_no_defer)
  * Printed: the mean chain-steps/s of each, the median and quartiles of the
  * per-pair ratio on / off, and how many pairs `on` won. With 1 thread the
- * two are the same run (the balance needs 2), which gives the method's
- * own spread.
+ * two are the same run (both features need 2 threads), which gives the
+ * method's own spread.
  *
- * Usage: balance_ab [ROUNDS] [THREADS] [deo|deo_star] [ITERATIONS]
+ * Usage: engine_ab FEATURE [ROUNDS] [THREADS] [deo|deo_star] [ITERATIONS]
  *   defaults 30 2 deo_star 100000
  */
 #define _POSIX_C_SOURCE 200809L
@@ -17,19 +21,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/engine/ctx.h"
 #include "bench_util.h"
 #include "replex/replex.h"
 
 enum { MAX_ROUNDS = 400 };
 
-static double run(int threads, int balance, rx_scheme sch, long K)
+static double run(int threads, int defer, int on, rx_scheme sch, long K)
 {
     rx_config c;
     rx_config_default(&c);
     c.seed = 3;
     c.iterations = K;
     c.threads = threads;
-    c.balance = balance;
+    c.balance = defer || on;
     c.rng.normal = RX_NORMAL_ZIGGURAT;
     c.target.kind = RX_TARGET_MIXTURE25;
     c.target.energy_noise_sd = 2;
@@ -49,16 +54,18 @@ static double run(int threads, int balance, rx_scheme sch, long K)
     rx_status st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
     rx_config_free(&c);
     if (st != RX_OK) {
-        fprintf(stderr, "balance_ab: %s\n", err.msg);
+        fprintf(stderr, "engine_ab: %s\n", err.msg);
         return -1.0;
     }
+    if (defer)
+        rx__engine_no_defer(ctx, !on);
     double v = -1.0;
     if (rx_run(ctx) == RX_OK) {
         rx_results r;
         rx_get_results(ctx, &r);
         v = 16.0 * (double)K / r.wall_s / 1e6;
     } else {
-        fprintf(stderr, "balance_ab: %s\n", rx_errmsg(ctx));
+        fprintf(stderr, "engine_ab: %s\n", rx_errmsg(ctx));
     }
     rx_destroy(&ctx);
     return v;
@@ -66,16 +73,19 @@ static double run(int threads, int balance, rx_scheme sch, long K)
 
 int main(int argc, char **argv)
 {
-    const int R = argc > 1 ? atoi(argv[1]) : 30;
-    const int T = argc > 2 ? atoi(argv[2]) : 2;
-    const rx_scheme sch = argc > 3 && !strcmp(argv[3], "deo")
+    const int defer = argc > 1 && !strcmp(argv[1], "defer");
+    const int R = argc > 2 ? atoi(argv[2]) : 30;
+    const int T = argc > 3 ? atoi(argv[3]) : 2;
+    const rx_scheme sch = argc > 4 && !strcmp(argv[4], "deo")
                               ? RX_SCHEME_DEO
                               : RX_SCHEME_DEO_STAR;
-    const long K = argc > 4 ? atol(argv[4]) : 100000;
-    if (R < 4 || R > MAX_ROUNDS || T < 1 || K < 1000 ||
-        (argc > 3 && strcmp(argv[3], "deo") && strcmp(argv[3], "deo_star"))) {
-        fprintf(stderr, "usage: balance_ab [ROUNDS 4..%d] [THREADS] "
-                        "[deo|deo_star] [ITERATIONS >= 1000]\n", MAX_ROUNDS);
+    const long K = argc > 5 ? atol(argv[5]) : 100000;
+    if (argc < 2 || (!defer && strcmp(argv[1], "balance")) || R < 4 ||
+        R > MAX_ROUNDS || T < 1 || K < 1000 ||
+        (argc > 4 && strcmp(argv[4], "deo") && strcmp(argv[4], "deo_star"))) {
+        fprintf(stderr, "usage: engine_ab balance|defer [ROUNDS 4..%d] "
+                        "[THREADS] [deo|deo_star] [ITERATIONS >= 1000]\n",
+                MAX_ROUNDS);
         return 2;
     }
     double rat[MAX_ROUNDS], sa = 0.0, sb = 0.0;
@@ -83,11 +93,11 @@ int main(int argc, char **argv)
     for (int r = 0; r < R; ++r) {
         double a, b;
         if (r & 1) {
-            b = run(T, 1, sch, K);
-            a = run(T, 0, sch, K);
+            b = run(T, defer, 1, sch, K);
+            a = run(T, defer, 0, sch, K);
         } else {
-            a = run(T, 0, sch, K);
-            b = run(T, 1, sch, K);
+            a = run(T, defer, 0, sch, K);
+            b = run(T, defer, 1, sch, K);
         }
         if (a <= 0.0 || b <= 0.0)
             return 1;
@@ -97,10 +107,10 @@ int main(int argc, char **argv)
         sb += b;
     }
     qsort(rat, (size_t)R, sizeof rat[0], rxb_cmpd);
-    printf("%s, P = 16, %d thread(s), %ld iterations: balance off %.2f M, "
+    printf("%s: %s, P = 16, %d thread(s), %ld iterations: off %.2f M, "
            "on %.2f M chain-steps/s (means); on / off median %.4f "
            "(quartiles %.4f-%.4f), on faster in %d of %d pairs\n",
-           sch == RX_SCHEME_DEO ? "DEO" : "DEO*", T, K, sa / R,
+           argv[1], sch == RX_SCHEME_DEO ? "DEO" : "DEO*", T, K, sa / R,
            sb / R, rat[R / 2], rat[R / 4], rat[3 * R / 4], won, R);
     return 0;
 }
