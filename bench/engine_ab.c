@@ -8,6 +8,9 @@
  *   defer    the partner design's boundary decisions one iteration later
  *            (the default) against in their own iteration
  *            (rx__engine_no_defer)
+ *   bank     the partner design's waits drawing the fused chain-step's
+ *            normals ahead (the default) against plain waiting
+ *            (rx__engine_bank_always(ctx, -1))
  * Printed: the mean chain-steps/s of each, the median and quartiles of the
  * per-pair ratio on / off, and how many pairs `on` won. With 1 thread the
  * two are the same run (both features need 2 threads), which gives the
@@ -27,14 +30,16 @@
 
 enum { MAX_ROUNDS = 400 };
 
-static double run(int threads, int defer, int on, rx_scheme sch, long K)
+enum { F_BALANCE, F_DEFER, F_BANK };
+
+static double run(int threads, int feat, int on, rx_scheme sch, long K)
 {
     rx_config c;
     rx_config_default(&c);
     c.seed = 3;
     c.iterations = K;
     c.threads = threads;
-    c.balance = defer || on;
+    c.balance = feat != F_BALANCE || on;
     c.rng.normal = RX_NORMAL_ZIGGURAT;
     c.target.kind = RX_TARGET_MIXTURE25;
     c.target.energy_noise_sd = 2;
@@ -57,8 +62,10 @@ static double run(int threads, int defer, int on, rx_scheme sch, long K)
         fprintf(stderr, "engine_ab: %s\n", err.msg);
         return -1.0;
     }
-    if (defer)
+    if (feat == F_DEFER)
         rx__engine_no_defer(ctx, !on);
+    if (feat == F_BANK)
+        rx__engine_bank_always(ctx, on ? 0 : -1);
     double v = -1.0;
     if (rx_run(ctx) == RX_OK) {
         rx_results r;
@@ -73,17 +80,21 @@ static double run(int threads, int defer, int on, rx_scheme sch, long K)
 
 int main(int argc, char **argv)
 {
-    const int defer = argc > 1 && !strcmp(argv[1], "defer");
+    const int feat = argc < 2                      ? -1
+                     : !strcmp(argv[1], "balance") ? F_BALANCE
+                     : !strcmp(argv[1], "defer")   ? F_DEFER
+                     : !strcmp(argv[1], "bank")    ? F_BANK
+                                                   : -1;
     const int R = argc > 2 ? atoi(argv[2]) : 30;
     const int T = argc > 3 ? atoi(argv[3]) : 2;
     const rx_scheme sch = argc > 4 && !strcmp(argv[4], "deo")
                               ? RX_SCHEME_DEO
                               : RX_SCHEME_DEO_STAR;
     const long K = argc > 5 ? atol(argv[5]) : 100000;
-    if (argc < 2 || (!defer && strcmp(argv[1], "balance")) || R < 4 ||
+    if (feat < 0 || R < 4 ||
         R > MAX_ROUNDS || T < 1 || K < 1000 ||
         (argc > 4 && strcmp(argv[4], "deo") && strcmp(argv[4], "deo_star"))) {
-        fprintf(stderr, "usage: engine_ab balance|defer [ROUNDS 4..%d] "
+        fprintf(stderr, "usage: engine_ab balance|defer|bank [ROUNDS 4..%d] "
                         "[THREADS] [deo|deo_star] [ITERATIONS >= 1000]\n",
                 MAX_ROUNDS);
         return 2;
@@ -93,11 +104,11 @@ int main(int argc, char **argv)
     for (int r = 0; r < R; ++r) {
         double a, b;
         if (r & 1) {
-            b = run(T, defer, 1, sch, K);
-            a = run(T, defer, 0, sch, K);
+            b = run(T, feat, 1, sch, K);
+            a = run(T, feat, 0, sch, K);
         } else {
-            a = run(T, defer, 0, sch, K);
-            b = run(T, defer, 1, sch, K);
+            a = run(T, feat, 0, sch, K);
+            b = run(T, feat, 1, sch, K);
         }
         if (a <= 0.0 || b <= 0.0)
             return 1;

@@ -204,15 +204,19 @@ static void check_zhelp(rx_step_kind kind)
     rx_destroy(&c2off);
 }
 
-/* src/engine/ctx.h (testing): the generic chain-step only */
+/* src/engine/ctx.h (testing): the generic chain-step only; the normals
+ * drawn ahead in every iteration */
 void rx__engine_generic_only(rx_ctx *c, int on);
+void rx__engine_bank_always(rx_ctx *c, int on);
 
 /* The fused chain-step of the 25-mode target (rx__m25_step: SGLD or SGD,
  * ziggurat draws) and the fresh pair noise drawn ahead in the step phase
  * (the barrier design) give the generic path's bits: noisy and exact
  * energies, the confining term on and off, DEO, DEO*, SEO and ADJ, the
  * partner and the barrier design, 1, 2 and 3 threads, SGD at the other
- * positions, fresh pair noise. */
+ * positions, fresh pair noise; under the partner design the fused runs
+ * draw the inner particles' normals ahead in every iteration (what a
+ * waiting thread does), so that path runs whatever the timing. */
 static void check_fused(void)
 {
     static const struct {
@@ -232,6 +236,8 @@ static void check_fused(void)
         {2, 2, 20, RX_SCHEME_DEO_STAR, 1, 2, RX_STEP_SGD, 1},
         {1, 1, 20, RX_SCHEME_DEO, 1, 1, RX_STEP_SGLD, 1},
         {2, 0, 20, RX_SCHEME_ADJ, 1, 3, RX_STEP_SGLD, 1},
+        {2, 2, 20, RX_SCHEME_DEO, 0, 3, RX_STEP_SGD, 0},
+        {0, 2, -1, RX_SCHEME_DEO_STAR, 0, 2, RX_STEP_SGLD, 0},
     };
     for (size_t j = 0; j < sizeof cs / sizeof cs[0]; ++j) {
         rx_ctx *ctx[2] = {NULL, NULL};
@@ -264,6 +270,8 @@ static void check_fused(void)
             if (st != RX_OK)
                 break;
             rx__engine_generic_only(ctx[g], g);
+            /* the partner design's normals drawn ahead, every iteration */
+            rx__engine_bank_always(ctx[g], !g);
             st = rx_run(ctx[g]);
             CHECK_MSG(st == RX_OK, "fused case %zu: %s", j, rx_errmsg(ctx[g]));
         }

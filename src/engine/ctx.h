@@ -39,7 +39,15 @@ typedef struct rx__particle {
     double grad_s;       /* seconds in gradient evaluations (VR runs) */
     /* partner design: the recorder's marks travel with the particle */
     uint8_t vis, last_end, l1_state;
+    /* partner design, fused 2-D chain-step: the normals of iterations
+     * zb_k .. zb_k + zb_n - 1, drawn ahead by a thread that waited (slot
+     * j % RX_ZB holds iteration j; NULL when the run does not bank) */
+    double *zb;
+    int64_t zb_k;
+    int32_t zb_n;
 } rx__particle;
+
+enum { RX_ZB = 8 }; /* iterations a particle's drawn-ahead normals hold */
 
 /*
  * balance_noise: a chain's Langevin noise for one iteration, drawn ahead
@@ -141,6 +149,10 @@ struct rx_ctx {
     int fused;                  /* step_one: rx__m25_step applies */
     int no_defer;               /* testing: the partner design decides its
                                  * boundary pairs in their own iteration */
+    int bank;                   /* partner design, fused chain-step, more
+                                 * than one thread: waits draw ahead */
+    int bank_always;            /* testing: 1 draw ahead every iteration,
+                                 * -1 never (rx__engine_bank_always) */
     int generic_only;           /* testing: neither the fused chain-step
                                  * nor pair noise drawn ahead */
     rx__zhelp *zh;              /* balance_noise: P slots, or NULL */
@@ -185,5 +197,10 @@ void rx__engine_generic_only(rx_ctx *c, int on);
 /* Testing and benchmarks: the partner design decides each attempted
  * boundary pair in its own iteration instead of one iteration later. */
 void rx__engine_no_defer(rx_ctx *c, int on);
+/* Testing and benchmarks: under the partner design with the fused
+ * chain-step, draw the inner particles' normals ahead in every iteration
+ * (on > 0: not only while waiting, so the drawn-ahead path runs whatever
+ * the timing), or never (on < 0); 0: while waiting (the default). */
+void rx__engine_bank_always(rx_ctx *c, int on);
 
 #endif

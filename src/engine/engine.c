@@ -443,7 +443,8 @@ static rx_status particle_alloc(rx_ctx *c, int i, rx__tws *tws)
     const int nv = stateful ? 3 : 2;
     const int rollback = c->cfg.faults.policy == 1;
     const size_t nvec = (size_t)(rollback ? 2 * nv : nv) + (c->vc.on ? 1 : 0);
-    char *b = rx__alloc_aligned(hdr + nvec * v, RX_CACHELINE);
+    const size_t zbytes = c->bank ? sizeof(double) * 5 * RX_ZB : 0;
+    char *b = rx__alloc_aligned(hdr + nvec * v + zbytes, RX_CACHELINE);
     if (!b)
         return RX_ENOMEM;
     rx__particle *p = (rx__particle *)b;
@@ -456,6 +457,9 @@ static rx_status particle_alloc(rx_ctx *c, int i, rx__tws *tws)
     p->good_state = rollback && stateful
                         ? (double *)(b + hdr + (size_t)(nv + 2) * v) : NULL;
     p->anchor = c->vc.on ? (double *)(b + hdr + (nvec - 1) * v) : NULL;
+    p->zb = c->bank ? (double *)(b + hdr + nvec * v) : NULL;
+    p->zb_k = 0;
+    p->zb_n = 0;
     p->vr_lhat = 0.0;
     p->vr_c = c->vc.c0;
     p->vr_nc = 0;
@@ -1038,10 +1042,18 @@ static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
         p->last_q = q;
         const rx_step_kind kind =
             q == 0 ? c->cfg.step.target : c->cfg.step.others;
-        st = rx__m25_step(c->target, p->theta, p->grad, &p->energy,
-                          kind == RX_STEP_SGLD,
-                          ts->x.eta[q] * cyc * p->step_scale, ts->x.tau[q],
-                          seed, (uint32_t)i, (uint64_t)k);
+        const double eta = ts->x.eta[q] * cyc * p->step_scale;
+        if (p->zb_n > 0 && p->zb_k == k) { /* drawn ahead while waiting */
+            st = rx__m25_step_pre(c->target, p->theta, p->grad, &p->energy,
+                                  kind == RX_STEP_SGLD, eta, ts->x.tau[q],
+                                  p->zb + 5 * (k % RX_ZB));
+            p->zb_k++;
+            p->zb_n--;
+        } else {
+            st = rx__m25_step(c->target, p->theta, p->grad, &p->energy,
+                              kind == RX_STEP_SGLD, eta, ts->x.tau[q], seed,
+                              (uint32_t)i, (uint64_t)k);
+        }
     } else {
         st = step_eval(c, ts, p, i, q, k, cyc, timing, t_en);
     }
@@ -1193,8 +1205,49 @@ static void spin_until(atomic_llong *a, long long want, int exact)
     }
 }
 
+/*
+ * Waiting made useful (the fused 2-D chain-step under the partner design):
+ * while a thread waits for a neighbour's offer it draws the normals of its
+ * inner positions' particles for the coming iterations into the particles
+ * (rx__particle.zb, up to RX_ZB iterations each, round robin over the
+ * particles, one particle-iteration per call between two looks at the
+ * offer); the step then takes them instead of drawing. The draws are keyed
+ * by (seed, chain, iteration), so the numbers are the same. Only inner
+ * positions: their particles stay with this thread at least until after
+ * its next offer, which orders these writes before any other thread's
+ * reads of the particle (the boundary positions' particles may cross now).
+ */
+typedef struct rx__bank {
+    const rx_ctx *c;
+    const int32_t *at; /* the thread's map */
+    int q0, q1, q;     /* inner positions q0..q1-1, the next one to fill */
+    int64_t k1;        /* the iteration every particle steps next */
+} rx__bank;
+
+/* One particle-iteration of normals drawn ahead; 0 when every inner
+ * particle's buffer is full (or there is none). */
+static int bank_one(rx__bank *b)
+{
+    for (int n = b->q1 - b->q0; n > 0; --n) {
+        rx__particle *p = b->c->parts[b->at[b->q]];
+        if (++b->q >= b->q1)
+            b->q = b->q0;
+        if (p->zb_n >= RX_ZB)
+            continue;
+        if (p->zb_n == 0)
+            p->zb_k = b->k1;
+        const int64_t j = p->zb_k + p->zb_n;
+        rx__m25_draws(b->c->target, b->c->cfg.seed, (uint32_t)p->id,
+                      (uint64_t)j, p->zb + 5 * (j % RX_ZB));
+        p->zb_n++;
+        return 1;
+    }
+    return 0;
+}
+
 /* offer and take return the seconds they waited (0 when they did not:
- * the clock is read only then), for the load balance. */
+ * the clock is read only then), for the load balance; take draws ahead
+ * into bk (when not NULL) while it waits. */
 static double offer(rx__edge *e, int64_t k, int32_t id, double E)
 {
     double w = 0.0;
@@ -1215,12 +1268,18 @@ static double offer(rx__edge *e, int64_t k, int32_t id, double E)
     return w;
 }
 
-static double take(rx__edge *e, int64_t k, int32_t *id, double *E)
+static double take(rx__edge *e, int64_t k, int32_t *id, double *E,
+                   rx__bank *bk)
 {
     rx__offer *o = &e->o[k % RX_RING];
     double w = 0.0;
     if (atomic_load_explicit(&o->stamp, memory_order_acquire) != k + 1) {
         const double t0 = rx__now();
+        while (bk &&
+               atomic_load_explicit(&o->stamp, memory_order_acquire) !=
+                   k + 1 &&
+               bank_one(bk))
+            ;
         spin_until(&o->stamp, k + 1, 1);
         w = rx__now() - t0;
     }
@@ -1285,7 +1344,7 @@ typedef struct rx__pend {
 } rx__pend;
 
 static void pend_drain(rx_ctx *c, rx__tstate *ts, rx__edge *nb, int pr,
-                       rx__pend *q, int block)
+                       rx__pend *q, int block, rx__bank *bk)
 {
     while (q->n > 0) {
         const int64_t kk = q->k[q->head];
@@ -1295,7 +1354,7 @@ static void pend_drain(rx_ctx *c, rx__tstate *ts, rx__edge *nb, int pr,
             break;
         int32_t id;
         double E;
-        ts->lb_wait += take(nb, kk, &id, &E);
+        ts->lb_wait += take(nb, kk, &id, &E, bk);
         rx__pairev e;
         rx__pair_stat(&c->xc, &ts->x, pr, q->E[q->head], E, kk, &e);
         pair_account(ts, c->P - 1, pr, &e);
@@ -1355,14 +1414,14 @@ static void partner_record(rx_ctx *c, rx__tstate *ts, int lo, int hi,
 static void partner_decide(rx_ctx *c, rx__tstate *ts, int lo, int hi,
                            rx__edge *nb_left, rx__edge *nb_right,
                            rx__pend *pend, int64_t kk, int dl, int dr,
-                           double El, double Er, double *Eloc)
+                           double El, double Er, double *Eloc, rx__bank *bk)
 {
     rx__xstate *xs = &ts->x;
     int32_t id;
     double E;
     rx__pairev e;
     if (dl) {
-        ts->lb_wait += take(nb_left, kk, &id, &E);
+        ts->lb_wait += take(nb_left, kk, &id, &E, bk);
         prefetch_particle(c->parts[id]);
         xs->at[lo - 1] = id;
         Eloc[id] = E;
@@ -1371,9 +1430,9 @@ static void partner_decide(rx_ctx *c, rx__tstate *ts, int lo, int hi,
     }
     if (dr) {
         const int pr = hi - 1;
-        pend_drain(c, ts, nb_right, pr, pend, 1);
+        pend_drain(c, ts, nb_right, pr, pend, 1, bk);
         atomic_store_explicit(&nb_right->consumed, kk, memory_order_release);
-        ts->lb_wait += take(nb_right, kk, &id, &E);
+        ts->lb_wait += take(nb_right, kk, &id, &E, bk);
         prefetch_particle(c->parts[id]);
         xs->at[hi] = id;
         Eloc[id] = E;
@@ -1481,6 +1540,10 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
     ts->lb_t0 = rx__thread_cpu();
     rx__pend pend;
     pend.head = pend.n = 0;
+    /* the normals drawn ahead while waiting (the fused 2-D step) */
+    rx__bank bk = {c, xs->at, lo + (nb_left != NULL), hi - (nb_right != NULL),
+                   lo + (nb_left != NULL), 0};
+    rx__bank *bkp = c->bank && bk.q0 < bk.q1 ? &bk : NULL;
     /* iterations of the next full barrier and the next index row, counted
      * down instead of dividing in every iteration */
     int64_t glob_k = next_global(c, 0), idx_k = 0, idx_row = 0;
@@ -1502,6 +1565,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
         double ta = timing ? rx__now() : 0.0, t_en = 0.0, t_w = 0.0;
         const int64_t row =
             k > 0 && c->samples ? sample_row(&c->cfg, k - 1) : -1;
+        bk.k1 = k + 1; /* every wait of k comes after the inner steps */
         /* the inner positions first (no decision of k - 1 is left open
          * for them: the neighbours' offers of k - 1 get that long to
          * arrive), then the decisions, then the boundary positions */
@@ -1510,7 +1574,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             if (j == n_inner && (dl | dr)) {
                 double tw = timing ? rx__now() : 0.0;
                 partner_decide(c, ts, lo, hi, nb_left, nb_right, &pend,
-                               k - 1, dl, dr, El, Er, Eloc);
+                               k - 1, dl, dr, El, Er, Eloc, bkp);
                 dl = dr = 0;
                 if (timing)
                     t_w0 = rx__now() - tw;
@@ -1520,6 +1584,9 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                      &t_en);
         }
         double tb = timing ? rx__now() : 0.0;
+        if (bkp && c->bank_always)
+            while (bank_one(bkp))
+                ;
         if (my_left)
             ts->lb_wait += offer(my_left, k, xs->at[lo], Eloc[xs->at[lo]]);
         if (my_right)
@@ -1534,11 +1601,11 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             nbl && ((lo - 1 + 1) & 1) == par && xs->gate[lo - 1];
         if (nbr) {
             if (pend.n >= RX_PEND_BATCH)
-                pend_drain(c, ts, nb_right, pr, &pend, 0);
+                pend_drain(c, ts, nb_right, pr, &pend, 0, NULL);
             if (!right_open) {
                 if (pend.n == RX_RING) {
                     double tw = timing ? rx__now() : 0.0;
-                    pend_drain(c, ts, nb_right, pr, &pend, 1);
+                    pend_drain(c, ts, nb_right, pr, &pend, 1, bkp);
                     if (timing)
                         t_w += rx__now() - tw;
                 }
@@ -1561,7 +1628,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 /* the map and the counters are read now */
                 double tw = timing ? rx__now() : 0.0;
                 partner_decide(c, ts, lo, hi, nb_left, nb_right, &pend, k,
-                               left_open, right_open, El, Er, Eloc);
+                               left_open, right_open, El, Er, Eloc, bkp);
                 if (timing)
                     t_w += rx__now() - tw;
             } else {
@@ -1595,7 +1662,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
         double tg = timing ? rx__now() : 0.0, t_gw = 0.0;
         if (global) {
             if (nb_right) {
-                pend_drain(c, ts, nb_right, pr, &pend, 1);
+                pend_drain(c, ts, nb_right, pr, &pend, 1, NULL);
                 atomic_store_explicit(&nb_right->consumed, k + 1,
                                       memory_order_release);
             }
@@ -1710,6 +1777,9 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 pr = nb_right ? hi - 1 : -1;
                 can_defer = !c->no_defer && !(hi - lo == 1 && (lo == 0 || hi == P));
                 partner_order(lo, hi, nbl, nbr, ord, &n_inner, &n_ord);
+                bk.q0 = bk.q = lo + nbl;
+                bk.q1 = hi - nbr;
+                bkp = c->bank && bk.q0 < bk.q1 ? &bk : NULL;
                 for (int q = 0; q < P; ++q) {
                     xs->at[q] = gmap[q];
                     xs->pos[gmap[q]] = q;
@@ -1748,6 +1818,12 @@ void rx__engine_no_defer(rx_ctx *c, int on)
 {
     if (c)
         c->no_defer = on != 0;
+}
+
+void rx__engine_bank_always(rx_ctx *c, int on)
+{
+    if (c)
+        c->bank_always = on > 0 ? 1 : on < 0 ? -1 : 0;
 }
 
 rx_status rx_run(rx_ctx *c)
@@ -1819,6 +1895,8 @@ rx_status rx_run(rx_ctx *c)
                (k0 == RX_STEP_SGLD || k0 == RX_STEP_SGD) &&
                (k1 == RX_STEP_SGLD || k1 == RX_STEP_SGD) &&
                c->cfg.faults.policy != 1 && !c->vc.on && !timing;
+    /* the partner design's waits draw the fused step's normals ahead */
+    c->bank = c->fused && c->partner && c->nt_req > 1 && c->bank_always >= 0;
     /* the barrier design with fresh pair noise: each thread draws its
      * share of the comparisons' noise in the step phase (by parity of k),
      * instead of every thread drawing all of it in the exchange; without

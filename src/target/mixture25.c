@@ -49,16 +49,50 @@ static rx_status eval_m25(const rx__target *t, const double *b,
     return RX_OK;
 }
 
-rx_status rx__m25_step(const rx__target *t, double *theta, double *grad,
-                       double *energy, int sgld, double eta, double tau,
-                       uint64_t seed, uint32_t entity, uint64_t k)
+/* The normals of one fused chain-step at k (SGLD's two: stream (seed,
+ * entity, STEP, k); the energy noise and the gradient noise at k + 1),
+ * each drawn only where used. */
+M25_INL void m25_draws(const rx__target *t, int sgld, uint64_t seed,
+                       uint32_t entity, uint64_t k, double z[5])
 {
     rx__stream s;
-    if (sgld) { /* rx__step_apply(RX_STEP_SGLD) on 2 coordinates */
+    if (sgld) {
         rx__stream_init_inl(&s, seed, entity, RX_STREAM_STEP, k);
+        z[0] = rx__zig_normal_inl(&s);
+        z[1] = rx__zig_normal_inl(&s);
+    }
+    if (t->energy_noise_sd > 0.0) {
+        rx__stream_init_inl(&s, seed, entity, RX_STREAM_ENERGYNOISE, k + 1);
+        z[2] = rx__zig_normal_inl(&s);
+    }
+    if (t->grad_noise_sd > 0.0) {
+        rx__stream_init_inl(&s, seed, entity, RX_STREAM_GRADNOISE, k + 1);
+        z[3] = rx__zig_normal_inl(&s);
+        z[4] = rx__zig_normal_inl(&s);
+    }
+}
+
+/* The chain-step; zpre: NULL (draw here) or the five normals drawn ahead.
+ * Inlined twice below, so each copy keeps its draws in registers. */
+M25_INL rx_status m25_core(const rx__target *t, double *theta, double *grad,
+                           double *energy, int sgld, double eta, double tau,
+                           uint64_t seed, uint32_t entity, uint64_t k,
+                           const double *zpre)
+{
+    rx__stream s;
+    double z0, z1;
+    if (sgld) { /* rx__step_apply(RX_STEP_SGLD) on 2 coordinates */
+        if (zpre) {
+            z0 = zpre[0];
+            z1 = zpre[1];
+        } else {
+            rx__stream_init_inl(&s, seed, entity, RX_STREAM_STEP, k);
+            z0 = rx__zig_normal_inl(&s);
+            z1 = rx__zig_normal_inl(&s);
+        }
         const double sd = sqrt(2.0 * eta * tau);
-        theta[0] += -eta * grad[0] + sd * rx__zig_normal_inl(&s);
-        theta[1] += -eta * grad[1] + sd * rx__zig_normal_inl(&s);
+        theta[0] += -eta * grad[0] + sd * z0;
+        theta[1] += -eta * grad[1] + sd * z1;
     } else { /* RX_STEP_SGD */
         theta[0] -= eta * grad[0];
         theta[1] -= eta * grad[1];
@@ -67,19 +101,53 @@ rx_status rx__m25_step(const rx__target *t, double *theta, double *grad,
     double e, g0, g1;
     m25_energy(t->u.m25.confine_r2, theta, &e, &g0, &g1);
     if (t->energy_noise_sd > 0.0) {
-        rx__stream_init_inl(&s, seed, entity, RX_STREAM_ENERGYNOISE, k + 1);
-        e += t->energy_noise_sd * rx__zig_normal_inl(&s);
+        if (zpre) {
+            z0 = zpre[2];
+        } else {
+            rx__stream_init_inl(&s, seed, entity, RX_STREAM_ENERGYNOISE,
+                                k + 1);
+            z0 = rx__zig_normal_inl(&s);
+        }
+        e += t->energy_noise_sd * z0;
     }
     if (t->grad_noise_sd > 0.0) {
-        rx__stream_init_inl(&s, seed, entity, RX_STREAM_GRADNOISE, k + 1);
-        g0 += t->grad_noise_sd * rx__zig_normal_inl(&s);
-        g1 += t->grad_noise_sd * rx__zig_normal_inl(&s);
+        if (zpre) {
+            z0 = zpre[3];
+            z1 = zpre[4];
+        } else {
+            rx__stream_init_inl(&s, seed, entity, RX_STREAM_GRADNOISE, k + 1);
+            z0 = rx__zig_normal_inl(&s);
+            z1 = rx__zig_normal_inl(&s);
+        }
+        g0 += t->grad_noise_sd * z0;
+        g1 += t->grad_noise_sd * z1;
     }
     *energy = e;
     grad[0] = g0;
     grad[1] = g1;
     return isfinite(e) && isfinite(g0) && isfinite(g1) ? RX_OK
                                                        : RX_ENUMERIC;
+}
+
+rx_status rx__m25_step(const rx__target *t, double *theta, double *grad,
+                       double *energy, int sgld, double eta, double tau,
+                       uint64_t seed, uint32_t entity, uint64_t k)
+{
+    return m25_core(t, theta, grad, energy, sgld, eta, tau, seed, entity, k,
+                    NULL);
+}
+
+rx_status rx__m25_step_pre(const rx__target *t, double *theta, double *grad,
+                           double *energy, int sgld, double eta, double tau,
+                           const double zpre[5])
+{
+    return m25_core(t, theta, grad, energy, sgld, eta, tau, 0, 0, 0, zpre);
+}
+
+void rx__m25_draws(const rx__target *t, uint64_t seed, uint32_t entity,
+                   uint64_t k, double z[5])
+{
+    m25_draws(t, 1, seed, entity, k, z);
 }
 
 rx_status rx__mixture25_init(rx__target *t, const rx_config *cfg)

@@ -85,6 +85,15 @@ rx_status rx__mixture25_init(rx__target *t, const rx_config *cfg);
 rx_status rx__m25_step(const rx__target *t, double *theta, double *grad,
                        double *energy, int sgld, double eta, double tau,
                        uint64_t seed, uint32_t entity, uint64_t k);
+/* The same step with the five normals rx__m25_draws gave for (seed,
+ * entity, k), drawn ahead. */
+rx_status rx__m25_step_pre(const rx__target *t, double *theta, double *grad,
+                           double *energy, int sgld, double eta, double tau,
+                           const double zpre[5]);
+/* The normals rx__m25_step draws at k for chain `entity`, all five (the
+ * step's two whether or not the position steps with SGLD). */
+void rx__m25_draws(const rx__target *t, uint64_t seed, uint32_t entity,
+                   uint64_t k, double z[5]);
 rx_status rx__gmm_init(rx__target *t, const rx_config *cfg, rx_err *err);
 
 rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err);
