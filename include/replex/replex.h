@@ -215,8 +215,9 @@ typedef struct rx_config {
                         ///< barrier; 1 barrier; 2 partner wherever it
                         ///< applies (network and data targets too)
     int balance;        ///< 0 off, 1 measured (default): move chains
-                        ///< between threads from measured busy time
-                        ///< (analytic targets), 2 rotate (testing aid)
+                        ///< (barrier design) or positions (partner
+                        ///< design) between threads from measured busy
+                        ///< time, 2 rotate (testing aid)
     int balance_noise;  ///< 1 (default): under the barrier design, a thread
                         ///< waiting at the barrier draws the next
                         ///< iteration's Langevin noise (SGLD, SGHMC) for
