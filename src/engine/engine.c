@@ -1140,13 +1140,18 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
  * after the offer that announced it, release/acquire). Each boundary
  * position offers (particle, energy) of every iteration to the neighbour
  * through a ring of RX_RING slots. Both sides wait for the other's offer
- * only when the pair is attempted (active with an open gate); the owner
- * (the left thread) records the statistics of the other iterations later,
- * in order of k, once the offer is there (rx__pend). No thread waits for
- * any other except its two neighbours, and only on those iterations. Everything global (index and trace rows, progress, stop
- * requests, failures) happens at a full barrier every RX_GLOBAL_EVERY
- * iterations and wherever a row or progress report is due; there thread 0
- * assembles the map and sums the counters. Decisions are the same pure
+ * only when the pair is attempted (active with an open gate), and then
+ * one iteration later (partner_decide, after the inner positions' steps);
+ * the owner (the left thread) records the statistics of the other
+ * iterations later, in order of k, once the offer is there (rx__pend). No
+ * thread waits for any other except its two neighbours, and only on those
+ * iterations. Each thread writes the index rows of its positions (their
+ * boundary pairs decided at once there); everything global (trace rows,
+ * progress, stop requests, failures) happens at a full barrier every
+ * RX_GLOBAL_EVERY iterations and wherever a trace row or progress report
+ * is due; there thread 0 assembles the map and sums the counters. While
+ * it waits for an offer, a thread draws its inner particles' normals
+ * ahead (rx__bank, the fused 2-D step). Decisions are the same pure
  * functions of energies, ladder, seed and k as in the barrier design, so
  * both give bitwise the same runs for any thread count.
  *
@@ -1156,8 +1161,8 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
  * cuts towards the less busy threads (lb_plan, as in the barrier design:
  * while the difference exceeds 1.25 times the busier thread's mean cost
  * per position), hands the moved pairs' statistics to their new owner
- * (partner_move_stats), and every thread takes the assembled map and the
- * gates of its new pairs. CPU time, not wall time: a thread the system
+ * (partner_move_stats), and every thread takes its block's part of the
+ * assembled map and the gates of its new pairs. CPU time, not wall time: a thread the system
  * deschedules holds its neighbours up whatever it owns, so those spells
  * must not move positions.
  */
@@ -1620,7 +1625,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
         El = left_open ? Eloc[xs->at[lo]] : 0.0;
         Er = right_open ? Eloc[xs->at[hi - 1]] : 0.0;
         const int pin_hi = nbr ? hi - 2 : phi; /* the inner pairs */
-        rx__exchange_range(&c->xc, xs, Eloc, k, par, lo, pin_hi, 0);
+        rx__exchange_range(&c->xc, xs, Eloc, k, par, lo, pin_hi);
         const int global = k == glob_k;
         const int idx_now = r->index_every > 0 && k == idx_k;
         if (left_open | right_open) {
@@ -1769,18 +1774,23 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 ts->lb_wait = 0.0;
             }
             if (c->partner_recut) {
-                /* the new block: the whole map, the gates of its pairs */
+                /* the new block: its part of the map (the rest of gmap
+                 * is not ordered against the neighbours' writes at the
+                 * next full barrier, and the other entries this thread
+                 * reads, at[lo - 1] and at[hi], come from offers), the
+                 * gates of its pairs */
                 lo = cuts[t];
                 hi = cuts[t + 1];
                 phi = t + 1 < nthr ? hi - 1 : hi - 2;
                 glo = lo > 0 ? lo - 1 : 0;
                 pr = nb_right ? hi - 1 : -1;
-                can_defer = !c->no_defer && !(hi - lo == 1 && (lo == 0 || hi == P));
+                can_defer =
+                    !c->no_defer && !(hi - lo == 1 && (lo == 0 || hi == P));
                 partner_order(lo, hi, nbl, nbr, ord, &n_inner, &n_ord);
                 bk.q0 = bk.q = lo + nbl;
                 bk.q1 = hi - nbr;
                 bkp = c->bank && bk.q0 < bk.q1 ? &bk : NULL;
-                for (int q = 0; q < P; ++q) {
+                for (int q = lo; q < hi; ++q) {
                     xs->at[q] = gmap[q];
                     xs->pos[gmap[q]] = q;
                 }

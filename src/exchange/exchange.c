@@ -244,36 +244,25 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
 
 /*
  * The partner design (src/engine): a thread owns positions lo..hi-1 and the
- * pairs plo..phi (its inner pairs and the boundary pair to its right);
- * the boundary pair to its left (plo - 1) belongs to the thread on the left.
+ * pairs lo..phi (its inner pairs and the boundary pair to its right); the
+ * boundary pair to its left (lo - 1) belongs to the thread on the left.
+ * rx__exchange_range evaluates and swaps the inner pairs; a boundary pair
+ * is decided by both of its threads with rx__exchange_boundary.
  */
 
-int rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
-                       int64_t k, int par, int plo, int phi, int left_open)
+void rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
+                        int64_t k, int par, int plo, int phi)
 {
-    const int need_u = xc->rule != RX_RULE_DETERMINISTIC;
-    const int first = left_open ? plo - 1 : plo;
-    if (need_u)
-        for (int b = first / 4; first <= phi && b <= phi / 4; ++b)
+    if (xc->rule != RX_RULE_DETERMINISTIC)
+        for (int b = plo / 4; plo <= phi && b <= phi / 4; ++b)
             rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k,
                          (uint32_t)b, xs->u + 4 * b);
-    /* conditions of every owned pair from the pre-swap state (and the
-     * left pair's decision, which its owner records) */
+    /* conditions of every pair from the pre-swap state */
     for (int p = plo; p <= phi; ++p)
         eval_pair(xc, xs, E, p, k);
-    int lcond = 0;
-    if (left_open) {
-        double prob;
-        lcond = decide(xc, xs, E, plo - 1, plo, xs->u[plo - 1], k, &prob);
-    }
     for (int p = plo; p <= phi; ++p)
         if (((p + 1) & 1) == par && xs->gate[p])
             attempt(xs, &xs->ev[p], p);
-    if (lcond) {
-        do_swap(xs, plo - 1, plo);
-        xs->gate[plo - 1] = 0;
-    }
-    return lcond;
 }
 
 void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,

@@ -81,18 +81,17 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
  * thread owning positions lo..hi-1 owns pairs plo = lo .. phi (hi - 1, or
  * hi - 2 for the last thread). rx__exchange_sched returns the parity of k
  * (active pairs: (p + 1) % 2 == parity) and opens the gates of pairs
- * glo..phi at a window start. rx__exchange_range then evaluates every
- * owned pair from the pre-swap state into xs->ev, decides the left
- * boundary pair plo - 1 when left_open (active with an open gate; its
- * owner records it) and swaps the active, open pairs in xs->at / xs->pos.
- * xs->at must hold the occupants of positions plo - 1 (when left_open)
- * to phi + 1 and E their energies: the same swaps as rx__exchange.
- * Returns 1 when the left boundary pair swapped.
+ * glo..phi at a window start. rx__exchange_range then evaluates the pairs
+ * plo..phi (the engine passes its inner pairs; the boundary pairs go
+ * through rx__exchange_boundary) from the pre-swap state into xs->ev and
+ * swaps the active, open ones in xs->at / xs->pos. xs->at must hold the
+ * occupants of positions plo to phi + 1 and E their energies: the same
+ * swaps as rx__exchange.
  */
 int rx__exchange_sched(const rx__xconf *xc, rx__xstate *xs, int64_t k,
                        int glo, int phi);
-int rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
-                       int64_t k, int par, int plo, int phi, int left_open);
+void rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
+                        int64_t k, int par, int plo, int phi);
 
 /* The event of pair p at iteration k when it is not attempted (inactive or
  * gate closed), from the energies of its occupants: evaluated, cond and
