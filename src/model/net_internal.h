@@ -125,8 +125,10 @@ typedef int32_t rx__vi __attribute__((vector_size(4 * RX__VW)));
  * vector copy that memcpy would turn into a library call. */
 typedef float rx__vfu
     __attribute__((vector_size(4 * RX__VW), aligned(4), may_alias));
+/* (not under ThreadSanitizer: the clones' ifunc resolvers run before its
+ * runtime is set up and crash the program at load) */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-    defined(__linux__)
+    defined(__linux__) && !defined(__SANITIZE_THREAD__)
 #define RX__CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define RX__CLONES
