@@ -3,6 +3,8 @@
  * 3 threads gives bitwise identical samples, index process, counters and
  * per-pair statistics, for every schedule and with injected noise.
  */
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -401,8 +403,77 @@ static void check_partner_grid(void)
     CHECK_MSG(moved >= 20, "partner grid: the cuts moved in %d cells", moved);
 }
 
+/* A slow 2-D Gaussian (a busy loop per evaluation) that raises the stop
+ * flag at its `at`-th evaluation, from whichever thread makes it. */
+typedef struct {
+    volatile sig_atomic_t flag;
+    atomic_int calls;
+    int at;
+} stopper;
+
+static rx_status slow_stop(void *user, const double *th, size_t dim,
+                           double *e, double *g)
+{
+    stopper *s = user;
+    double q = 0.0;
+    for (size_t j = 0; j < dim; ++j) {
+        q += th[j] * th[j];
+        if (g)
+            g[j] = th[j];
+    }
+    volatile double x = 0.0;
+    for (int r = 0; r < 40000; ++r)
+        x += r;
+    if (atomic_fetch_add(&s->calls, 1) + 1 == s->at)
+        s->flag = 1;
+    *e = 0.5 * q;
+    return RX_OK;
+}
+
+/* rx_set_stop_flag under the partner design on a slow target: the run
+ * stops within a few iterations of the request (its full barriers, where
+ * stop requests are read, come every few ms of iterations; with a fixed
+ * 256 it stopped after iteration 256). */
+static void check_partner_stop(void)
+{
+    rx_config c;
+    rx_config_default(&c);
+    c.seed = 8;
+    c.iterations = 3000;
+    c.threads = 2;
+    c.sync = 2;
+    c.target.kind = RX_TARGET_CALLBACK;
+    c.tempering.n_chains = 4;
+    c.tempering.scheme = RX_SCHEME_DEO;
+    c.ladder.tau.kind = RX_LADDER_GEOMETRIC;
+    c.ladder.tau.min = 1;
+    c.ladder.tau.max = 4;
+    c.record.trace_every = 0; /* no trace rows: they bring full barriers */
+    c.record.index_every = 0;
+    stopper s = {0, 0, 4 * 70}; /* about iteration 70 */
+    rx_callback_target cb = {2, slow_stop, &s};
+    rx_ctx *ctx = NULL;
+    rx_err err;
+    rx_status st = rx_create(&ctx, &c, &cb, (rx_logger){0}, &err);
+    rx_config_free(&c);
+    CHECK_MSG(st == RX_OK, "partner stop: %s", err.msg);
+    if (st != RX_OK)
+        return;
+    rx_set_stop_flag(ctx, &s.flag);
+    st = rx_run(ctx);
+    rx_results r;
+    rx_get_results(ctx, &r);
+    CHECK_MSG(st == RX_EABORTED && r.partner == 1,
+              "partner stop: status %d, partner %d", (int)st, r.partner);
+    CHECK_MSG(r.iterations >= 69 && r.iterations <= 70 + 48,
+              "partner stop: asked near iteration 70, stopped after %lld",
+              (long long)r.iterations);
+    rx_destroy(&ctx);
+}
+
 int main(void)
 {
+    check_partner_stop();
     check_partner_grid();
     check_fused();
     check_zhelp(RX_STEP_SGLD);

@@ -544,7 +544,9 @@ RX_API rx_status rx_checkpoint_enable(rx_ctx *c, const char *path,
 RX_API rx_status rx_checkpoint_resume(rx_ctx *c, const char *path);
 /**
  * Stop cleanly when *flag becomes non-zero (e.g. set by a signal handler):
- * the run stops after the step phase of the next iteration, writes a
+ * the run stops after the step phase of the next iteration (under the
+ * partner design, cfg.sync, at its next full barrier: within about 5 ms of
+ * iterations, or the next iteration where one takes longer), writes a
  * checkpoint if enabled, and rx_run returns RX_EABORTED.
  */
 RX_API rx_status rx_set_stop_flag(rx_ctx *c, volatile sig_atomic_t *flag);

@@ -161,6 +161,9 @@ struct rx_ctx {
     int partner;                /* synchronisation: the partner design */
     int partner_recut;          /* partner: thread 0 moved the cuts at the
                                  * last full barrier */
+    int64_t partner_gevery;     /* partner: the full barriers' period */
+    int64_t partner_gk;         /* partner: the last full barrier's k */
+    double partner_gt;          /* partner: and its time (rx__now) */
     int partner_stop;           /* partner: thread 0's stop decision at
                                  * a full barrier, read after the next */
     int *final_cut;             /* nt_used + 1 chain-range cuts at the end */

@@ -1148,8 +1148,9 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
  * iterations. Each thread writes the index rows of its positions (their
  * boundary pairs decided at once there); everything global (trace rows,
  * progress, stop requests, failures) happens at a full barrier every
- * RX_GLOBAL_EVERY iterations and wherever a trace row or progress report
- * is due; there thread 0 assembles the map and sums the counters. While
+ * c->partner_gevery iterations (adapted to the iteration time: at most
+ * about RX_GLOBAL_SECONDS apart) and wherever a trace row or progress
+ * report is due; there thread 0 assembles the map and sums the counters. While
  * it waits for an offer, a thread draws its inner particles' normals
  * ahead (rx__bank, the fused 2-D step). Decisions are the same pure
  * functions of energies, ladder, seed and k as in the barrier design, so
@@ -1167,7 +1168,12 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
  * must not move positions.
  */
 enum { RX_RING = 64, RX_GLOBAL_EVERY = 256, RX_CONSUMED_EVERY = 8,
-       RX_PEND_BATCH = 16, RX_PLB_WINDOW = 1024 };
+       RX_PEND_BATCH = 16, RX_PLB_WINDOW = 1024, RX_GLOBAL_MAX = 4096 };
+/* The full barriers' period adapts to the iteration time: the largest
+ * power of two up to RX_GLOBAL_MAX whose iterations take at most this long
+ * (stop requests and failures wait for a full barrier), from one
+ * iteration on a slow target; RX_GLOBAL_EVERY under balance: rotate. */
+static const double RX_GLOBAL_SECONDS = 0.005;
 
 typedef struct rx__offer {
     atomic_llong stamp; /* k + 1 once (id, E) of iteration k are written */
@@ -1455,10 +1461,10 @@ static inline int64_t next_end(int64_t from, int64_t every)
 }
 
 /* The partner design's next full barrier at or after iteration `from`:
- * the last iteration, every RX_GLOBAL_EVERY-th, trace rows, progress. */
+ * the last iteration, every c->partner_gevery-th, trace rows, progress. */
 static int64_t next_global(const rx_ctx *c, int64_t from)
 {
-    int64_t g = c->cfg.iterations - 1, e = next_end(from, RX_GLOBAL_EVERY);
+    int64_t g = c->cfg.iterations - 1, e = next_end(from, c->partner_gevery);
     if (e < g)
         g = e;
     if (c->rec.trace_every > 0 && (e = next_end(from, c->rec.trace_every)) < g)
@@ -1662,8 +1668,6 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             idx_row++;
             idx_k += r->index_every;
         }
-        if (global)
-            glob_k = next_global(c, k + 1);
         double tg = timing ? rx__now() : 0.0, t_gw = 0.0;
         if (global) {
             if (nb_right) {
@@ -1676,10 +1680,9 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             for (int p = lo; p <= phi; ++p)
                 ggate[p] = xs->gate[p];
             /* a cut check: this thread's busy seconds since the last one */
-            const int check = plb && k + 1 < K &&
-                              (k + 1) % (c->cfg.balance == 2
-                                             ? RX_GLOBAL_EVERY
-                                             : RX_PLB_WINDOW) == 0;
+            const int check =
+                plb && k + 1 < K &&
+                (c->cfg.balance == 2 || (k + 1) % RX_PLB_WINDOW == 0);
             double tq = rx__now();
             if (check) { /* CPU time: a descheduled spell is no work */
                 const double b = rx__thread_cpu() - ts->lb_t0 - ts->lb_wait;
@@ -1749,6 +1752,18 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 f1 = c->fail_flag[1];
                 c->partner_stop = f0 || f1 || c->stop_now;
                 c->partner_recut = 0;
+                /* the next period from this one's iteration time */
+                if (c->cfg.balance != 2) {
+                    const double now = rx__now();
+                    const double per =
+                        (now - c->partner_gt) / (double)(k - c->partner_gk);
+                    int64_t g = RX_GLOBAL_MAX;
+                    while (g > 1 && (double)g * per > RX_GLOBAL_SECONDS)
+                        g /= 2;
+                    c->partner_gevery = g;
+                    c->partner_gt = now;
+                    c->partner_gk = k;
+                }
                 if (check && !c->partner_stop) {
                     int *old = cuts + 2 * ncut; /* the barrier design's plan */
                     memcpy(old, cuts, sizeof(int) * (size_t)(nthr + 1));
@@ -1773,6 +1788,9 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 ts->lb_t0 = rx__thread_cpu();
                 ts->lb_wait = 0.0;
             }
+            /* every thread reads the period thread 0 set between the
+             * barriers, so all agree on the next full barrier */
+            glob_k = next_global(c, k + 1);
             if (c->partner_recut) {
                 /* the new block: its part of the map (the rest of gmap
                  * is not ordered against the neighbours' writes at the
@@ -1871,8 +1889,13 @@ rx_status rx_run(rx_ctx *c)
         return rx__fail(&c->err, RX_ENOMEM, "rx_run: out of memory");
     }
     int lb_moves = 0;
-    /* the partner design's rings (two per thread) and assembled map */
+    /* the partner design's rings (two per thread) and assembled map; its
+     * first full barrier comes after one iteration under the measured
+     * balance, so the period adapts at once */
     c->partner = partner_applies(c);
+    c->partner_gevery = c->cfg.balance == 2 ? RX_GLOBAL_EVERY : 1;
+    c->partner_gk = -1;
+    c->partner_gt = rx__now();
     rx__edge *edges = NULL;
     int32_t *gmap = NULL;
     uint8_t *ggate = NULL; /* the gates at a full barrier (load balance) */
