@@ -10,7 +10,7 @@
  *            (rx__engine_no_defer)
  *   bank     the partner design's waits drawing the fused chain-step's
  *            normals ahead (the default) against plain waiting
- *            (rx__engine_bank_always(ctx, -1))
+ *            (rx__engine_bank(ctx, -1))
  * Printed: the mean chain-steps/s of each, the median and quartiles of the
  * per-pair ratio on / off, and how many pairs `on` won. With 1 thread the
  * two are the same run (both features need 2 threads), which gives the
@@ -65,7 +65,7 @@ static double run(int threads, int feat, int on, rx_scheme sch, long K)
     if (feat == F_DEFER)
         rx__engine_no_defer(ctx, !on);
     if (feat == F_BANK)
-        rx__engine_bank_always(ctx, on ? 0 : -1);
+        rx__engine_bank(ctx, on ? 0 : -1);
     double v = -1.0;
     if (rx_run(ctx) == RX_OK) {
         rx_results r;

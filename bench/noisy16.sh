@@ -24,8 +24,9 @@ base() {
     awk -F'|' '$2 + 0 == 16 {printf "%.3f", $3 + 0}'; }
 # The cells of a round run in one order on odd rounds and in the reverse
 # order on even ones: on this VM the second of two back-to-back runs is
-# slower (an A/A pair of one build, 10 rounds: 0.957, the second faster in
-# 1 of 10), so a fixed order would always put one cell behind another.
+# slower (one build against itself, `ORDER=fixed bash bench/ab_builds.sh
+# 10 1 deo_star B B`: 0.957, the second faster in 1 of 10), so a fixed
+# order would always put one cell behind another.
 {
 echo "round,baseline,deo_1t,deo_2t,deo_star_1t,deo_star_2t"
 for r in $(seq 1 "$R"); do

@@ -119,6 +119,32 @@ static int same(const rx_results *a, const rx_results *b)
            a->restarts == b->restarts && a->total_swaps == b->total_swaps;
 }
 
+/* 0.5 |theta|^2 into *e and theta into g (when not NULL), after `spin`
+ * units of busy work: the callback targets below make their cost vary. */
+static rx_status gauss_spin(const double *th, size_t dim, double *e,
+                            double *g, unsigned spin)
+{
+    double s = 0.0;
+    for (size_t j = 0; j < dim; ++j) {
+        s += th[j] * th[j];
+        if (g)
+            g[j] = th[j];
+    }
+    volatile double x = 0.0;
+    for (unsigned r = 0; r < spin; ++r)
+        x += r;
+    *e = 0.5 * s;
+    return RX_OK;
+}
+
+/* The bits of a coordinate, a cheap pseudo-random function of the state. */
+static uint64_t bits_of(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
 /* A Gaussian target of dimension 3000 whose cost varies with theta, so
  * that threads reach the barrier at different times and the waiting one
  * draws noise ahead for the other's chains (balance_noise), sometimes the
@@ -127,19 +153,8 @@ static rx_status slow_gauss(void *user, const double *th, size_t dim,
                             double *e, double *g)
 {
     (void)user;
-    double s = 0.0;
-    for (size_t j = 0; j < dim; ++j) {
-        s += th[j] * th[j];
-        if (g)
-            g[j] = th[j];
-    }
-    uint64_t bits;
-    memcpy(&bits, &th[0], sizeof bits);
-    volatile double x = 0.0;
-    for (unsigned r = 0, n = (unsigned)((bits >> 24) % 4) * 4000; r < n; ++r)
-        x += r;
-    *e = 0.5 * s;
-    return RX_OK;
+    return gauss_spin(th, dim, e, g,
+                      (unsigned)((bits_of(th[0]) >> 24) % 4) * 4000);
 }
 
 static rx_ctx *run_zhelp(int threads, int on, rx_step_kind kind)
@@ -209,7 +224,7 @@ static void check_zhelp(rx_step_kind kind)
 /* src/engine/ctx.h (testing): the generic chain-step only; the normals
  * drawn ahead in every iteration */
 void rx__engine_generic_only(rx_ctx *c, int on);
-void rx__engine_bank_always(rx_ctx *c, int on);
+void rx__engine_bank(rx_ctx *c, int mode);
 
 /* The fused chain-step of the 25-mode target (rx__m25_step: SGLD or SGD,
  * ziggurat draws) and the fresh pair noise drawn ahead in the step phase
@@ -273,7 +288,7 @@ static void check_fused(void)
                 break;
             rx__engine_generic_only(ctx[g], g);
             /* the partner design's normals drawn ahead, every iteration */
-            rx__engine_bank_always(ctx[g], !g);
+            rx__engine_bank(ctx[g], !g);
             st = rx_run(ctx[g]);
             CHECK_MSG(st == RX_OK, "fused case %zu: %s", j, rx_errmsg(ctx[g]));
         }
@@ -296,21 +311,10 @@ static rx_status jitter_gauss(void *user, const double *th, size_t dim,
                               double *e, double *g)
 {
     (void)user;
-    double s = 0.0;
-    for (size_t j = 0; j < dim; ++j) {
-        s += th[j] * th[j];
-        if (g)
-            g[j] = th[j];
-    }
-    uint64_t bits;
-    memcpy(&bits, &th[1], sizeof bits);
-    volatile double x = 0.0;
-    for (unsigned r = 0, n = (unsigned)((bits >> 20) % 8 == 0) *
-                             (unsigned)((bits >> 23) % 16) * 500;
-         r < n; ++r)
-        x += r;
-    *e = 0.5 * s;
-    return RX_OK;
+    const uint64_t b = bits_of(th[1]);
+    return gauss_spin(th, dim, e, g,
+                      (unsigned)((b >> 20) % 8 == 0) *
+                          (unsigned)((b >> 23) % 16) * 500);
 }
 
 static rx_ctx *run_grid(int P, int threads, rx_scheme scheme, int W,
@@ -415,19 +419,10 @@ static rx_status slow_stop(void *user, const double *th, size_t dim,
                            double *e, double *g)
 {
     stopper *s = user;
-    double q = 0.0;
-    for (size_t j = 0; j < dim; ++j) {
-        q += th[j] * th[j];
-        if (g)
-            g[j] = th[j];
-    }
-    volatile double x = 0.0;
-    for (int r = 0; r < 40000; ++r)
-        x += r;
+    const rx_status st = gauss_spin(th, dim, e, g, 40000);
     if (atomic_fetch_add(&s->calls, 1) + 1 == s->at)
         s->flag = 1;
-    *e = 0.5 * q;
-    return RX_OK;
+    return st;
 }
 
 /* rx_set_stop_flag under the partner design on a slow target: the run

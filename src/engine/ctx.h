@@ -151,8 +151,8 @@ struct rx_ctx {
                                  * boundary pairs in their own iteration */
     int bank;                   /* partner design, fused chain-step, more
                                  * than one thread: waits draw ahead */
-    int bank_always;            /* testing: 1 draw ahead every iteration,
-                                 * -1 never (rx__engine_bank_always) */
+    int bank_mode;              /* testing: 1 draw ahead every iteration,
+                                 * -1 never (rx__engine_bank) */
     int generic_only;           /* testing: neither the fused chain-step
                                  * nor pair noise drawn ahead */
     rx__zhelp *zh;              /* balance_noise: P slots, or NULL */
@@ -202,8 +202,8 @@ void rx__engine_generic_only(rx_ctx *c, int on);
 void rx__engine_no_defer(rx_ctx *c, int on);
 /* Testing and benchmarks: under the partner design with the fused
  * chain-step, draw the inner particles' normals ahead in every iteration
- * (on > 0: not only while waiting, so the drawn-ahead path runs whatever
- * the timing), or never (on < 0); 0: while waiting (the default). */
-void rx__engine_bank_always(rx_ctx *c, int on);
+ * (mode > 0: not only while waiting, so the drawn-ahead path runs whatever
+ * the timing), or never (mode < 0); 0: while waiting (the default). */
+void rx__engine_bank(rx_ctx *c, int mode);
 
 #endif

@@ -1595,7 +1595,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                      &t_en);
         }
         double tb = timing ? rx__now() : 0.0;
-        if (bkp && c->bank_always)
+        if (bkp && c->bank_mode > 0)
             while (bank_one(bkp))
                 ;
         if (my_left)
@@ -1848,10 +1848,10 @@ void rx__engine_no_defer(rx_ctx *c, int on)
         c->no_defer = on != 0;
 }
 
-void rx__engine_bank_always(rx_ctx *c, int on)
+void rx__engine_bank(rx_ctx *c, int mode)
 {
     if (c)
-        c->bank_always = on > 0 ? 1 : on < 0 ? -1 : 0;
+        c->bank_mode = mode > 0 ? 1 : mode < 0 ? -1 : 0;
 }
 
 rx_status rx_run(rx_ctx *c)
@@ -1929,7 +1929,7 @@ rx_status rx_run(rx_ctx *c)
                (k1 == RX_STEP_SGLD || k1 == RX_STEP_SGD) &&
                c->cfg.faults.policy != 1 && !c->vc.on && !timing;
     /* the partner design's waits draw the fused step's normals ahead */
-    c->bank = c->fused && c->partner && c->nt_req > 1 && c->bank_always >= 0;
+    c->bank = c->fused && c->partner && c->nt_req > 1 && c->bank_mode >= 0;
     /* the barrier design with fresh pair noise: each thread draws its
      * share of the comparisons' noise in the step phase (by parity of k),
      * instead of every thread drawing all of it in the exchange; without

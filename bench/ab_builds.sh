@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Two replex builds (or one against itself) on the noisy 25-mode run of
+# bench/noisy16.sh (P = 16, energy and gradient noise sd 2, ziggurat,
+# record.thin 100, index and trace rows off), ROUNDS pairs of `replex run`,
+# M chain-steps/s; then the median B/A ratio per pair and how many pairs B
+# won. ORDER=alternate (default) runs A-B on odd pairs and B-A on even
+# ones; ORDER=fixed always runs A first: on this VM the second of two
+# back-to-back runs is slower (A = B: 0.957, docs/performance.md).
+# ITERS (default 400000) and EXTRA (more --set options, applied to both)
+# come from the environment.
+# Usage: bash bench/ab_builds.sh ROUNDS THREADS deo|deo_star REPLEX_A REPLEX_B
+set -u
+[ $# -eq 5 ] || {
+  echo "usage: bash bench/ab_builds.sh ROUNDS THREADS deo|deo_star A B" >&2
+  exit 2; }
+R=$1 T=$2 S=$3 A=$4 B=$5
+out=$(mktemp -d "${TMPDIR:-/tmp}/replex-ab.XXXXXX")
+one() { # replex
+  # shellcheck disable=SC2086
+  "$1" run yaml/mixture25_deo.yaml -o "$out/r" --force -q --no-plots \
+    --threads "$T" --set rng.normal=ziggurat --set tempering.scheme="$S" \
+    --set iterations="${ITERS:-400000}" --set target.energy_noise_sd=2 \
+    --set target.grad_noise_sd=2 --set record.index_every=0 \
+    --set record.trace_every=0 --set record.thin=100 ${EXTRA:-} || exit 1
+  grep -o '"chain_steps_per_s": [0-9.]*' "$out/r/summary.json" |
+    awk '{printf "%.3f", $2 / 1e6}'; }
+for r in $(seq 1 "$R"); do
+  if [ "${ORDER:-alternate}" = fixed ] || [ $((r % 2)) -eq 1 ]; then
+    a=$(one "$A"); b=$(one "$B")
+  else
+    b=$(one "$B"); a=$(one "$A")
+  fi
+  echo "$a $b"
+done | tee "$out/pairs.txt"
+python3 - "$out/pairs.txt" <<'PY'
+import statistics as st, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
+r = [b / a for a, b in rows]
+print("A median %.2f M, B median %.2f M; B/A median %.3f (%.3f-%.3f), "
+      "B faster in %d of %d" % (st.median(a for a, _ in rows),
+      st.median(b for _, b in rows), st.median(r), min(r), max(r),
+      sum(x > 1 for x in r), len(r)))
+PY
+rm -rf "$out"
