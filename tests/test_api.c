@@ -77,8 +77,10 @@ static rx_status on_progress(void *user, const rx_progress *p)
 {
     prog_t *g = user;
     g->calls++;
-    int64_t want = p->iteration == g->K ? g->K
-                                        : g->last_iter + g->every;
+    /* every = 0 (paced by time): any increasing iteration */
+    int64_t want = p->iteration == g->K || g->every == 0
+                       ? p->iteration
+                       : g->last_iter + g->every;
     if (p->iteration != want || p->iteration <= g->last_iter ||
         p->iterations != g->K || p->trips_a5 < g->last_trips ||
         p->elapsed_s < g->last_elapsed || !(p->mean_accept >= 0.0) ||
@@ -146,10 +148,10 @@ static void test_progress(void)
     rx_ctx *ctx = NULL;
     rx_err err;
     if (rx_create(&ctx, &c, NULL, (rx_logger){0}, &err) == RX_OK) {
-        CHECK(rx_set_progress(ctx, on_progress, NULL, 0) == RX_EINVAL);
+        CHECK(rx_set_progress(ctx, on_progress, NULL, -1) == RX_EINVAL);
         CHECK(strstr(rx_errmsg(ctx), "every") != NULL);
         /* fn NULL: none (every is then ignored) */
-        CHECK(rx_set_progress(ctx, NULL, NULL, 0) == RX_OK);
+        CHECK(rx_set_progress(ctx, NULL, NULL, -1) == RX_OK);
         CHECK(rx_run(ctx) == RX_OK);
     } else {
         CHECK_MSG(0, "%s", err.msg);
@@ -183,6 +185,22 @@ static void test_progress(void)
     CHECK(i0 && i1 && memcmp(i0, i1, (size_t)r0.n_index *
                                          (size_t)r0.n_chains *
                                          sizeof(int32_t)) == 0);
+    free(s1);
+    free(i1);
+
+    /* every = 0, paced by time: increasing iterations, the last after K,
+     * the same results */
+    prog_t a = {0, -1, 0, 0, 0, 0, 0, 0.0};
+    st = progress_run(K, &a, 0, &r1, &s1, &i1, msg, sizeof msg);
+    CHECK_MSG(st == RX_OK, "%s", msg);
+    CHECK_MSG(a.calls >= 1 && a.bad == 0 && a.last_iter == K,
+              "paced: %d calls, %d bad, last %lld", a.calls, a.bad,
+              (long long)a.last_iter);
+    CHECK(r0.trips_a5 == r1.trips_a5 && r0.total_swaps == r1.total_swaps);
+    CHECK(s1 && memcmp(s0, s1, (size_t)r0.n_samples * r0.dim *
+                                   sizeof(float)) == 0);
+    CHECK(i1 && memcmp(i0, i1, (size_t)r0.n_index * (size_t)r0.n_chains *
+                                   sizeof(int32_t)) == 0);
     free(s1);
     free(i1);
 

@@ -425,6 +425,23 @@ static rx_status slow_stop(void *user, const double *th, size_t dim,
     return st;
 }
 
+/* The slow-target runs below: 4 chains of a 2-D callback target under
+ * DEO on 2 threads, synchronisation `sync` (1 barrier, 2 partner). */
+static void slow4_config(rx_config *c, uint64_t seed, int64_t K, int sync)
+{
+    rx_config_default(c);
+    c->seed = seed;
+    c->iterations = K;
+    c->threads = 2;
+    c->sync = sync;
+    c->target.kind = RX_TARGET_CALLBACK;
+    c->tempering.n_chains = 4;
+    c->tempering.scheme = RX_SCHEME_DEO;
+    c->ladder.tau.kind = RX_LADDER_GEOMETRIC;
+    c->ladder.tau.min = 1;
+    c->ladder.tau.max = 4;
+}
+
 /* rx_set_stop_flag under the partner design on a slow target: the run
  * stops within a few iterations of the request (its full barriers, where
  * stop requests are read, come every few ms of iterations; with a fixed
@@ -432,17 +449,7 @@ static rx_status slow_stop(void *user, const double *th, size_t dim,
 static void check_partner_stop(void)
 {
     rx_config c;
-    rx_config_default(&c);
-    c.seed = 8;
-    c.iterations = 3000;
-    c.threads = 2;
-    c.sync = 2;
-    c.target.kind = RX_TARGET_CALLBACK;
-    c.tempering.n_chains = 4;
-    c.tempering.scheme = RX_SCHEME_DEO;
-    c.ladder.tau.kind = RX_LADDER_GEOMETRIC;
-    c.ladder.tau.min = 1;
-    c.ladder.tau.max = 4;
+    slow4_config(&c, 8, 3000, 2);
     c.record.trace_every = 0; /* no trace rows: they bring full barriers */
     c.record.index_every = 0;
     stopper s = {0, 0, 4 * 70}; /* about iteration 70 */
@@ -466,8 +473,78 @@ static void check_partner_stop(void)
     rx_destroy(&ctx);
 }
 
+/* Progress paced by time (rx_set_progress with every = 0): calls after
+ * increasing iterations, the last after K */
+typedef struct {
+    int calls, bad;
+    int64_t last, gap;
+} paced;
+
+static rx_status on_paced(void *user, const rx_progress *p)
+{
+    paced *g = user;
+    g->calls++;
+    g->bad += p->iteration <= g->last;
+    if (p->iteration - g->last > g->gap)
+        g->gap = p->iteration - g->last;
+    g->last = p->iteration;
+    return RX_OK;
+}
+
+static rx_status spin_gauss(void *user, const double *th, size_t dim,
+                            double *e, double *g)
+{
+    (void)user;
+    return gauss_spin(th, dim, e, g, 400000);
+}
+
+/* On a slow target (about 1 ms an iteration here: 2 evaluations of
+ * 400,000 spins per thread) the calls come every few iterations under both
+ * designs; a fixed period of 64 (the CLI's before) would have called once,
+ * after the 48th. The runs give the same bits as without a callback. */
+static void check_paced_progress(void)
+{
+    for (int sync = 1; sync <= 2; ++sync) {
+        rx_ctx *ctx[2] = {NULL, NULL};
+        paced g = {0, 0, 0, 0};
+        for (int with = 0; with < 2; ++with) {
+            rx_config c;
+            slow4_config(&c, 9, 48, sync);
+            c.record.thin = 1;
+            rx_callback_target cb = {2, spin_gauss, NULL};
+            rx_err err;
+            rx_status st =
+                rx_create(&ctx[with], &c, &cb, (rx_logger){0}, &err);
+            rx_config_free(&c);
+            CHECK_MSG(st == RX_OK, "paced progress: %s", err.msg);
+            if (st != RX_OK)
+                break;
+            if (with)
+                CHECK(rx_set_progress(ctx[with], on_paced, &g, 0) == RX_OK);
+            CHECK_MSG(rx_run(ctx[with]) == RX_OK, "paced progress: %s",
+                      rx_errmsg(ctx[with]));
+        }
+        if (ctx[0] && ctx[1]) {
+            rx_results r0, r1;
+            rx_get_results(ctx[0], &r0);
+            rx_get_results(ctx[1], &r1);
+            CHECK_MSG(r1.partner == (sync == 2), "sync %d: partner %d", sync,
+                      r1.partner);
+            CHECK_MSG(g.bad == 0 && g.last == 48 && g.gap <= 16 &&
+                          g.calls >= 3,
+                      "sync %d: %d calls, largest gap %lld, last %lld", sync,
+                      g.calls, (long long)g.gap, (long long)g.last);
+            CHECK_MSG(same(&r0, &r1), "sync %d: a paced callback changed "
+                      "the run", sync);
+        }
+        rx_destroy(&ctx[0]);
+        rx_destroy(&ctx[1]);
+    }
+}
+
 int main(void)
 {
+    check_paced_progress();
     check_partner_stop();
     check_partner_grid();
     check_fused();

@@ -523,7 +523,14 @@ typedef struct rx_progress {
  * cleanly (rx_run then returns RX_EABORTED). Does not change the results.
  */
 typedef rx_status (*rx_progress_fn)(void *user, const rx_progress *p);
-/** Install a progress callback before rx_run (fn NULL = none). */
+/**
+ * Install a progress callback before rx_run (fn NULL = none). every >= 1:
+ * after every every-th iteration; every = 0: paced by time, about every
+ * 5 ms of iterations (a power of two up to 4096 iterations apart, measured
+ * as the run goes; every iteration on a target slower than that), which
+ * under `sync: partner` are the full barriers the engine makes anyway,
+ * while a fixed period adds one wherever it falls. Negative: RX_EINVAL.
+ */
 RX_API rx_status rx_set_progress(rx_ctx *c, rx_progress_fn fn, void *user,
                                  int64_t every);
 

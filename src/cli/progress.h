@@ -16,7 +16,7 @@ typedef struct rx_cli_progress {
     FILE *f;             /* stderr */
     int tty;             /* 1: one self-overwriting line; 0: plain lines */
     int quiet;           /* 1: nothing printed, interrupts still honoured */
-    int64_t every;       /* iterations between callbacks (>= 1) */
+    int64_t every;       /* iterations between callbacks, 0 by time */
     double interval;     /* plain lines: at least this many seconds apart */
     const char *label;   /* prefix of each line, e.g. "run" or "run 3/8" */
     int P;               /* chains, for chain-steps/s */
@@ -30,7 +30,8 @@ typedef struct rx_cli_progress {
                             abort */
 } rx_cli_progress;
 
-/* every <= 0: automatic (see progress.c); interval: seconds (plain mode). */
+/* every <= 0: paced by time (see progress.c); interval: seconds (plain
+ * mode). */
 void rx_cli_progress_init(rx_cli_progress *pr, int quiet, int64_t every,
                           double interval);
 

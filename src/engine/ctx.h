@@ -170,7 +170,11 @@ struct rx_ctx {
     int32_t *final_at;          /* P, after the run */
     rx_progress_fn progress_fn; /* optional, thread 0 */
     void *progress_user;
-    int64_t progress_every;
+    int64_t progress_every;     /* 0: paced by time (progress_due) */
+    int64_t progress_next;      /* barrier design, every 0: the next call
+                                 * after iteration progress_next - 1 */
+    int64_t progress_k;         /* and the last call's k, its time */
+    double progress_t;
     rx__evalst ev;
     /* checkpoints: written by thread 0 after the step phase of an
      * iteration whose flag (by parity) thread 0 set while recording the

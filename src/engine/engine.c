@@ -771,14 +771,50 @@ rx_status rx_set_progress(rx_ctx *c, rx_progress_fn fn, void *user,
 {
     if (!c)
         return RX_EINVAL;
-    if (fn && every < 1)
+    if (fn && every < 0)
         return rx__fail(&c->err, RX_EINVAL,
-                        "rx_set_progress: every must be >= 1, got %lld",
+                        "rx_set_progress: every must be >= 1 (or 0: paced "
+                        "by time), got %lld",
                         (long long)every);
     c->progress_fn = fn;
     c->progress_user = user;
     c->progress_every = every;
     return RX_OK;
+}
+
+/* Periods paced by time (the partner design's full barriers, progress
+ * callbacks with every = 0): the largest power of two up to RX_PERIOD_MAX
+ * whose iterations, at per seconds each, take at most RX_PERIOD_SECONDS
+ * (1 on a target slower than that). */
+enum { RX_PERIOD_MAX = 4096 };
+static const double RX_PERIOD_SECONDS = 0.005;
+
+static int64_t time_period(double per)
+{
+    int64_t g = RX_PERIOD_MAX;
+    while (g > 1 && (double)g * per > RX_PERIOD_SECONDS)
+        g /= 2;
+    return g;
+}
+
+/* Barrier design: is a progress call due after iteration k? every = 0:
+ * about every RX_PERIOD_SECONDS of iterations (thread 0 alone reads and
+ * moves progress_next). */
+static int progress_due(rx_ctx *c, int64_t k)
+{
+    if (k + 1 == c->cfg.iterations)
+        return 1;
+    if (c->progress_every > 0)
+        return (k + 1) % c->progress_every == 0;
+    if (k + 1 < c->progress_next)
+        return 0;
+    const double now = rx__now();
+    c->progress_next =
+        k + 1 + time_period((now - c->progress_t) /
+                            (double)(k - c->progress_k));
+    c->progress_t = now;
+    c->progress_k = k;
+    return 1;
 }
 
 /* Thread 0 after recording iteration k; a refusal stops every thread after
@@ -1149,7 +1185,7 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
  * boundary pairs decided at once there); everything global (trace rows,
  * progress, stop requests, failures) happens at a full barrier every
  * c->partner_gevery iterations (adapted to the iteration time: at most
- * about RX_GLOBAL_SECONDS apart) and wherever a trace row or progress
+ * about RX_PERIOD_SECONDS apart) and wherever a trace row or progress
  * report is due; there thread 0 assembles the map and sums the counters. While
  * it waits for an offer, a thread draws its inner particles' normals
  * ahead (rx__bank, the fused 2-D step). Decisions are the same pure
@@ -1168,12 +1204,10 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
  * must not move positions.
  */
 enum { RX_RING = 64, RX_GLOBAL_EVERY = 256, RX_CONSUMED_EVERY = 8,
-       RX_PEND_BATCH = 16, RX_PLB_WINDOW = 1024, RX_GLOBAL_MAX = 4096 };
-/* The full barriers' period adapts to the iteration time: the largest
- * power of two up to RX_GLOBAL_MAX whose iterations take at most this long
- * (stop requests and failures wait for a full barrier), from one
- * iteration on a slow target; RX_GLOBAL_EVERY under balance: rotate. */
-static const double RX_GLOBAL_SECONDS = 0.005;
+       RX_PEND_BATCH = 16, RX_PLB_WINDOW = 1024 };
+/* The full barriers' period adapts to the iteration time (time_period:
+ * stop requests and failures wait for a full barrier), from one iteration
+ * on a slow target; RX_GLOBAL_EVERY under balance: rotate. */
 
 typedef struct rx__offer {
     atomic_llong stamp; /* k + 1 once (id, E) of iteration k are written */
@@ -1461,7 +1495,8 @@ static inline int64_t next_end(int64_t from, int64_t every)
 }
 
 /* The partner design's next full barrier at or after iteration `from`:
- * the last iteration, every c->partner_gevery-th, trace rows, progress. */
+ * the last iteration, every c->partner_gevery-th, trace rows, progress
+ * (with every > 0; every = 0 reports at these full barriers). */
 static int64_t next_global(const rx_ctx *c, int64_t from)
 {
     int64_t g = c->cfg.iterations - 1, e = next_end(from, c->partner_gevery);
@@ -1469,7 +1504,8 @@ static int64_t next_global(const rx_ctx *c, int64_t from)
         g = e;
     if (c->rec.trace_every > 0 && (e = next_end(from, c->rec.trace_every)) < g)
         g = e;
-    if (c->progress_fn && (e = next_end(from, c->progress_every)) < g)
+    if (c->progress_fn && c->progress_every > 0 &&
+        (e = next_end(from, c->progress_every)) < g)
         g = e;
     return g;
 }
@@ -1731,8 +1767,10 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                     int64_t n = k / rw->index_every + 1;
                     rw->n_index = n < rw->cap_index ? n : rw->cap_index;
                 }
+                /* every = 0: at every full barrier (paced by time) */
                 if (c->progress_fn &&
-                    ((k + 1) % c->progress_every == 0 || k + 1 == K))
+                    (c->progress_every == 0 ||
+                     (k + 1) % c->progress_every == 0 || k + 1 == K))
                     report_progress(c, ts, k, t0);
                 if (k + 1 < K && c->stop_flag && *c->stop_flag &&
                     ts->st == RX_OK) {
@@ -1755,12 +1793,8 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 /* the next period from this one's iteration time */
                 if (c->cfg.balance != 2) {
                     const double now = rx__now();
-                    const double per =
-                        (now - c->partner_gt) / (double)(k - c->partner_gk);
-                    int64_t g = RX_GLOBAL_MAX;
-                    while (g > 1 && (double)g * per > RX_GLOBAL_SECONDS)
-                        g /= 2;
-                    c->partner_gevery = g;
+                    c->partner_gevery = time_period(
+                        (now - c->partner_gt) / (double)(k - c->partner_gk));
                     c->partner_gt = now;
                     c->partner_gk = k;
                 }
@@ -1896,6 +1930,9 @@ rx_status rx_run(rx_ctx *c)
     c->partner_gevery = c->cfg.balance == 2 ? RX_GLOBAL_EVERY : 1;
     c->partner_gk = -1;
     c->partner_gt = rx__now();
+    c->progress_next = 1; /* every = 0: the first call after iteration 0 */
+    c->progress_k = -1;
+    c->progress_t = c->partner_gt;
     rx__edge *edges = NULL;
     int32_t *gmap = NULL;
     uint8_t *ggate = NULL; /* the gates at a full barrier (load balance) */
@@ -2167,8 +2204,7 @@ rx_status rx_run(rx_ctx *c)
                 }
                 if (t == 0) {
                     rx__rec_iter(&c->rec, k, &ts->x);
-                    if (c->progress_fn &&
-                        ((k + 1) % c->progress_every == 0 || k + 1 == K))
+                    if (c->progress_fn && progress_due(c, k))
                         report_progress(c, ts, k, t0);
                     /* checkpoint (or stop) after the step phase of k + 1 */
                     if (k + 1 < K &&
