@@ -11,6 +11,9 @@
  *   bank     the partner design's waits drawing the fused chain-step's
  *            normals ahead (the default) against plain waiting
  *            (rx__engine_bank(ctx, -1))
+ *   threads  1 thread against THREADS threads (the 2 / 1 figure of issue
+ *            6 measured in one process: no process start, the two runs
+ *            of a pair a fraction of a second apart)
  * Printed: the mean chain-steps/s of each, the median and quartiles of the
  * per-pair ratio on / off, and how many pairs `on` won. With 1 thread the
  * two are the same run (both features need 2 threads), which gives the
@@ -30,7 +33,7 @@
 
 enum { MAX_ROUNDS = 400 };
 
-enum { F_BALANCE, F_DEFER, F_BANK };
+enum { F_BALANCE, F_DEFER, F_BANK, F_THREADS };
 
 static double run(int threads, int feat, int on, rx_scheme sch, long K)
 {
@@ -84,6 +87,7 @@ int main(int argc, char **argv)
                      : !strcmp(argv[1], "balance") ? F_BALANCE
                      : !strcmp(argv[1], "defer")   ? F_DEFER
                      : !strcmp(argv[1], "bank")    ? F_BANK
+                     : !strcmp(argv[1], "threads") ? F_THREADS
                                                    : -1;
     const int R = argc > 2 ? atoi(argv[2]) : 30;
     const int T = argc > 3 ? atoi(argv[3]) : 2;
@@ -94,20 +98,22 @@ int main(int argc, char **argv)
     if (feat < 0 || R < 4 ||
         R > MAX_ROUNDS || T < 1 || K < 1000 ||
         (argc > 4 && strcmp(argv[4], "deo") && strcmp(argv[4], "deo_star"))) {
-        fprintf(stderr, "usage: engine_ab balance|defer|bank [ROUNDS 4..%d] "
+        fprintf(stderr, "usage: engine_ab balance|defer|bank|threads "
+                        "[ROUNDS 4..%d] "
                         "[THREADS] [deo|deo_star] [ITERATIONS >= 1000]\n",
                 MAX_ROUNDS);
         return 2;
     }
+    const int T1 = feat == F_THREADS ? 1 : T; /* the `off` run's threads */
     double rat[MAX_ROUNDS], sa = 0.0, sb = 0.0;
     int won = 0;
     for (int r = 0; r < R; ++r) {
         double a, b;
         if (r & 1) {
             b = run(T, feat, 1, sch, K);
-            a = run(T, feat, 0, sch, K);
+            a = run(T1, feat, 0, sch, K);
         } else {
-            a = run(T, feat, 0, sch, K);
+            a = run(T1, feat, 0, sch, K);
             b = run(T, feat, 1, sch, K);
         }
         if (a <= 0.0 || b <= 0.0)
