@@ -2,9 +2,10 @@
  * Progress display and interrupt handling of `replex run`. The display is
  * the library's progress callback (rx_set_progress): thread 0 calls it
  * every `every` iterations (by default paced by time) while the other
- * threads wait, so it only reads the clock and prints when a line is due. The SIGINT/SIGTERM handlers only
- * set a flag; the callback returns RX_EABORTED when it is set, so a run
- * stops between iterations and rx_run returns normally.
+ * threads wait, so it only reads the clock and prints when a line is due.
+ * The SIGINT/SIGTERM handlers only set a flag; the callback returns
+ * RX_EABORTED when it is set, so a run stops between iterations and rx_run
+ * returns normally.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>

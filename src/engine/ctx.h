@@ -118,6 +118,13 @@ void rx__xstate_copy(rx__xstate *dst, const rx__xstate *src, int P);
 /* Free the arrays of a resumed exchange state (at, pos, gate, eta block). */
 void rx__xstate_free_resumed(rx__xstate *x);
 
+/* A period paced by time (engine.c, pace_period): the iteration and the
+ * time (rx__now) of its last end. */
+typedef struct rx__pace {
+    int64_t k;
+    double t;
+} rx__pace;
+
 struct rx_ctx {
     rx_config cfg;
     rx_logger log;
@@ -162,8 +169,7 @@ struct rx_ctx {
     int partner_recut;          /* partner: thread 0 moved the cuts at the
                                  * last full barrier */
     int64_t partner_gevery;     /* partner: the full barriers' period */
-    int64_t partner_gk;         /* partner: the last full barrier's k */
-    double partner_gt;          /* partner: and its time (rx__now) */
+    rx__pace partner_pace;      /* partner: the last full barrier */
     int partner_stop;           /* partner: thread 0's stop decision at
                                  * a full barrier, read after the next */
     int *final_cut;             /* nt_used + 1 chain-range cuts at the end */
@@ -173,8 +179,7 @@ struct rx_ctx {
     int64_t progress_every;     /* 0: paced by time (progress_due) */
     int64_t progress_next;      /* barrier design, every 0: the next call
                                  * after iteration progress_next - 1 */
-    int64_t progress_k;         /* and the last call's k, its time */
-    double progress_t;
+    rx__pace progress_pace;     /* and the last call */
     rx__evalst ev;
     /* checkpoints: written by thread 0 after the step phase of an
      * iteration whose flag (by parity) thread 0 set while recording the

@@ -783,14 +783,18 @@ rx_status rx_set_progress(rx_ctx *c, rx_progress_fn fn, void *user,
 }
 
 /* Periods paced by time (the partner design's full barriers, progress
- * callbacks with every = 0): the largest power of two up to RX_PERIOD_MAX
- * whose iterations, at per seconds each, take at most RX_PERIOD_SECONDS
- * (1 on a target slower than that). */
+ * callbacks with every = 0), at the end of one after iteration k: the
+ * largest power of two up to RX_PERIOD_MAX whose iterations, at the pace
+ * since the last end, take at most RX_PERIOD_SECONDS (1 on a target slower
+ * than that); p moves to (k, now). */
 enum { RX_PERIOD_MAX = 4096 };
 static const double RX_PERIOD_SECONDS = 0.005;
 
-static int64_t time_period(double per)
+static int64_t pace_period(rx__pace *p, int64_t k)
 {
+    const double now = rx__now(), per = (now - p->t) / (double)(k - p->k);
+    p->k = k;
+    p->t = now;
     int64_t g = RX_PERIOD_MAX;
     while (g > 1 && (double)g * per > RX_PERIOD_SECONDS)
         g /= 2;
@@ -808,12 +812,7 @@ static int progress_due(rx_ctx *c, int64_t k)
         return (k + 1) % c->progress_every == 0;
     if (k + 1 < c->progress_next)
         return 0;
-    const double now = rx__now();
-    c->progress_next =
-        k + 1 + time_period((now - c->progress_t) /
-                            (double)(k - c->progress_k));
-    c->progress_t = now;
-    c->progress_k = k;
+    c->progress_next = k + 1 + pace_period(&c->progress_pace, k);
     return 1;
 }
 
@@ -1205,9 +1204,9 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
  */
 enum { RX_RING = 64, RX_GLOBAL_EVERY = 256, RX_CONSUMED_EVERY = 8,
        RX_PEND_BATCH = 16, RX_PLB_WINDOW = 1024 };
-/* The full barriers' period adapts to the iteration time (time_period:
- * stop requests and failures wait for a full barrier), from one iteration
- * on a slow target; RX_GLOBAL_EVERY under balance: rotate. */
+/* (The full barriers' period adapts to the iteration time, pace_period:
+ * stop requests and failures wait for a full barrier; RX_GLOBAL_EVERY
+ * under balance: rotate.) */
 
 typedef struct rx__offer {
     atomic_llong stamp; /* k + 1 once (id, E) of iteration k are written */
@@ -1791,13 +1790,8 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 c->partner_stop = f0 || f1 || c->stop_now;
                 c->partner_recut = 0;
                 /* the next period from this one's iteration time */
-                if (c->cfg.balance != 2) {
-                    const double now = rx__now();
-                    c->partner_gevery = time_period(
-                        (now - c->partner_gt) / (double)(k - c->partner_gk));
-                    c->partner_gt = now;
-                    c->partner_gk = k;
-                }
+                if (c->cfg.balance != 2)
+                    c->partner_gevery = pace_period(&c->partner_pace, k);
                 if (check && !c->partner_stop) {
                     int *old = cuts + 2 * ncut; /* the barrier design's plan */
                     memcpy(old, cuts, sizeof(int) * (size_t)(nthr + 1));
@@ -1928,11 +1922,9 @@ rx_status rx_run(rx_ctx *c)
      * balance, so the period adapts at once */
     c->partner = partner_applies(c);
     c->partner_gevery = c->cfg.balance == 2 ? RX_GLOBAL_EVERY : 1;
-    c->partner_gk = -1;
-    c->partner_gt = rx__now();
+    c->partner_pace = (rx__pace){-1, rx__now()};
     c->progress_next = 1; /* every = 0: the first call after iteration 0 */
-    c->progress_k = -1;
-    c->progress_t = c->partner_gt;
+    c->progress_pace = c->partner_pace;
     rx__edge *edges = NULL;
     int32_t *gmap = NULL;
     uint8_t *ggate = NULL; /* the gates at a full barrier (load balance) */
