@@ -4,10 +4,10 @@
  * per iteration; two threads do W each per iteration and are coupled with
  * a slack of s iterations: before iteration k a thread waits until the
  * other has finished k - s of its iterations (s = 0: each waits for the
- * other's previous iteration, like a barrier every iteration; s = 1: one
- * may run one iteration ahead, about what the partner design allows with
- * its boundary decisions taken one iteration later; "free": no coupling,
- * the ceiling for independent work). The ratio of two threads' iteration
+ * other's previous iteration, like a barrier every iteration, and may lead
+ * it by up to one iteration; s = 1: by up to two; "p": the partner
+ * design's dependency, up to 1 7/8; "free": no coupling, the ceiling for
+ * independent work). The ratio of two threads' iteration
  * rate to one thread's is then the best any engine with that coupling
  * could do on this machine at that grain: every hiccup of one vCPU longer
  * than the slack is waited out by the other.
@@ -21,7 +21,11 @@
  *   adds; 400 is about 1 us here, a thread's 8 chain-steps at P = 16);
  *   ILP: 1 (default) one dependent chain of multiply-adds, 8 eight
  *   independent ones (throughput-bound, as the sampler's step is);
- *   S: slacks, -1 for free (default 0,1,2,4,16,-1).
+ *   S: slacks, -1 for free, p for the partner design's dependency: a
+ *   thread waits for the other's iteration k - 1 after 7/8 of its own
+ *   iteration k, where the partner design waits for the neighbour's offer
+ *   (after its inner positions' steps), so it may lead by up to 1 7/8
+ *   iterations (default 0,p,1,2,4,16,-1).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
@@ -34,7 +38,7 @@
 
 #include "bench_util.h"
 
-enum { MAXS = 16, SPINS = 2000 };
+enum { MAXS = 16, SPINS = 2000, FREE = -1, PARTNER = -2 };
 
 typedef struct {
     alignas(64) atomic_llong done;
@@ -74,7 +78,20 @@ static double one_thread(long k, long units, double *sink)
     return (double)k / (rxb_now() - t0);
 }
 
-/* Iterations per second of two threads coupled with slack s (< 0: free). */
+static void wait_for(atomic_llong *other, long want)
+{
+    unsigned spins = 0;
+    while (atomic_load_explicit(other, memory_order_acquire) < want) {
+        if (++spins > SPINS)
+            sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
+
+/* Iterations per second of two threads coupled with slack s (FREE: not
+ * coupled; PARTNER: the partner design's dependency). */
 static double two_threads(long k, long units, int s, double *sink)
 {
     counter c[2];
@@ -87,19 +104,16 @@ static double two_threads(long k, long units, int s, double *sink)
         atomic_llong *mine = &c[t].done, *other = &c[1 - t].done;
         double a = 1.0 + t;
 #pragma omp barrier
+        /* s = PARTNER: 7/8 of the work, then wait for the other's
+         * iteration i - 1, then the last 1/8 */
+        const long head = s == PARTNER ? units - units / 8 : 0;
+        const long need = s == PARTNER ? 0 : s;
         for (long i = 0; i < k; ++i) {
-            if (s >= 0 && i - s > 0) {
-                unsigned spins = 0;
-                while (atomic_load_explicit(other, memory_order_acquire) <
-                       i - s) {
-                    if (++spins > SPINS)
-                        sched_yield();
-#if defined(__x86_64__) || defined(__i386__)
-                    __builtin_ia32_pause();
-#endif
-                }
-            }
-            a = work(a, units);
+            if (head)
+                a = work(a, head);
+            if ((s >= 0 || s == PARTNER) && i - need > 0)
+                wait_for(other, i - need);
+            a = work(a, units - head);
             atomic_store_explicit(mine, i + 1, memory_order_release);
         }
         acc += a;
@@ -112,7 +126,7 @@ int main(int argc, char **argv)
 {
     int rounds = 9, ns = 0, sl[MAXS];
     long k = 400000, units = 400;
-    const char *slist = "0,1,2,4,16,-1";
+    const char *slist = "0,p,1,2,4,16,-1";
     for (int i = 1; i < argc; ++i) {
         if (i + 1 < argc && !strcmp(argv[i], "-n"))
             rounds = atoi(argv[++i]);
@@ -132,7 +146,14 @@ int main(int argc, char **argv)
     }
     for (const char *p = slist; *p && ns < MAXS;) {
         char *end;
-        sl[ns++] = (int)strtol(p, &end, 10);
+        if (*p == 'p') { /* the partner design's dependency */
+            sl[ns++] = PARTNER;
+            end = (char *)p + 1;
+        } else {
+            sl[ns++] = (int)strtol(p, &end, 10);
+            if (sl[ns - 1] < 0)
+                sl[ns - 1] = FREE;
+        }
         if (end == p) {
             fprintf(stderr, "coupled: bad slack list '%s'\n", slist);
             return 2;
@@ -155,7 +176,10 @@ int main(int argc, char **argv)
            "iterations\n", us, units, ilp, k);
     printf("round,one");
     for (int j = 0; j < ns; ++j)
-        printf(sl[j] < 0 ? ",free" : ",s%d", sl[j]);
+        printf(sl[j] == FREE      ? ",free"
+               : sl[j] == PARTNER ? ",partner"
+                                  : ",s%d",
+               sl[j]);
     printf("\n");
     for (int r = 0; r < rounds; ++r) {
         if (r % 2 == 0) {
@@ -182,8 +206,10 @@ int main(int argc, char **argv)
         const double med = rounds % 2 ? rat[rounds / 2]
                                       : 0.5 * (rat[rounds / 2 - 1] +
                                                rat[rounds / 2]);
-        if (sl[j] < 0)
+        if (sl[j] == FREE)
             printf("| free |");
+        else if (sl[j] == PARTNER)
+            printf("| partner |");
         else
             printf("| slack %d |", sl[j]);
         printf(" %.3f (%.3f-%.3f) |\n", med, rat[0], rat[rounds - 1]);
