@@ -199,6 +199,7 @@ static run_out timed_r[64][MAX_ROUNDS]; /* phase_timing runs */
 
 int main(int argc, char **argv)
 {
+    rx_blas_single_thread(); /* as the CLI: no OpenBLAS pool polling */
     int reps = 7, extra = 7;
     double deadline = 400.0;
     int64_t K = 20001;

@@ -11,15 +11,17 @@
 #                      iteration (record.phase_timing; a clock read per
 #                      chain-step, nothing next to a 180 ms CNN step)
 # and peak RSS against data + particles + samples + scratch.
-# Usage: [CONV=auto] bash bench/cnn_scaling.sh [ROUNDS] [ITERATIONS]
-# (CONV: model.conv, default im2col as the file pins it)
+# Usage: [CONV=auto] [THREADS="1 2 4 8"] [BUILD=dir] bash bench/cnn_scaling.sh
+#   [ROUNDS] [ITERATIONS]
+# (CONV: model.conv, default im2col as the file pins it; THREADS default
+# "1 2"; BUILD default build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 R=${1:-3}; K=${2:-6}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for r in $(seq 1 "$R"); do
-  for t in 1 2; do
-    build/replex run yaml/mnist_cnn.yaml -o "$tmp/r$r.t$t" -q --no-plots \
+  for t in ${THREADS:-1 2}; do
+    "${BUILD:-build}/replex" run yaml/mnist_cnn.yaml -o "$tmp/r$r.t$t" -q --no-plots \
       --set model.conv="${CONV:-im2col}" \
       --threads "$t" --set tempering.n_chains=8 --set iterations="$K" \
       --set record.burn_in=100000 --set evaluate.final_ensemble=false \

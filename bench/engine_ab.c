@@ -83,6 +83,7 @@ static double run(int threads, int feat, int on, rx_scheme sch, long K)
 
 int main(int argc, char **argv)
 {
+    rx_blas_single_thread(); /* as the CLI: no OpenBLAS pool polling */
     const int feat = argc < 2                      ? -1
                      : !strcmp(argv[1], "balance") ? F_BALANCE
                      : !strcmp(argv[1], "defer")   ? F_DEFER

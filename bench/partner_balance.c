@@ -99,6 +99,7 @@ static double med(double *v, int n)
 
 int main(int argc, char **argv)
 {
+    rx_blas_single_thread(); /* as the CLI: no OpenBLAS pool polling */
     int R = 7, P = 16;
     int64_t K = 20000;
     for (int o; (o = getopt(argc, argv, "n:k:P:")) != -1;) {

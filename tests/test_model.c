@@ -6,6 +6,7 @@
  * concurrent pthreads against serial calls (bitwise), shape errors naming
  * the layer, and a small MLP trained by SGD to the noise level.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -973,8 +974,47 @@ static double train_rmse(uint64_t seed)
     return sqrt(se / NTE);
 }
 
+/* Threads of this process (/proc/self/task entries). */
+static int process_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* rx_blas_single_thread ends the pool of OpenBLAS's pthreads build, and
+ * the engine's rx__blas_set_threads(1) does not start it again (OpenBLAS
+ * 0.3.21's openblas_set_num_threads restarts an ended pool). */
+static void check_blas_pool(void)
+{
+    if (rx__blas_parallel() != 1) {
+        printf("blas pool: not OpenBLAS's pthreads build, skipped\n");
+        return;
+    }
+    rx_blas_single_thread();
+    const int t0 = process_threads();
+    rx__blas_set_threads(2); /* a pool of at least one thread */
+    const int t1 = process_threads();
+    const int prev = rx_blas_single_thread();
+    const int t2 = process_threads();
+    const int same = rx__blas_set_threads(1);
+    const int t3 = process_threads();
+    printf("blas pool: threads %d alone, %d with 2 BLAS threads, %d after "
+           "rx_blas_single_thread, %d after setting 1 again\n",
+           t0, t1, t2, t3);
+    CHECK(t0 >= 1 && t1 > t0);
+    CHECK(prev == 2 && same == 1);
+    CHECK(t2 == t0 && t3 == t0);
+}
+
 int main(int argc, char **argv)
 {
+    check_blas_pool();
     rx__blas_set_threads(1);
     if (argc > 1 && !strcmp(argv[1], "--spread")) { /* seed spread */
         for (int k = 1; k <= 20; ++k)

@@ -718,6 +718,10 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
 
 int main(int argc, char **argv)
 {
+    /* replex's only BLAS use is inside chains, one thread each: end the
+     * pool OpenBLAS started at load before it competes with the chains
+     * (rx_blas_single_thread, docs/performance.md "On 16 cores"). */
+    rx_blas_single_thread();
     if (argc < 2) {
         usage(stderr);
         return EXIT_BADINPUT;

@@ -1976,6 +1976,13 @@ rx_status rx_run(rx_ctx *c)
     const int blas_prev = is_net ? rx__blas_set_threads(1) : 0;
     if (is_net && rx__blas_avx512_unused())
         rx__logf(&c->log, RX_LOG_INFO, "%s", RX__BLAS_AVX512_HINT);
+    if (is_net && c->cfg.model.gemm == 1 && c->nt_req > 2)
+        rx__logf(&c->log, RX_LOG_INFO,
+                 "model.gemm: blas on %d threads: OpenBLAS serialises the "
+                 "chains' concurrent small products (the Boston MLP ran "
+                 "2.4x one thread on 16 threads, 13.3x with model.gemm: "
+                 "auto; docs/performance.md, \"On 16 cores\")",
+                 c->nt_req);
     double t0 = rx__now();
 
 #pragma omp parallel num_threads(c->nt_req)

@@ -27,11 +27,29 @@ void rx__blas_info(char *buf, size_t cap)
 }
 
 void openblas_set_num_threads(int n);
+/* Ends the pthreads build's thread pool (OpenBLAS restarts it when it next
+ * needs it); weak because the sequential build has none. */
+int blas_thread_shutdown_(void) __attribute__((weak));
 
 int rx__blas_set_threads(int n)
 {
     int prev = openblas_get_num_threads();
-    openblas_set_num_threads(n);
+    /* Only on a change: OpenBLAS 0.3.21's openblas_set_num_threads starts
+     * the pool again when it has been ended (rx_blas_single_thread, or a
+     * fork: its pthread_atfork handler ends it too), and its new threads
+     * poll for work for about 0.1 s. */
+    if (n != prev)
+        openblas_set_num_threads(n);
+    return prev;
+}
+
+int rx__blas_parallel(void) { return openblas_get_parallel(); }
+
+int rx_blas_single_thread(void)
+{
+    const int prev = rx__blas_set_threads(1);
+    if (openblas_get_parallel() == 1 && blas_thread_shutdown_)
+        blas_thread_shutdown_();
     return prev;
 }
 

@@ -152,10 +152,14 @@ rx_status rx__net_loss_grad(const rx__net *net, rx__netws *ws, const float *w,
 rx_status rx__net_predict(const rx__net *net, rx__netws *ws, const float *w,
                           const float *x, int n, float *out);
 
-/* Sets OpenBLAS's thread count (openblas_set_num_threads); returns the
- * previous one. The engine calls it with 1 around a run: parallelism is
- * across chains (src/model/blas_info.c). */
+/* Sets OpenBLAS's thread count (openblas_set_num_threads) when it differs
+ * from the current one; returns the previous one. The engine calls it with
+ * 1 around a run: parallelism is across chains (src/model/blas_info.c). */
 int rx__blas_set_threads(int n);
+
+/* OpenBLAS's threading: 0 sequential, 1 pthreads (a pool of its own
+ * threads, ended by rx_blas_single_thread), 2 OpenMP. */
+int rx__blas_parallel(void);
 
 /* 1 when OpenBLAS runs its Haswell (AVX2) kernels on a CPU with AVX-512
  * (F, BW, DQ, VL): OpenBLAS 0.3.21 does not recognise some such CPUs
