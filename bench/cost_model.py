@@ -28,7 +28,8 @@ with s_2 the two-thread hand-off whatever n (column "partner us"; the
 unequal-CPU factor applies to its first term too).
 Usage: python3 bench/cost_model.py runs/issue6/grid/bench.csv [S_N] [a]
 S_N: one hand-off in us, one figure for every n (0.27) or per thread
-count, n:us,... (2:0.31,4:0.52,8:0.80,16:1.40 from bench_barrier -t 16).
+count, n:us,... (bench/many_cores.sh passes bench_barrier -t N's spin
+barrier column, 1:0.0098,2:0.1830,... on the 16-vCPU machine).
 """
 import csv
 import sys

@@ -14,27 +14,32 @@
 #   engine_ab.txt 1 thread against n in one process, DEO and DEO*
 #   coupled.txt   bench/coupled -i 8: the 2 / 1 ceiling of two coupled
 #                 threads of fixed arithmetic
-# Takes 4-6 minutes on 16 cores. Usage:
-#   bash bench/many_cores.sh OUT [BUILD] [THREADS]   (build, 1,2,4,8,16)
+# Takes 3-4 minutes on 16 cores, 2.5 on 2. BUILD is relative to the
+# repository root; every step runs even when one fails, the exit status is
+# 1 then. Usage:
+#   bash bench/many_cores.sh OUT [BUILD] [THREADS]   (build, 1,2,4,8,16;
+#   THREADS must include 1: the speed-ups and the cost model need it)
 set -u
 O=${1:?usage: bash bench/many_cores.sh OUT [BUILD] [THREADS]}
 B=${2:-build}
 T=${3:-1,2,4,8,16}
-D=$(dirname "$0")
-mkdir -p "$O" || exit 1
+mkdir -p "$O" && O=$(cd "$O" && pwd) || exit 1
+cd "$(dirname "$0")/.." || exit 1
+rc=0
 { nproc; lscpu; } >"$O/machine.txt" 2>&1
 max=$(echo "$T" | tr , '\n' | sort -n | tail -1)
 "$B/bench/bench_barrier" -n 200000 -r 3 -t "$max" >"$O/barrier.txt" || exit 1
-"$B/replex" bench "$D/grid_many.yaml" -o "$O/grid" --force --threads "$T" \
+"$B/replex" bench bench/grid_many.yaml -o "$O/grid" --force --threads "$T" \
   --no-plots -q || exit 1
 # s_n per thread count: the spin barrier's ns per barrier, in us
 sn=$(awk -F'|' '$2 + 0 > 0 {printf "%s%d:%.4f", c, $2, $4 / 1000; c = ","}' \
   "$O/barrier.txt")
-python3 "$D/cost_model.py" "$O/grid/bench.csv" "${sn:-0.3}" >"$O/model.md"
-bash "$D/noisy16.sh" 7 "$B" >"$O/noisy16.txt" 2>&1
-bash "$D/asym16.sh" 5 deo_star "$B" >"$O/asym16.txt" 2>&1
+python3 bench/cost_model.py "$O/grid/bench.csv" "${sn:-0.3}" >"$O/model.md" || rc=1
+bash bench/noisy16.sh 7 "$B" >"$O/noisy16.txt" 2>&1 || rc=1
+bash bench/asym16.sh 5 deo_star "$B" >"$O/asym16.txt" 2>&1 || rc=1
 for t in $(echo "$T" | tr , ' '); do
   [ "$t" -gt 1 ] || continue
-  for s in deo deo_star; do "$B/bench/engine_ab" threads 12 "$t" "$s"; done
+  for s in deo deo_star; do "$B/bench/engine_ab" threads 12 "$t" "$s" || rc=1; done
 done >"$O/engine_ab.txt" 2>&1
-"$B/bench/coupled" -n 5 -i 8 >"$O/coupled.txt" 2>&1
+"$B/bench/coupled" -n 5 -i 8 >"$O/coupled.txt" 2>&1 || rc=1
+exit $rc

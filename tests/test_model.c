@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../src/model/net_internal.h"
 #include "check.h"
@@ -987,6 +988,18 @@ static int process_threads(void)
     return n;
 }
 
+/* The same once it is at most `want`, or after 1 s: a joined thread can
+ * stay listed for a moment after pthread_join returns. */
+static int process_threads_settled(int want)
+{
+    int n = process_threads();
+    for (int i = 0; i < 100 && n > want; ++i) {
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+        n = process_threads();
+    }
+    return n;
+}
+
 /* rx_blas_single_thread ends the pool of OpenBLAS's pthreads build, and
  * the engine's rx__blas_set_threads(1) does not start it again (OpenBLAS
  * 0.3.21's openblas_set_num_threads restarts an ended pool). */
@@ -997,13 +1010,13 @@ static void check_blas_pool(void)
         return;
     }
     rx_blas_single_thread();
-    const int t0 = process_threads();
+    const int t0 = process_threads_settled(1); /* the test's only thread */
     rx__blas_set_threads(2); /* a pool of at least one thread */
     const int t1 = process_threads();
     const int prev = rx_blas_single_thread();
-    const int t2 = process_threads();
+    const int t2 = process_threads_settled(t0);
     const int same = rx__blas_set_threads(1);
-    const int t3 = process_threads();
+    const int t3 = process_threads_settled(t0);
     printf("blas pool: threads %d alone, %d with 2 BLAS threads, %d after "
            "rx_blas_single_thread, %d after setting 1 again\n",
            t0, t1, t2, t3);

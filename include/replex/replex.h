@@ -680,20 +680,23 @@ RX_API rx_status rx_mode_weights(const rx_ctx *c, double *est, int n);
 
 /**
  * For a program whose only BLAS use is replex's (the replex CLI calls it
- * first thing): sets OpenBLAS to one thread and ends the idle thread pool
- * of its pthreads build. replex runs BLAS on one thread inside each chain
- * whatever this setting (the engine sets one thread for a network target's
- * run and restores the count after it), but that build starts one pool
- * thread per further CPU when it is loaded, and each polls for work with
- * sched_yield for about 0.1 s before it sleeps. On a 16-CPU virtual
- * machine that took 1.5 s of CPU in the first 0.1 s of every process and
- * slowed a 0.4 s two-thread run of the 25-mode target from 10.5 to 6.8 M
- * chain-steps/s (docs/performance.md, "On 16 cores"); on 2 CPUs it costs
- * nothing measurable. OpenBLAS starts the pool again if the program later
- * asks it for more threads. Setting OPENBLAS_NUM_THREADS=1 in the
- * environment before the program starts has the same effect. No-op (but
- * the thread count) with OpenBLAS's sequential and OpenMP builds. Returns
- * the previous OpenBLAS thread count.
+ * first thing): with OpenBLAS's pthreads build (Debian's default), sets
+ * OpenBLAS to one thread and ends its idle thread pool. replex runs BLAS
+ * on one thread inside each chain whatever this setting (the engine sets
+ * one thread for a network target's run and restores the count after
+ * it), but that build starts one pool thread per further CPU when it is
+ * loaded, and each polls for work with sched_yield for about 0.1 s before
+ * it sleeps. On a 16-CPU virtual machine that took 1.4 s of CPU in every
+ * process, and the default experiment on 2 threads took 0.20-0.23 s
+ * instead of 0.04-0.07 s (docs/performance.md, "On 16 cores"); on 2 CPUs
+ * it costs nothing measurable. OpenBLAS starts the pool again at the next
+ * openblas_set_num_threads call (replex makes that call only when the
+ * count changes). Setting OPENBLAS_NUM_THREADS=1 in the environment before
+ * the program starts has the same effect. Does nothing with OpenBLAS's
+ * sequential and OpenMP builds (the latter's thread count is OpenMP's,
+ * for the whole process). Call it while no other thread is inside BLAS
+ * (it joins the pool's threads). Returns the previous OpenBLAS thread
+ * count.
  */
 RX_API int rx_blas_single_thread(void);
 

@@ -47,8 +47,13 @@ int rx__blas_parallel(void) { return openblas_get_parallel(); }
 
 int rx_blas_single_thread(void)
 {
+    /* Only the pthreads build has a pool of its own; the OpenMP build's
+     * openblas_set_num_threads would set omp_set_num_threads(1) for the
+     * whole process (and with it the engine's default team). */
+    if (openblas_get_parallel() != 1)
+        return openblas_get_num_threads();
     const int prev = rx__blas_set_threads(1);
-    if (openblas_get_parallel() == 1 && blas_thread_shutdown_)
+    if (blas_thread_shutdown_)
         blas_thread_shutdown_();
     return prev;
 }
