@@ -1025,9 +1025,47 @@ static void check_blas_pool(void)
     CHECK(t2 == t0 && t3 == t0);
 }
 
+/* The OPENBLAS_CORETYPE note: which core OpenBLAS picked against what the
+ * CPU has (OpenBLAS 0.3.21's corename strings). */
+static void check_core_suggest(void)
+{
+    static const struct {
+        const char *core;
+        int avx512, avx2fma;
+        const char *want;
+    } c[] = {
+        {"Haswell", 1, 1, "SkylakeX"},  /* Sapphire Rapids under KVM */
+        {"Prescott", 1, 1, "SkylakeX"}, /* Emerald Rapids, Firecracker */
+        {"SANDYBRIDGE", 1, 1, "SkylakeX"},
+        {"Haswell", 0, 1, NULL},
+        {"Prescott", 0, 1, "Haswell"},
+        {"Nehalem", 0, 1, "Haswell"},
+        {"Prescott", 0, 0, NULL},
+        {"SkylakeX", 1, 1, NULL},
+        {"Cooperlake", 1, 1, NULL},
+        {"Zen", 1, 1, NULL},
+        {"Zen", 0, 1, NULL},
+        {NULL, 1, 1, NULL},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
+        const char *got =
+            rx__blas_core_suggest(c[i].core, c[i].avx512, c[i].avx2fma);
+        CHECK_MSG(got == c[i].want ||
+                      (got && c[i].want && !strcmp(got, c[i].want)),
+                  "core %s avx512 %d avx2fma %d: %s, expected %s",
+                  c[i].core ? c[i].core : "(null)", c[i].avx512,
+                  c[i].avx2fma, got ? got : "none",
+                  c[i].want ? c[i].want : "none");
+    }
+    char note[400];
+    if (rx__blas_core_hint(note, sizeof note))
+        CHECK(strstr(note, "OPENBLAS_CORETYPE=") != NULL);
+}
+
 int main(int argc, char **argv)
 {
     check_blas_pool();
+    check_core_suggest();
     rx__blas_set_threads(1);
     if (argc > 1 && !strcmp(argv[1], "--spread")) { /* seed spread */
         for (int k = 1; k <= 20; ++k)

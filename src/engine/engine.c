@@ -1974,8 +1974,9 @@ rx_status rx_run(rx_ctx *c)
     /* BLAS single-threaded inside a chain: the team is the parallelism */
     const int is_net = rx__target_is_network(c->target);
     const int blas_prev = is_net ? rx__blas_set_threads(1) : 0;
-    if (is_net && rx__blas_avx512_unused())
-        rx__logf(&c->log, RX_LOG_INFO, "%s", RX__BLAS_AVX512_HINT);
+    char core_hint[400];
+    if (is_net && rx__blas_core_hint(core_hint, sizeof core_hint))
+        rx__logf(&c->log, RX_LOG_INFO, "%s", core_hint);
     if (is_net && c->cfg.model.gemm == 1 && c->nt_req > 2)
         rx__logf(&c->log, RX_LOG_INFO,
                  "model.gemm: blas on %d threads: OpenBLAS serialises the "

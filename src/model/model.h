@@ -161,18 +161,20 @@ int rx__blas_set_threads(int n);
  * threads, ended by rx_blas_single_thread), 2 OpenMP. */
 int rx__blas_parallel(void);
 
-/* 1 when OpenBLAS runs its Haswell (AVX2) kernels on a CPU with AVX-512
- * (F, BW, DQ, VL): OpenBLAS 0.3.21 does not recognise some such CPUs
- * (Sapphire Rapids under KVM here), and OPENBLAS_CORETYPE=SkylakeX in the
- * environment of the process selects its AVX-512 kernels (the MLP step
- * 1.7x faster, the MNIST CNN step 1.3x with im2col and ~1.1x with
- * Winograd; docs/performance.md). The library cannot switch them itself:
- * OpenBLAS picks its kernels when it is loaded. */
-int rx__blas_avx512_unused(void);
+/* The OPENBLAS_CORETYPE whose kernels a CPU with the given features runs
+ * faster than those of `core` (OpenBLAS's corename), or NULL: "SkylakeX"
+ * for Haswell or an older core on a CPU with AVX-512 (F, BW, DQ, VL),
+ * "Haswell" for a pre-AVX2 core on a CPU with AVX2 and FMA. Debian's
+ * OpenBLAS 0.3.21 does not recognise some newer CPUs: it ran its Haswell
+ * kernels on a Sapphire Rapids under KVM (here) and its Prescott (SSE3)
+ * kernels on an Emerald Rapids under Firecracker ("On 16 cores"). The
+ * library cannot switch them itself: OpenBLAS picks its kernels when it
+ * is loaded. */
+const char *rx__blas_core_suggest(const char *core, int avx512, int avx2fma);
 
-#define RX__BLAS_AVX512_HINT                                                  \
-    "OpenBLAS runs its Haswell (AVX2) kernels on this AVX-512 CPU; "          \
-    "OPENBLAS_CORETYPE=SkylakeX in the environment selects its AVX-512 "      \
-    "kernels (network steps up to 1.7x faster, docs/performance.md)"
+/* On this CPU and OpenBLAS: writes the note naming the better
+ * OPENBLAS_CORETYPE into buf and returns 1, or returns 0 (replex info and
+ * every network run print it). */
+int rx__blas_core_hint(char *buf, size_t cap);
 
 #endif
