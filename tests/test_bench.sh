@@ -10,7 +10,9 @@
 # fail there (so it can fail). A grid over `normals` (a file target that
 # sets rng.normal itself, and a built-in one) has one row per normal
 # method, the grid's method overrides the file's, and every cell's 1-thread
-# reference has its normal method (no round-trip warning).
+# reference has its normal method (no round-trip warning). A DEO* cell
+# whose measured swap rate gives a W* at least twice the one it ran with
+# gets a note naming it (the noisy 25-mode target); the tiny grid none.
 #
 # Environment (set by meson, see tests/meson.build):
 #   RX_SRCDIR  project root;  RX_REPLEX  the replex binary
@@ -148,6 +150,26 @@ grep -q 'already exists' "$tmp/se" && ok || bad "existing DIR message: $(cat "$t
 awk -F, 'NR > 1 && ($9 != 4 || $10 != 1 || $12 != 300 || $13 != 2) { bad = 1 }
          END { exit bad || NR != 5 }' "$out/bench.csv" && ok ||
     bad "overrides not applied: $(cat "$out/bench.csv")"
+
+# the DEO* window note: the Metropolis rule on the noisy 25-mode energies
+# swaps far above S = 0.4 (W* 3 where DEO* runs 8): a note naming cell 1;
+# the tiny grid (exact energies) gave none
+cat > "$tmp/wnote.yaml" <<'EOF'
+targets: [mixture25]
+energy_noise_sd: 2
+schemes: [deo_star]
+chains: 16
+threads: 1
+iterations: 3000
+reps: 1
+phase_timing: false
+EOF
+"$RX_REPLEX" bench "$tmp/wnote.yaml" -o "$tmp/o_wnote" --no-plots \
+    > /dev/null 2> "$tmp/se"; rc=$?
+[ $rc -eq 0 ] && ok || bad "window note grid: exit $rc: $(tail -3 "$tmp/se")"
+grep -q 'note: cell 1 (.*deo_star P=16.*): DEO\* ran with W = 8; its measured swap rate 0\.[0-9]* gives W\* = [1-4] ' \
+    "$tmp/se" && ok || bad "no DEO* window note: $(cat "$tmp/se")"
+grep -q 'note:' "$tmp/stderr" && bad "tiny grid: $(grep note: "$tmp/stderr")" || ok
 
 # normals: one row per method; the grid's method, not the file's (which
 # says box_muller), is the one run: the file's two 1-thread rows differ

@@ -1814,6 +1814,32 @@ static void check_determinism(const bcell *cells, int n)
     }
 }
 
+/* DEO*'s window is W*(P, S) for the configured target swap rate S (0.4
+ * for the built-in targets); when the swap rate the cell measured gives a
+ * W* at least twice as large or as small, the cell's DEO* is not the
+ * optimal DEO_W for that target (e.g. the Metropolis rule on noisy
+ * energies: 0.78 on mixture25 at P = 16, W* 3 against the 8 used). A note,
+ * not a warning: the cell measured what it was asked to. */
+static void note_window(const bcell *cells, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        const bcell *c = &cells[i];
+        const double r = swap_rate(c);
+        if (c->scheme != RX_SCHEME_DEO_STAR || c->window_used < 1 ||
+            !(r > 0.0 && r < 1.0))
+            continue;
+        const int w = rx_optimal_window(c->P, r);
+        if (w < 1 || (w < 2 * c->window_used && c->window_used < 2 * w))
+            continue;
+        char d[512];
+        cell_desc(c, d, sizeof d);
+        fprintf(stderr, "replex: bench: note: cell %d (%s): DEO* ran with "
+                "W = %d; its measured swap rate %.2f gives W* = %d (set "
+                "tempering.target_swap_rate in a file target, or add deo_w "
+                "cells with that window)\n", i + 1, d, c->window_used, r, w);
+    }
+}
+
 int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
 {
     bopts o;
@@ -1947,6 +1973,8 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
     derive(cells, n);
     check_determinism(cells, n);
     warn_foreign(cells, n);
+    if (!o.quiet)
+        note_window(cells, n);
     snprintf(path, sizeof path, "%s/bench.csv", o.out);
     if (write_csv(path, cells, n) != 0) {
         fprintf(stderr, "replex: %s: cannot write: %s\n", path,
