@@ -36,12 +36,16 @@ import sys
 
 rows = list(csv.DictReader(open(sys.argv[1])))
 sn_arg = sys.argv[2] if len(sys.argv) > 2 else "0.27"
-if ":" in sn_arg:
-    sn = {int(k): float(v) for k, v in
-          (kv.split(":") for kv in sn_arg.split(","))}
-else:
-    sn = None
-    s2 = float(sn_arg)
+try:
+    if ":" in sn_arg:
+        sn = {int(k): float(v) for k, v in
+              (kv.split(":") for kv in sn_arg.split(","))}
+    else:
+        sn = None
+        s2 = float(sn_arg)
+except ValueError:
+    sys.exit(f"cost_model.py: S_N {sn_arg!r}: expected a number of us or "
+             "n:us,n:us,... (e.g. 2:0.18,4:0.42)")
 a = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
 slow = (1.0 - a / 2.0) / (1.0 - a)
 key = lambda r: (r["target"], r["energy_noise_sd"], r["rule"], r["normal"],

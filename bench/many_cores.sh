@@ -25,6 +25,8 @@ B=${2:-build}
 T=${3:-1,2,4,8,16}
 mkdir -p "$O" && O=$(cd "$O" && pwd) || exit 1
 cd "$(dirname "$0")/.." || exit 1
+[ -x "$B/replex" ] && [ -x "$B/bench/bench_barrier" ] ||
+  { echo "many_cores.sh: $B/replex or $B/bench/bench_barrier missing (build first)" >&2; exit 2; }
 rc=0
 { nproc; lscpu; } >"$O/machine.txt" 2>&1
 max=$(echo "$T" | tr , '\n' | sort -n | tail -1)

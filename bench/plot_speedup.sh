@@ -9,6 +9,9 @@ csv=${1:?usage: bash bench/plot_speedup.sh BENCH.csv OUT.svg [TITLE]}
 out=${2:?usage: bash bench/plot_speedup.sh BENCH.csv OUT.svg [TITLE]}
 title=${3:-speed-up against one thread}
 command -v gnuplot >/dev/null || { echo "plot_speedup: no gnuplot" >&2; exit 2; }
+[ -r "$csv" ] || { echo "plot_speedup: $csv: cannot read" >&2; exit 2; }
+head -1 "$csv" | grep -q ',speedup,' ||
+  { echo "plot_speedup: $csv: not a replex bench CSV (no speedup column)" >&2; exit 2; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # one block per series, a blank pair of lines between (gnuplot's index)
 awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next}

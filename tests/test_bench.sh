@@ -151,6 +151,14 @@ awk -F, 'NR > 1 && ($9 != 4 || $10 != 1 || $12 != 300 || $13 != 2) { bad = 1 }
          END { exit bad || NR != 5 }' "$out/bench.csv" && ok ||
     bad "overrides not applied: $(cat "$out/bench.csv")"
 
+# run_grid NAME: replex bench $tmp/NAME.yaml into $tmp/o_NAME, stderr in
+# $tmp/se, exit 0 expected
+run_grid() {
+    "$RX_REPLEX" bench "$tmp/$1.yaml" -o "$tmp/o_$1" --no-plots \
+        > /dev/null 2> "$tmp/se"; local rc=$?
+    [ $rc -eq 0 ] && ok || bad "$1 grid: exit $rc: $(tail -3 "$tmp/se")"
+}
+
 # the DEO* window note: the Metropolis rule on the noisy 25-mode energies
 # swaps far above S = 0.4 (W* 3 where DEO* runs 8): a note naming cell 1;
 # the tiny grid (exact energies) gave none
@@ -164,9 +172,7 @@ iterations: 3000
 reps: 1
 phase_timing: false
 EOF
-"$RX_REPLEX" bench "$tmp/wnote.yaml" -o "$tmp/o_wnote" --no-plots \
-    > /dev/null 2> "$tmp/se"; rc=$?
-[ $rc -eq 0 ] && ok || bad "window note grid: exit $rc: $(tail -3 "$tmp/se")"
+run_grid wnote
 grep -q 'note: cell 1 (.*deo_star P=16.*): DEO\* ran with W = 8; its measured swap rate 0\.[0-9]* gives W\* = [1-4] ' \
     "$tmp/se" && ok || bad "no DEO* window note: $(cat "$tmp/se")"
 grep -q 'note:' "$tmp/stderr" && bad "tiny grid: $(grep note: "$tmp/stderr")" || ok
@@ -196,9 +202,7 @@ iterations: 2000
 reps: 1
 phase_timing: false
 EOF
-"$RX_REPLEX" bench "$tmp/normals.yaml" -o "$tmp/onorm" --no-plots \
-    > /dev/null 2> "$tmp/se"; rc=$?
-[ $rc -eq 0 ] && ok || bad "normals grid: exit $rc: $(tail -3 "$tmp/se")"
+run_grid normals
 grep -q warning "$tmp/se" && bad "normals grid: $(grep warning "$tmp/se")" || ok
 awk -F, -v F="$tmp/bm.yaml" '
     NR == 1 { for (i = 1; i <= NF; ++i) ix[$i] = i; next }
@@ -208,8 +212,8 @@ awk -F, -v F="$tmp/bm.yaml" '
           r[t "/" m] = $(ix["trips_a5"]) "/" $(ix["swap_rate"]) }
     END { exit bad || NR != 9 || n["ziggurat"] != 4 || n["box_muller"] != 4 ||
           r["gmm_cheap/ziggurat"] == r["gmm_cheap/box_muller"] ||
-          r[F "/ziggurat"] == r[F "/box_muller"] }' "$tmp/onorm/bench.csv" &&
-    ok || bad "normals grid rows: $(cat "$tmp/onorm/bench.csv" 2>/dev/null)"
+          r[F "/ziggurat"] == r[F "/box_muller"] }' "$tmp/o_normals/bench.csv" &&
+    ok || bad "normals grid rows: $(cat "$tmp/o_normals/bench.csv" 2>/dev/null)"
 
 # bad input: exit 2, the place and the problem, nothing written
 # expect NAME FILE-CONTENT MESSAGE-REGEX [OPTIONS...]

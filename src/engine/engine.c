@@ -1977,7 +1977,7 @@ rx_status rx_run(rx_ctx *c)
     char core_hint[400];
     if (is_net && rx__blas_core_hint(core_hint, sizeof core_hint))
         rx__logf(&c->log, RX_LOG_INFO, "%s", core_hint);
-    if (is_net && c->cfg.model.gemm == 1 && c->nt_req > 2)
+    if (is_net && c->cfg.model.gemm == RX_GEMM_BLAS && c->nt_req > 2)
         rx__logf(&c->log, RX_LOG_INFO,
                  "model.gemm: blas on %d threads: OpenBLAS serialises the "
                  "chains' concurrent small products (the Boston MLP ran "
