@@ -1384,6 +1384,7 @@ static inline void pair_account(rx__tstate *ts, int np, int p,
 typedef struct rx__pend {
     int64_t k[RX_RING];
     double E[RX_RING];
+    double U[RX_RING]; /* the pair's uniform of k (rx__exchange_range) */
     int head, n;
 } rx__pend;
 
@@ -1400,7 +1401,8 @@ static void pend_drain(rx_ctx *c, rx__tstate *ts, rx__edge *nb, int pr,
         double E;
         ts->lb_wait += take(nb, kk, &id, &E, bk);
         rx__pairev e;
-        rx__pair_stat(&c->xc, &ts->x, pr, q->E[q->head], E, kk, &e);
+        rx__pair_stat(&c->xc, &ts->x, pr, q->E[q->head], E, kk,
+                      &q->U[q->head], &e);
         pair_account(ts, c->P - 1, pr, &e);
         q->head = (q->head + 1) % RX_RING;
         q->n--;
@@ -1458,7 +1460,8 @@ static void partner_record(rx_ctx *c, rx__tstate *ts, int lo, int hi,
 static void partner_decide(rx_ctx *c, rx__tstate *ts, int lo, int hi,
                            rx__edge *nb_left, rx__edge *nb_right,
                            rx__pend *pend, int64_t kk, int dl, int dr,
-                           double El, double Er, double *Eloc, rx__bank *bk)
+                           double El, double Er, double Ur, double *Eloc,
+                           rx__bank *bk)
 {
     rx__xstate *xs = &ts->x;
     int32_t id;
@@ -1469,7 +1472,7 @@ static void partner_decide(rx_ctx *c, rx__tstate *ts, int lo, int hi,
         prefetch_particle(c->parts[id]);
         xs->at[lo - 1] = id;
         Eloc[id] = E;
-        if (rx__exchange_boundary(&c->xc, xs, lo - 1, E, El, kk, &e))
+        if (rx__exchange_boundary(&c->xc, xs, lo - 1, E, El, kk, NULL, &e))
             partner_a5(c, ts, xs->at[lo], lo);
     }
     if (dr) {
@@ -1480,7 +1483,7 @@ static void partner_decide(rx_ctx *c, rx__tstate *ts, int lo, int hi,
         prefetch_particle(c->parts[id]);
         xs->at[hi] = id;
         Eloc[id] = E;
-        if (rx__exchange_boundary(&c->xc, xs, pr, Er, E, kk, &e))
+        if (rx__exchange_boundary(&c->xc, xs, pr, Er, E, kk, &Ur, &e))
             partner_a5(c, ts, xs->at[pr], pr);
         pair_account(ts, c->P - 1, pr, &e);
     }
@@ -1598,6 +1601,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
     /* the boundary pairs attempted at k - 1, decided at k (below) */
     int dl = 0, dr = 0;
     double El = 0.0, Er = 0.0; /* this side's energies of those pairs */
+    double Ur = 0.0; /* the right pair's uniform of k - 1 */
     const int nbl = nb_left != NULL, nbr = nb_right != NULL;
     /* a single position at an end of the ladder decides at once: its
      * occupant's marks (position 0 or P - 1) are taken every iteration */
@@ -1620,7 +1624,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             if (j == n_inner && (dl | dr)) {
                 double tw = timing ? rx__now() : 0.0;
                 partner_decide(c, ts, lo, hi, nb_left, nb_right, &pend,
-                               k - 1, dl, dr, El, Er, Eloc, bkp);
+                               k - 1, dl, dr, El, Er, Ur, Eloc, bkp);
                 dl = dr = 0;
                 if (timing)
                     t_w0 = rx__now() - tw;
@@ -1645,6 +1649,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
         const int right_open = nbr && ((pr + 1) & 1) == par && xs->gate[pr];
         const int left_open =
             nbl && ((lo - 1 + 1) & 1) == par && xs->gate[lo - 1];
+        int jq = -1; /* this iteration's entry in pend */
         if (nbr) {
             if (pend.n >= RX_PEND_BATCH)
                 pend_drain(c, ts, nb_right, pr, &pend, 0, NULL);
@@ -1655,9 +1660,9 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                     if (timing)
                         t_w += rx__now() - tw;
                 }
-                int j = (pend.head + pend.n) % RX_RING;
-                pend.k[j] = k;
-                pend.E[j] = Eloc[xs->at[hi - 1]];
+                jq = (pend.head + pend.n) % RX_RING;
+                pend.k[jq] = k;
+                pend.E[jq] = Eloc[xs->at[hi - 1]];
                 pend.n++;
             }
         }
@@ -1666,7 +1671,15 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
         El = left_open ? Eloc[xs->at[lo]] : 0.0;
         Er = right_open ? Eloc[xs->at[hi - 1]] : 0.0;
         const int pin_hi = nbr ? hi - 2 : phi; /* the inner pairs */
-        rx__exchange_range(&c->xc, xs, Eloc, k, par, lo, pin_hi);
+        /* with the uniform of the right boundary pair: its statistics and
+         * decision of k use it later (one Philox block fewer per
+         * iteration where it shares a block with the inner pairs) */
+        rx__exchange_range(&c->xc, xs, Eloc, k, par, lo, pin_hi, pr);
+        if (nbr) {
+            Ur = xs->u[pr];
+            if (jq >= 0)
+                pend.U[jq] = Ur;
+        }
         const int global = k == glob_k;
         const int idx_now = r->index_every > 0 && k == idx_k;
         if (left_open | right_open) {
@@ -1674,7 +1687,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 /* the map and the counters are read now */
                 double tw = timing ? rx__now() : 0.0;
                 partner_decide(c, ts, lo, hi, nb_left, nb_right, &pend, k,
-                               left_open, right_open, El, Er, Eloc, bkp);
+                               left_open, right_open, El, Er, Ur, Eloc, bkp);
                 if (timing)
                     t_w += rx__now() - tw;
             } else {

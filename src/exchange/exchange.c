@@ -251,10 +251,11 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
  */
 
 void rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
-                        int64_t k, int par, int plo, int phi)
+                        int64_t k, int par, int plo, int phi, int uhi)
 {
+    const int ulast = uhi > phi ? uhi : phi;
     if (xc->rule != RX_RULE_DETERMINISTIC)
-        for (int b = plo / 4; plo <= phi && b <= phi / 4; ++b)
+        for (int b = plo / 4; plo <= ulast && b <= ulast / 4; ++b)
             rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k,
                          (uint32_t)b, xs->u + 4 * b);
     /* conditions of every pair from the pre-swap state */
@@ -266,10 +267,13 @@ void rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
 }
 
 void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,
-                   double ea, double eb, int64_t k, rx__pairev *e)
+                   double ea, double eb, int64_t k, const double *u,
+                   rx__pairev *e)
 {
     double u4[4] = {0.0, 0.0, 0.0, 0.0};
-    if (xc->rule != RX_RULE_DETERMINISTIC)
+    if (u)
+        u4[p % 4] = *u;
+    else if (xc->rule != RX_RULE_DETERMINISTIC)
         rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k,
                      (uint32_t)(p / 4), u4);
     clear_ev(e);
@@ -279,9 +283,10 @@ void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,
 }
 
 int rx__exchange_boundary(const rx__xconf *xc, rx__xstate *xs, int p,
-                          double ea, double eb, int64_t k, rx__pairev *e)
+                          double ea, double eb, int64_t k, const double *u,
+                          rx__pairev *e)
 {
-    rx__pair_stat(xc, xs, p, ea, eb, k, e);
+    rx__pair_stat(xc, xs, p, ea, eb, k, u, e);
     e->attempt = 1;
     if (e->cond) {
         do_swap(xs, p, p + 1);

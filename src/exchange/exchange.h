@@ -86,28 +86,35 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
  * through rx__exchange_boundary) from the pre-swap state into xs->ev and
  * swaps the active, open ones in xs->at / xs->pos. xs->at must hold the
  * occupants of positions plo to phi + 1 and E their energies: the same
- * swaps as rx__exchange.
+ * swaps as rx__exchange. The uniforms of k are drawn into xs->u for the
+ * pairs plo..max(phi, uhi) (uhi: the boundary pair whose statistics and
+ * decisions this thread makes later with rx__pair_stat, or -1), so
+ * xs->u[uhi] holds its uniform of k until the next call.
  */
 int rx__exchange_sched(const rx__xconf *xc, rx__xstate *xs, int64_t k,
                        int glo, int phi);
 void rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
-                        int64_t k, int par, int plo, int phi);
+                        int64_t k, int par, int plo, int phi, int uhi);
 
 /* The event of pair p at iteration k when it is not attempted (inactive or
  * gate closed), from the energies of its occupants: evaluated, cond and
  * prob exactly as the full exchange computes them (fixed ladder, C and
  * sigma^2). The partner design records an inactive boundary pair later,
- * once the neighbour's energy has arrived. */
+ * once the neighbour's energy has arrived. u: the pair's uniform of k
+ * (word p % 4 of block p / 4 of the swap stream), or NULL to draw it. */
 void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,
-                   double ea, double eb, int64_t k, rx__pairev *e);
+                   double ea, double eb, int64_t k, const double *u,
+                   rx__pairev *e);
 
 /* The partner design's boundary pair p, attempted at k (active, gate
  * open), decided by either of its two threads from the energies ea, eb of
  * its occupants (xs->at[p], xs->at[p + 1]) at k: the same decision as
  * rx__exchange and rx__exchange_range. Swaps the maps and closes the gate
- * when it holds; fills e (attempt set); returns whether it swapped. */
+ * when it holds; fills e (attempt set); returns whether it swapped. u as
+ * for rx__pair_stat. */
 int rx__exchange_boundary(const rx__xconf *xc, rx__xstate *xs, int p,
-                          double ea, double eb, int64_t k, rx__pairev *e);
+                          double ea, double eb, int64_t k, const double *u,
+                          rx__pairev *e);
 
 /* Is pair p (0-based) active at iteration k under DEO_W parity? */
 static inline int rx__deo_active(int p, int64_t k, int W, int phase)
