@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Pool the rounds of several `bash bench/noisy16.sh` outputs (the CSV
+rows "round,baseline,deo_1t,deo_2t,deo_star_1t,deo_star_2t" they print,
+other lines ignored) and ask whether the 2 / 1 ratio depends on how fast
+the machine ran at the time: the plain loop's speed (the `baseline`
+column, M chain-steps/s) is the yardstick of the machine's state.
+
+Prints the number of rounds, the correlation of each ratio with the
+loop's speed and with the 1-thread speed, and the median ratio with the
+share of rounds at or above 1.7 for the loop slower than 3, 3 to 3.8,
+and 3.8 M or faster.
+
+Usage: python3 bench/noisy16_pool.py FILE...
+"""
+import math
+import re
+import signal
+import statistics
+import sys
+
+ROW = re.compile(r"^\d+,([\d.]+),([\d.]+),([\d.]+),([\d.]+),([\d.]+)$")
+BANDS = ((0.0, 3.0), (3.0, 3.8), (3.8, math.inf))
+
+
+def corr(a, b):
+    ma, mb = statistics.mean(a), statistics.mean(b)
+    num = sum((x - ma) * (y - mb) for x, y in zip(a, b))
+    den = math.sqrt(sum((x - ma) ** 2 for x in a) *
+                    sum((y - mb) ** 2 for y in b))
+    return num / den if den > 0 else float("nan")
+
+
+def main(paths):
+    rows = []
+    for p in paths:
+        try:
+            with open(p, encoding="utf-8") as f:
+                for line in f:
+                    m = ROW.match(line.strip())
+                    if m:
+                        rows.append([float(x) for x in m.groups()])
+        except OSError as e:
+            print(f"noisy16_pool.py: {p}: {e.strerror}", file=sys.stderr)
+            return 2
+    if len(rows) < 3:
+        print("noisy16_pool.py: fewer than 3 rounds in the files",
+              file=sys.stderr)
+        return 2
+    loop = [r[0] for r in rows]
+    print(f"{len(rows)} rounds from {len(paths)} files")
+    for name, i1, i2 in (("DEO*", 3, 4), ("DEO", 1, 2)):
+        ratio = [r[i2] / r[i1] for r in rows]
+        one = [r[i1] for r in rows]
+        print(f"{name}: 2/1 median {statistics.median(ratio):.2f}, "
+              f"{sum(x >= 1.7 for x in ratio)} of {len(ratio)} rounds "
+              f">= 1.7; corr with the loop's speed {corr(loop, ratio):+.2f},"
+              f" with 1 thread's {corr(one, ratio):+.2f}")
+        for lo, hi in BANDS:
+            sel = [x for x, b in zip(ratio, loop) if lo <= b < hi]
+            if sel:
+                print(f"  loop {lo:.1f}-{hi:.1f} M: {len(sel)} rounds, "
+                      f"median {statistics.median(sel):.2f}, "
+                      f"{sum(x >= 1.7 for x in sel)} >= 1.7")
+    return 0
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
+    if len(sys.argv) < 2:
+        print("usage: python3 bench/noisy16_pool.py FILE...", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(sys.argv[1:]))
