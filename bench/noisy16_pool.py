@@ -8,7 +8,8 @@ column, M chain-steps/s) is the yardstick of the machine's state.
 Prints the number of rounds, the correlation of each ratio with the
 loop's speed and with the 1-thread speed, and the median ratio with the
 share of rounds at or above 1.7 for the loop slower than 3, 3 to 3.8,
-and 3.8 M or faster.
+and 3.8 M or faster. A round with a cell at 0 (a run that printed no
+speed) is left out and counted.
 
 Usage: python3 bench/noisy16_pool.py FILE...
 """
@@ -19,7 +20,8 @@ import statistics
 import sys
 
 ROW = re.compile(r"^\d+,([\d.]+),([\d.]+),([\d.]+),([\d.]+),([\d.]+)$")
-BANDS = ((0.0, 3.0), (3.0, 3.8), (3.8, math.inf))
+BANDS = ((0.0, 3.0, "below 3 M"), (3.0, 3.8, "3-3.8 M"),
+         (3.8, math.inf, "3.8 M or faster"))
 
 
 def corr(a, b):
@@ -31,23 +33,32 @@ def corr(a, b):
 
 
 def main(paths):
-    rows = []
-    for p in paths:
+    rows, files, zero = [], 0, 0
+    for p in dict.fromkeys(paths):  # each file once
+        n0 = len(rows)
         try:
             with open(p, encoding="utf-8") as f:
                 for line in f:
                     m = ROW.match(line.strip())
-                    if m:
-                        rows.append([float(x) for x in m.groups()])
-        except OSError as e:
-            print(f"noisy16_pool.py: {p}: {e.strerror}", file=sys.stderr)
+                    if not m:
+                        continue
+                    r = [float(x) for x in m.groups()]
+                    if min(r) > 0.0:
+                        rows.append(r)
+                    else:
+                        zero += 1
+        except (OSError, UnicodeDecodeError) as e:
+            why = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
+            print(f"noisy16_pool.py: {p}: {why}", file=sys.stderr)
             return 2
+        files += len(rows) > n0
     if len(rows) < 3:
         print("noisy16_pool.py: fewer than 3 rounds in the files",
               file=sys.stderr)
         return 2
     loop = [r[0] for r in rows]
-    print(f"{len(rows)} rounds from {len(paths)} files")
+    print(f"{len(rows)} rounds from {files} files"
+          + (f" ({zero} rounds with a cell at 0 left out)" if zero else ""))
     for name, i1, i2 in (("DEO*", 3, 4), ("DEO", 1, 2)):
         ratio = [r[i2] / r[i1] for r in rows]
         one = [r[i1] for r in rows]
@@ -55,10 +66,10 @@ def main(paths):
               f"{sum(x >= 1.7 for x in ratio)} of {len(ratio)} rounds "
               f">= 1.7; corr with the loop's speed {corr(loop, ratio):+.2f},"
               f" with 1 thread's {corr(one, ratio):+.2f}")
-        for lo, hi in BANDS:
+        for lo, hi, label in BANDS:
             sel = [x for x, b in zip(ratio, loop) if lo <= b < hi]
             if sel:
-                print(f"  loop {lo:.1f}-{hi:.1f} M: {len(sel)} rounds, "
+                print(f"  loop {label}: {len(sel)} rounds, "
                       f"median {statistics.median(sel):.2f}, "
                       f"{sum(x >= 1.7 for x in sel)} >= 1.7")
     return 0

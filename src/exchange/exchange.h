@@ -89,7 +89,8 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
  * swaps as rx__exchange. The uniforms of k are drawn into xs->u for the
  * pairs plo..max(phi, uhi) (uhi: the boundary pair whose statistics and
  * decisions this thread makes later with rx__pair_stat, or -1), so
- * xs->u[uhi] holds its uniform of k until the next call.
+ * xs->u[uhi] holds its uniform of k until the next call (under the
+ * deterministic rule nothing is drawn, and the decisions read no uniform).
  */
 int rx__exchange_sched(const rx__xconf *xc, rx__xstate *xs, int64_t k,
                        int glo, int phi);
