@@ -5,22 +5,25 @@
 # loop (bench/baseline_loop.c -s 2: xorshift64* + Box-Muller with libm)
 # and as the engine (ziggurat, the default) under DEO and DEO* on 1 and 2
 # threads; ROUNDS interleaved rounds (default 7), M chain-steps/s, then
-# medians and the per-round ratios.
+# medians and the per-round ratios. NOISE (environment, default 2) sets
+# both noise sds, in the loop too: NOISE=0 runs the exact energies and
+# gradients (cheaper chain-steps, so the 2 / 1 ratio is lower).
 # Usage: bash bench/noisy16.sh [ROUNDS] [BUILD]   (BUILD default build)
 set -u
 R=${1:-7}
 B=${2:-build}
+N=${NOISE:-2}
 out=$(mktemp -d "${TMPDIR:-/tmp}/replex-noisy16.XXXXXX")
 eng() { # threads scheme
   "$B/replex" run yaml/mixture25_deo.yaml -o "$out/e" --force -q --no-plots \
     --threads "$1" --set rng.normal=ziggurat --set tempering.scheme="$2" \
-    --set iterations=200000 --set target.energy_noise_sd=2 \
-    --set target.grad_noise_sd=2 --set record.index_every=0 \
+    --set iterations=200000 --set target.energy_noise_sd="$N" \
+    --set target.grad_noise_sd="$N" --set record.index_every=0 \
     --set record.trace_every=0 --set record.thin=100 || exit 1
   grep -o '"chain_steps_per_s": [0-9.]*' "$out/e/summary.json" |
     awk '{printf "%.3f", $2 / 1e6}'; }
 base() {
-  "$B/bench/baseline_loop" -n 1 -k 200000 -s 2 16 |
+  "$B/bench/baseline_loop" -n 1 -k 200000 -s "$N" 16 |
     awk -F'|' '$2 + 0 == 16 {printf "%.3f", $3 + 0}'; }
 # The cells of a round run in one order on odd rounds and in the reverse
 # order on even ones: on this VM the second of two back-to-back runs is
