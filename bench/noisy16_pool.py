@@ -11,7 +11,12 @@ share of rounds at or above 1.7 for the loop slower than 3, 3 to 3.8,
 and 3.8 M or faster. A round with a cell at 0 (a run that printed no
 speed) is left out and counted.
 
-Usage: python3 bench/noisy16_pool.py FILE...
+With --table first, prints instead one Markdown row per file (in the
+order given): rounds, the loop's and one DEO* thread's median speed, the
+DEO* 2 / 1 median with its range and the rounds at or above 1.7, and the
+DEO 2 / 1 median.
+
+Usage: python3 bench/noisy16_pool.py [--table] FILE...
 """
 import math
 import re
@@ -32,8 +37,24 @@ def corr(a, b):
     return num / den if den > 0 else float("nan")
 
 
-def main(paths):
-    rows, files, zero = [], 0, 0
+def table(per_file):
+    print("| file | rounds | loop (M) | DEO* 1 thread (M) | DEO* 2 / 1 "
+          "| rounds >= 1.7 | DEO 2 / 1 |")
+    print("|:---|---:|---:|---:|---:|---:|---:|")
+    med = statistics.median
+    for p, rs in per_file:
+        if not rs:
+            continue
+        star = [r[4] / r[3] for r in rs]
+        deo = [r[2] / r[1] for r in rs]
+        print(f"| `{p}` | {len(rs)} | {med(r[0] for r in rs):.2f} "
+              f"| {med(r[3] for r in rs):.2f} "
+              f"| **{med(star):.2f}** ({min(star):.2f}-{max(star):.2f}) "
+              f"| {sum(x >= 1.7 for x in star)} | {med(deo):.2f} |")
+
+
+def main(paths, as_table=False):
+    rows, files, zero, per_file = [], 0, 0, []
     for p in dict.fromkeys(paths):  # each file once
         n0 = len(rows)
         try:
@@ -52,6 +73,10 @@ def main(paths):
             print(f"noisy16_pool.py: {p}: {why}", file=sys.stderr)
             return 2
         files += len(rows) > n0
+        per_file.append((p, rows[n0:]))
+    if as_table:
+        table(per_file)
+        return 0
     if len(rows) < 3:
         print("noisy16_pool.py: fewer than 3 rounds in the files",
               file=sys.stderr)
@@ -77,7 +102,12 @@ def main(paths):
 
 if __name__ == "__main__":
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
-    if len(sys.argv) < 2:
-        print("usage: python3 bench/noisy16_pool.py FILE...", file=sys.stderr)
+    args = sys.argv[1:]
+    tab = bool(args) and args[0] == "--table"
+    if tab:
+        args = args[1:]
+    if not args:
+        print("usage: python3 bench/noisy16_pool.py [--table] FILE...",
+              file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(args, tab))
