@@ -551,8 +551,72 @@ static void check_paced_progress(void)
     }
 }
 
+/* src/engine/ctx.h (testing): the note on threads that waited */
+int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P);
+
+/* timing.wait_share: the note's rule (a pure function), then the
+ * shares of real runs: none on 1 thread, one per thread in [0, 1] on 2
+ * under both designs. */
+static void check_wait_share(void)
+{
+    char buf[400];
+    strcpy(buf, "untouched");
+    const double low[2] = {0.1, 0.1}, two[2] = {0.3, 0.1},
+                 nan2[2] = {NAN, 0.5}, three[3] = {0.1, 0.2, 0.45};
+    CHECK(rx__wait_note(buf, sizeof buf, low, 2, 16) == 0);
+    CHECK(strcmp(buf, "untouched") == 0);
+    CHECK(rx__wait_note(buf, sizeof buf, two, 1, 16) == 0);
+    CHECK(rx__wait_note(buf, sizeof buf, nan2, 2, 16) == 0);
+    CHECK(strcmp(buf, "untouched") == 0);
+    CHECK(rx__wait_note(buf, sizeof buf, two, 2, 16) == 1);
+    CHECK_MSG(strstr(buf, "2 threads waited for each other 20 %") &&
+                  strstr(buf, "thread 0: 30 %") &&
+                  strstr(buf, "8 chains per thread"),
+              "note: %s", buf);
+    CHECK(rx__wait_note(buf, sizeof buf, three, 3, 16) == 1);
+    CHECK_MSG(strstr(buf, "3 threads") && strstr(buf, "thread 2: 45 %") &&
+                  strstr(buf, "5.33 chains per thread"),
+              "note: %s", buf);
+    for (int sync = 1; sync <= 2; ++sync)
+        for (int threads = 1; threads <= 2; ++threads) {
+            rx_config c;
+            rx_config_default(&c);
+            c.iterations = 3000;
+            c.tempering.n_chains = 8;
+            c.threads = threads;
+            c.sync = sync;
+            rx_ctx *ctx = NULL;
+            rx_err err;
+            rx_status st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
+            rx_config_free(&c);
+            CHECK_MSG(st == RX_OK, "create: %s", err.msg);
+            if (st != RX_OK)
+                continue;
+            CHECK(rx_run(ctx) == RX_OK);
+            rx_results r;
+            rx_get_results(ctx, &r);
+            CHECK_MSG(r.partner == (sync == 2), "sync %d: partner %d", sync,
+                      r.partner);
+            if (threads == 1) {
+                CHECK_MSG(r.wait_share == NULL, "sync %d: a share on 1 "
+                          "thread", sync);
+            } else {
+                CHECK_MSG(r.wait_share != NULL && r.threads == 2,
+                          "sync %d: no shares on %d threads", sync,
+                          r.threads);
+                for (int t = 0; r.wait_share && t < r.threads; ++t)
+                    CHECK_MSG(r.wait_share[t] >= 0.0 &&
+                                  r.wait_share[t] <= 1.0,
+                              "sync %d: thread %d share %g", sync, t,
+                              r.wait_share[t]);
+            }
+            rx_destroy(&ctx);
+        }
+}
+
 int main(void)
 {
+    check_wait_share();
     check_paced_progress();
     check_partner_stop();
     check_partner_grid();

@@ -643,6 +643,10 @@ typedef struct rx_results {
     int64_t noise_helped;   ///< chain-steps whose Langevin noise a thread
                             ///< waiting at the barrier drew (config
                             ///< balance_noise; not deterministic)
+    const double *wait_share; ///< threads entries: the part of the
+                              ///< iterations' wall time each thread waited
+                              ///< for the others (0..1; NULL on 1 thread;
+                              ///< not deterministic)
 } rx_results;
 
 /** Borrowed view of the results; valid until rx_destroy. */

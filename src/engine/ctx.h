@@ -74,6 +74,11 @@ typedef struct rx__tstate {
     double lb_wait, lb_t0;  /* partner design: seconds waited since the
                              * thread's CPU clock read lb_t0 */
     double help_s;          /* balance_noise: seconds drawing for others */
+    double wait_s;          /* seconds waited for other threads in the
+                             * iterations (partner: rings and barriers;
+                             * barrier design: every RX_LB_SAMPLE-th
+                             * barrier, times RX_LB_SAMPLE) */
+    double loop_s;          /* seconds in the iterations */
     int64_t helped;         /* balance_noise: chain-steps helped */
     /* partner design: this thread's round trips, restarts and swaps */
     int64_t pc_a5, pc_l1, pc_rs, pc_sw;
@@ -173,6 +178,8 @@ struct rx_ctx {
     int partner_stop;           /* partner: thread 0's stop decision at
                                  * a full barrier, read after the next */
     int *final_cut;             /* nt_used + 1 chain-range cuts at the end */
+    double *wait_share;         /* nt_used: wait_s / the iterations' wall
+                                 * time, or NULL (1 thread) */
     int32_t *final_at;          /* P, after the run */
     rx_progress_fn progress_fn; /* optional, thread 0 */
     void *progress_user;
@@ -208,6 +215,12 @@ struct rx_ctx {
 void rx__engine_generic_only(rx_ctx *c, int on);
 /* Testing and benchmarks: the partner design decides each attempted
  * boundary pair in its own iteration instead of one iteration later. */
+/* The note a run logs when its threads waited for each other much of the
+ * time: share[t] (n threads) the part of the iterations' wall time thread
+ * t waited, P chains. Writes it into buf and returns 1 when the mean share
+ * reaches RX_WAIT_NOTE_SHARE; 0 (and buf untouched) otherwise. */
+#define RX_WAIT_NOTE_SHARE 0.2
+int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P);
 void rx__engine_no_defer(rx_ctx *c, int on);
 /* Testing and benchmarks: under the partner design with the fused
  * chain-step, draw the inner particles' normals ahead in every iteration

@@ -347,6 +347,7 @@ void rx_destroy(rx_ctx **cp)
     rx__free_aligned(c->ts);
     free(c->thread_phase_s);
     free(c->final_cut);
+    free(c->wait_share);
     free(c->parts);
     rx__free_aligned(c->E[0]);
     rx__free_aligned(c->E[1]);
@@ -1827,6 +1828,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             ts->lb_wait += tge - tgw;
             if (check) {
                 ts->lb_t0 = rx__thread_cpu();
+                ts->wait_s += ts->lb_wait;
                 ts->lb_wait = 0.0;
             }
             /* every thread reads the period thread 0 set between the
@@ -1873,8 +1875,36 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             (void)tg;
         }
     }
+    ts->wait_s += ts->lb_wait;
+    ts->lb_wait = 0.0;
     *kout = failed ? k + 1 : k;
     return failed;
+}
+
+int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P)
+{
+    if (n < 2 || !share || !buf || cap == 0)
+        return 0;
+    double sum = 0.0, most = share[0];
+    int tm = 0;
+    for (int t = 0; t < n; ++t) {
+        sum += share[t];
+        if (share[t] > most) {
+            most = share[t];
+            tm = t;
+        }
+    }
+    const double mean = sum / n;
+    if (!(mean >= RX_WAIT_NOTE_SHARE))
+        return 0;
+    snprintf(buf, cap,
+             "the %d threads waited for each other %.0f %% of the "
+             "iterations' time on average (thread %d: %.0f %%; summary.json "
+             "timing.wait_share) with %.3g chains per thread: fewer threads, "
+             "or more chains or a costlier step per thread, use the cores "
+             "better (docs/performance.md, \"A cost model\")",
+             n, 100.0 * mean, tm, 100.0 * most, (double)P / n);
+    return 1;
 }
 
 void rx__engine_generic_only(rx_ctx *c, int on)
@@ -2091,6 +2121,8 @@ rx_status rx_run(rx_ctx *c)
 #pragma omp barrier
         int64_t k = c->k0;
         int failed = c->fail_flag[2];
+        const double t_loop = rx__now();
+        ts->wait_s = 0.0;
         if (!failed && c->partner) {
             failed = partner_loop(c, ts, t, nthr, bar, &sense, edges, gmap,
                                   ggate, cuts, (int)ncut, Eloc, t0, &k);
@@ -2134,12 +2166,17 @@ rx_status rx_run(rx_ctx *c)
                     }
                 }
                 const double help0 = ts->help_s;
+                /* the wait share: every RX_LB_SAMPLE-th barrier, timed */
+                const int wsample = nthr > 1 && k % RX_LB_SAMPLE == 0;
+                const double tw0 = wsample ? rx__now() : 0.0;
                 if (c->zh && nthr > 1)
                     barrier_wait_help(c, ts, bar, &sense, k, !skip_step,
                                       lo_k, hi_k, timing);
                 else
                     barrier_wait(bar, &sense);
                 const double help_k = ts->help_s - help0;
+                if (wsample)
+                    ts->wait_s += RX_LB_SAMPLE * (rx__now() - tw0 - help_k);
 #pragma omp atomic read
                 failed = c->fail_flag[k & 1];
                 if (failed)
@@ -2233,6 +2270,7 @@ rx_status rx_run(rx_ctx *c)
                 }
             }
         }
+        ts->loop_s = rx__now() - t_loop;
         /* the sample of the last iteration */
         /* the chains this thread owned last (and at K: the same slot) */
         const int *cu_end = cuts + (size_t)(k & 1) * ncut;
@@ -2309,6 +2347,19 @@ rx_status rx_run(rx_ctx *c)
     c->noise_helped = 0;
     for (int t = 0; t < c->nt_req; ++t)
         c->noise_helped += c->ts[t].helped;
+    free(c->wait_share);
+    c->wait_share =
+        nt_used > 1 ? malloc(sizeof(double) * (size_t)nt_used) : NULL;
+    for (int t = 0; c->wait_share && t < nt_used; ++t) {
+        const rx__tstate *tu = &c->ts[t];
+        double w = tu->loop_s > 0.0 ? tu->wait_s / tu->loop_s : 0.0;
+        c->wait_share[t] = w < 0.0 ? 0.0 : w > 1.0 ? 1.0 : w;
+    }
+    if (c->wait_share && c->iters_done >= K) { /* runs that completed */
+        char note[400];
+        if (rx__wait_note(note, sizeof note, c->wait_share, nt_used, P))
+            rx__logf(&c->log, RX_LOG_INFO, "%s", note);
+    }
     for (int j = 0; j < RX_NPHASES; ++j)
         c->phase_s[j] = c->ts[0].tph[j];
     if (timing && nt_used > 0) {
@@ -2438,6 +2489,7 @@ rx_status rx_get_results(const rx_ctx *c, rx_results *r)
     r->thread_phase_s = c->thread_phase_s;
     r->balance_changes = c->lb_changes;
     r->noise_helped = c->noise_helped;
+    r->wait_share = c->wait_share;
     r->partner = c->partner;
     if (c->ran) {
         r->bma = c->ev.bma;

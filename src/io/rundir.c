@@ -327,6 +327,12 @@ static rx_status write_summary(rx_ctx *c, const char *path,
         fprintf(f, "], \"balance_changes\": %lld, \"noise_helped\": %lld",
                 (long long)c->lb_changes, (long long)c->noise_helped);
     }
+    if (c->wait_share) {
+        fprintf(f, ", \"wait_share\": [");
+        for (int t = 0; t < c->nt_used; ++t)
+            fprintf(f, "%s%.4f", t ? ", " : "", c->wait_share[t]);
+        fprintf(f, "]");
+    }
     if (c->vc.on)
         fprintf(f,
                 ", \"variance_reduction\": {\"seconds\": %.6f, "
