@@ -3,10 +3,12 @@
  * 3 threads gives bitwise identical samples, index process, counters and
  * per-pair statistics, for every schedule and with injected noise.
  */
+#include <omp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "replex/replex.h"
 #include "check.h"
@@ -157,6 +159,25 @@ static rx_status slow_gauss(void *user, const double *th, size_t dim,
                       (unsigned)((bits_of(th[0]) >> 24) % 4) * 4000);
 }
 
+/* Create (freeing c) and run a callback-target run; NULL when either
+ * failed (a CHECK names `what`). */
+static rx_ctx *run_callback(rx_config *c, rx_callback_target *cb,
+                            const char *what)
+{
+    rx_ctx *ctx = NULL;
+    rx_err err;
+    rx_status st = rx_create(&ctx, c, cb, (rx_logger){0}, &err);
+    rx_config_free(c);
+    CHECK_MSG(st == RX_OK, "%s: %s", what, err.msg);
+    if (st != RX_OK)
+        return NULL;
+    st = rx_run(ctx);
+    CHECK_MSG(st == RX_OK, "%s: %s", what, rx_errmsg(ctx));
+    if (st != RX_OK)
+        rx_destroy(&ctx);
+    return ctx;
+}
+
 static rx_ctx *run_zhelp(int threads, int on, rx_step_kind kind)
 {
     rx_config c;
@@ -177,16 +198,7 @@ static rx_ctx *run_zhelp(int threads, int on, rx_step_kind kind)
     c.step.target = c.step.others = kind;
     c.record.thin = 7;
     rx_callback_target cb = {3000, slow_gauss, NULL};
-    rx_ctx *ctx = NULL;
-    rx_err err;
-    rx_status st = rx_create(&ctx, &c, &cb, (rx_logger){0}, &err);
-    rx_config_free(&c);
-    CHECK_MSG(st == RX_OK, "balance_noise: %s", err.msg);
-    if (st != RX_OK)
-        return NULL;
-    st = rx_run(ctx);
-    CHECK_MSG(st == RX_OK, "balance_noise: %s", rx_errmsg(ctx));
-    return ctx;
+    return run_callback(&c, &cb, "balance_noise");
 }
 
 /* balance_noise: noise drawn ahead by waiting threads gives the same run
@@ -554,6 +566,30 @@ static void check_paced_progress(void)
 /* src/engine/ctx.h (testing): the note on threads that waited */
 int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P);
 
+/* A quadratic energy that spins about 100 us per call on OpenMP thread
+ * 0: the other thread then waits for it most of the time. */
+static rx_status slow_on_thread0(void *user, const double *theta,
+                                 size_t dim, double *energy, double *grad)
+{
+    (void)user;
+    double e = 0.0;
+    for (size_t j = 0; j < dim; ++j) {
+        e += 0.5 * theta[j] * theta[j];
+        grad[j] = theta[j];
+    }
+    *energy = e;
+    if (omp_get_thread_num() == 0) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+        while ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+                   (double)(t1.tv_nsec - t0.tv_nsec) <
+               1e5);
+    }
+    return RX_OK;
+}
+
 /* timing.wait_share: the note's rule (a pure function), then the
  * shares of real runs: none on 1 thread, one per thread in [0, 1] on 2
  * under both designs. */
@@ -612,6 +648,38 @@ static void check_wait_share(void)
             }
             rx_destroy(&ctx);
         }
+    /* thread 0 slow (balance off, so nothing moves): thread 1 waits for
+     * it most of each run. Its own work is a few us per iteration against
+     * about 200 us of thread 0's, so the bound 0.5 holds even on a loaded
+     * machine (a descheduled thread 0 only lengthens thread 1's waits);
+     * thread 0's own share is left unchecked, since on a loaded machine
+     * it waits whenever thread 1 is descheduled. No share may exceed 1
+     * (every wait lies inside the loop: more means a wait counted twice;
+     * the shares are not clamped). */
+    for (int sync = 1; sync <= 2; ++sync) {
+        rx_config c;
+        rx_config_default(&c);
+        c.target.kind = RX_TARGET_CALLBACK;
+        c.iterations = 300;
+        c.tempering.n_chains = 4;
+        c.threads = 2;
+        c.sync = sync;
+        c.balance = 0;
+        rx_callback_target cb = {2, slow_on_thread0, NULL};
+        rx_ctx *ctx = run_callback(&c, &cb, "slow thread 0");
+        if (!ctx)
+            continue;
+        rx_results r;
+        rx_get_results(ctx, &r);
+        CHECK_MSG(r.wait_share != NULL && r.threads == 2,
+                  "slow thread, sync %d: no shares", sync);
+        if (r.wait_share && r.threads == 2)
+            CHECK_MSG(r.wait_share[1] > 0.5 && r.wait_share[1] <= 1.0 &&
+                          r.wait_share[0] >= 0.0 && r.wait_share[0] <= 1.0,
+                      "slow thread 0, sync %d: shares %.3f %.3f", sync,
+                      r.wait_share[0], r.wait_share[1]);
+        rx_destroy(&ctx);
+    }
 }
 
 int main(void)

@@ -75,9 +75,10 @@ typedef struct rx__tstate {
                              * thread's CPU clock read lb_t0 */
     double help_s;          /* balance_noise: seconds drawing for others */
     double wait_s;          /* seconds waited for other threads in the
-                             * iterations (partner: rings and barriers;
-                             * barrier design: every RX_LB_SAMPLE-th
-                             * barrier, times RX_LB_SAMPLE) */
+                             * iterations (partner: rings, with the
+                             * normals drawn ahead there, and barriers;
+                             * barrier design: every barrier, less the
+                             * noise drawn for others there) */
     double loop_s;          /* seconds in the iterations */
     int64_t helped;         /* balance_noise: chain-steps helped */
     /* partner design: this thread's round trips, restarts and swaps */
@@ -213,14 +214,14 @@ struct rx_ctx {
  * the fused one applies, and draw the fresh pair noise in the exchange
  * (tests compare both with the default paths bitwise). */
 void rx__engine_generic_only(rx_ctx *c, int on);
-/* Testing and benchmarks: the partner design decides each attempted
- * boundary pair in its own iteration instead of one iteration later. */
 /* The note a run logs when its threads waited for each other much of the
  * time: share[t] (n threads) the part of the iterations' wall time thread
  * t waited, P chains. Writes it into buf and returns 1 when the mean share
  * reaches RX_WAIT_NOTE_SHARE; 0 (and buf untouched) otherwise. */
 #define RX_WAIT_NOTE_SHARE 0.2
 int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P);
+/* Testing and benchmarks: the partner design decides each attempted
+ * boundary pair in its own iteration instead of one iteration later. */
 void rx__engine_no_defer(rx_ctx *c, int on);
 /* Testing and benchmarks: under the partner design with the fused
  * chain-step, draw the inner particles' normals ahead in every iteration

@@ -2166,17 +2166,19 @@ rx_status rx_run(rx_ctx *c)
                     }
                 }
                 const double help0 = ts->help_s;
-                /* the wait share: every RX_LB_SAMPLE-th barrier, timed */
-                const int wsample = nthr > 1 && k % RX_LB_SAMPLE == 0;
-                const double tw0 = wsample ? rx__now() : 0.0;
+                /* the wait share: every barrier timed (two clock reads;
+                 * a sample of them was biased by periodic work), less
+                 * the noise drawn for others while there */
+                const int wtime = nthr > 1;
+                const double tw0 = wtime ? rx__now() : 0.0;
                 if (c->zh && nthr > 1)
                     barrier_wait_help(c, ts, bar, &sense, k, !skip_step,
-                                      lo_k, hi_k, timing);
+                                      lo_k, hi_k, timing || wtime);
                 else
                     barrier_wait(bar, &sense);
                 const double help_k = ts->help_s - help0;
-                if (wsample)
-                    ts->wait_s += RX_LB_SAMPLE * (rx__now() - tw0 - help_k);
+                if (wtime)
+                    ts->wait_s += rx__now() - tw0 - help_k;
 #pragma omp atomic read
                 failed = c->fail_flag[k & 1];
                 if (failed)
@@ -2205,7 +2207,10 @@ rx_status rx_run(rx_ctx *c)
                             ts->fail_k = k;
                         }
                     }
+                    const double tw1 = nthr > 1 ? rx__now() : 0.0;
                     barrier_wait(bar, &sense);
+                    if (nthr > 1) /* while thread 0 writes the checkpoint */
+                        ts->wait_s += rx__now() - tw1;
                     /* every thread has read the flag: clear it (thread 0
                      * sets this slot again while recording k + 1) */
                     if (t == 0) {
@@ -2352,13 +2357,8 @@ rx_status rx_run(rx_ctx *c)
         nt_used > 1 ? malloc(sizeof(double) * (size_t)nt_used) : NULL;
     for (int t = 0; c->wait_share && t < nt_used; ++t) {
         const rx__tstate *tu = &c->ts[t];
-        double w = tu->loop_s > 0.0 ? tu->wait_s / tu->loop_s : 0.0;
-        c->wait_share[t] = w < 0.0 ? 0.0 : w > 1.0 ? 1.0 : w;
-    }
-    if (c->wait_share && c->iters_done >= K) { /* runs that completed */
-        char note[400];
-        if (rx__wait_note(note, sizeof note, c->wait_share, nt_used, P))
-            rx__logf(&c->log, RX_LOG_INFO, "%s", note);
+        /* every wait lies inside the loop's span: at most 1 */
+        c->wait_share[t] = tu->loop_s > 0.0 ? tu->wait_s / tu->loop_s : 0.0;
     }
     for (int j = 0; j < RX_NPHASES; ++j)
         c->phase_s[j] = c->ts[0].tph[j];
@@ -2392,6 +2392,12 @@ rx_status rx_run(rx_ctx *c)
         }
         if (best)
             pick = t;
+    }
+    /* the note on waiting, for runs that completed without a failure */
+    if (pick < 0 && c->wait_share && c->iters_done >= K) {
+        char note[400];
+        if (rx__wait_note(note, sizeof note, c->wait_share, nt_used, P))
+            rx__logf(&c->log, RX_LOG_INFO, "%s", note);
     }
     for (int t = pick; t >= 0 && t < c->nt_req; t = c->nt_req) {
         rx__tstate *ts = &c->ts[t];
