@@ -28,7 +28,8 @@ threads,threads_used,iterations,reps,wall_s_best,wall_s_median,\
 wall_us_per_iter_best,wall_us_per_iter_median,chain_steps_per_s_best,\
 chain_steps_per_s_median,trips_a5,trips_per_1000,trips_per_s,swap_rate,\
 speedup,efficiency,timed_wall_us_per_iter,step_us,energy_us,wait_us,\
-exchange_us,adapt_us,record_us,imbalance,peak_rss_kib,foreign_load"
+exchange_us,adapt_us,record_us,imbalance,peak_rss_kib,foreign_load,\
+wait_share"
 NCELLS=16   # 2 targets x 2 schemes x 2 chain counts x 2 thread counts
 
 # check_csv FILE: prints one line per problem; exit status = problems > 0
@@ -46,6 +47,7 @@ check_csv() {
                "chain_steps_per_s_median trips_a5 trips_per_1000 trips_per_s swap_rate " \
                "efficiency speedup timed_wall_us_per_iter step_us energy_us wait_us " \
                "exchange_us adapt_us record_us imbalance peak_rss_kib foreign_load " \
+               "wait_share " \
                "target scheme " \
                "normal"
         n = split(need, nm, " ")
@@ -94,6 +96,11 @@ check_csv() {
         if (!(num("peak_rss_kib") > 0)) err("peak_rss_kib <= 0")
         if (has("foreign_load") && !(num("foreign_load") >= 0 && num("foreign_load") <= 1))
             err("foreign_load outside [0, 1]")
+        # a wait share for every run on more than one thread, none on one
+        if (num("threads_used") > 1 && !has("wait_share")) err("no wait_share on " num("threads_used") " threads")
+        if (num("threads_used") == 1 && has("wait_share")) err("a wait_share on 1 thread")
+        if (has("wait_share") && !(num("wait_share") >= 0 && num("wait_share") <= 1))
+            err("wait_share outside [0, 1]")
         if ($(ix["normal"]) != "ziggurat") err("normal " $(ix["normal"]) ", not the default ziggurat")
         # results do not depend on the thread count: same trips at 1 and 2
         key = $(ix["target"]) "/" $(ix["normal"]) "/" $(ix["scheme"]) "/" P
@@ -124,8 +131,12 @@ if [ -f "$out/bench.csv" ]; then
     awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; ++i) ix[$i] = i }
         NR == 3 { $(ix["peak_rss_kib"]) = 0 } 1' "$out/bench.csv" > "$tmp/rss.csv"
     if check_csv "$tmp/rss.csv" > /dev/null; then bad "checker missed RSS 0"; else ok; fi
-    awk -F, -v OFS=, 'NR == 3 { $NF = 1.5 } 1' "$out/bench.csv" > "$tmp/fg.csv"
+    awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; ++i) ix[$i] = i }
+        NR == 3 { $(ix["foreign_load"]) = 1.5 } 1' "$out/bench.csv" > "$tmp/fg.csv"
     if check_csv "$tmp/fg.csv" > /dev/null; then bad "checker missed foreign_load 1.5"; else ok; fi
+    awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; ++i) ix[$i] = i }
+        $(ix["threads_used"]) == 2 { $(ix["wait_share"]) = 1.5 } 1' "$out/bench.csv" > "$tmp/ws.csv"
+    if check_csv "$tmp/ws.csv" > /dev/null; then bad "checker missed wait_share 1.5"; else ok; fi
 else
     bad "no bench.csv"
 fi

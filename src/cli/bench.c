@@ -782,6 +782,8 @@ typedef struct bcell {
     double fg_cpu, fg_span; /* others' CPU seconds, wall seconds: sums */
     int fg_bad;            /* a run without a reading */
     double foreign;        /* fg_cpu / (fg_span x CPUs); -1 unknown */
+    double *wsh;           /* reps: the sampling runs' mean wait shares */
+    int nwsh;
     /* derived */
     double wall_best, wall_med, cps_best, cps_med, speedup, eff;
     int base;              /* the 1-thread cell, or -1 */
@@ -935,6 +937,7 @@ typedef struct bres {
     double phase[RX_NPHASES];
     int has_threads;
     double wait_min, wait_max;
+    double wshare;   /* mean over threads of rx_results.wait_share; -1 */
 } bres;
 
 static int write_all(int fd, const void *p, size_t n)
@@ -986,6 +989,13 @@ static void child_main(const rx_config *cfg, int setup_only, int fd)
             r->attempts += res.pairs[p].attempts;
         r->window = res.window;
         r->threads = res.threads;
+        r->wshare = -1.0;
+        if (res.wait_share && res.threads > 0) {
+            double sum = 0.0;
+            for (int t = 0; t < res.threads; ++t)
+                sum += res.wait_share[t];
+            r->wshare = sum / res.threads;
+        }
         for (int j = 0; j < RX_NPHASES; ++j)
             r->phase[j] = res.phase_s[j];
         if (res.thread_phase_s && res.threads > 0) {
@@ -1189,7 +1199,7 @@ static const char CSV_HEADER[] =
     "chain_steps_per_s_median,trips_a5,trips_per_1000,trips_per_s,"
     "swap_rate,speedup,efficiency,timed_wall_us_per_iter,step_us,energy_us,"
     "wait_us,exchange_us,adapt_us,record_us,imbalance,peak_rss_kib,"
-    "foreign_load\n";
+    "foreign_load,wait_share\n";
 
 static double trips_per_1000(const bcell *c)
 {
@@ -1244,6 +1254,9 @@ static int write_csv(const char *path, const bcell *cells, int n)
         fprintf(f, ",%ld,", c->rss_kib);
         if (c->foreign >= 0.0)
             fprintf(f, "%.4f", c->foreign);
+        fputc(',', f);
+        if (c->nwsh > 0)
+            fprintf(f, "%.4f", median_of(c->wsh, c->nwsh));
         fputc('\n', f);
     }
     return fclose(f) == 0 ? 0 : -1;
@@ -1269,9 +1282,9 @@ static void write_md(FILE *f, const bcell *cells, int n)
           "| chain-steps/s median | best | us/iter median "
           "| step us | energy us | wait us | exchange us | adapt us "
           "| record us | trips/1000 | trips/s | swap rate | speed-up "
-          "| efficiency | imbalance | RSS MiB | foreign % |\n",
+          "| efficiency | imbalance | RSS MiB | foreign % | wait % |\n",
           f);
-    for (int j = 0; j < 26; ++j)
+    for (int j = 0; j < 27; ++j)
         fputs("|---", f);
     fputs("|\n", f);
     for (int i = 0; i < n; ++i) {
@@ -1307,7 +1320,11 @@ static void write_md(FILE *f, const bcell *cells, int n)
             fputs("| ", f);
         fprintf(f, "| %.1f ", (double)c->rss_kib / 1024.0);
         if (c->foreign >= 0.0)
-            fprintf(f, "| %.1f |\n", 100.0 * c->foreign);
+            fprintf(f, "| %.1f ", 100.0 * c->foreign);
+        else
+            fputs("| ", f);
+        if (c->nwsh > 0)
+            fprintf(f, "| %.1f |\n", 100.0 * median_of(c->wsh, c->nwsh));
         else
             fputs("| |\n", f);
     }
@@ -1763,6 +1780,8 @@ static int run_cell(bcell *c, int timed, int k, int total, int round,
         if (c->nwall > 0 && (r.trips != c->trips || r.swaps != c->swaps))
             c->nondet = 1;
         c->wall[c->nwall++] = wall;
+        if (r.wshare >= 0.0 && c->nwsh < c->reps)
+            c->wsh[c->nwsh++] = r.wshare;
         c->trips = r.trips;
         c->swaps = r.swaps;
         c->attempts = r.attempts;
@@ -1910,14 +1929,17 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
         total += cells[i].reps + cells[i].timing;
         nw += (size_t)cells[i].reps;
     }
-    walls = calloc(nw ? nw : 1, sizeof(double));
+    /* the sampling runs' walls, then their wait shares */
+    walls = calloc(nw ? 2 * nw : 1, sizeof(double));
     if (!walls) {
         fprintf(stderr, "replex: bench: out of memory\n");
         rc = EXIT_RUNFAIL;
         goto done;
     }
-    for (int i = 0, off = 0; i < n; off += cells[i].reps, ++i)
+    for (int i = 0, off = 0; i < n; off += cells[i].reps, ++i) {
         cells[i].wall = walls + off;
+        cells[i].wsh = walls + nw + off;
+    }
     /* the output directory, checked before the first run */
     if (!o.out) {
         rx_cli_default_out(o.file, dflt, sizeof dflt);
