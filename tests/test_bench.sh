@@ -214,7 +214,10 @@ reps: 1
 phase_timing: false
 EOF
 run_grid normals
-grep -q warning "$tmp/se" && bad "normals grid: $(grep warning "$tmp/se")" || ok
+# no warning about the grid itself; the foreign-load warning only says the
+# machine was busy (other tests run beside this one) and may come any time
+warn=$(grep warning "$tmp/se" | grep -v 'its times are suspect')
+[ -n "$warn" ] && bad "normals grid: $warn" || ok
 awk -F, -v F="$tmp/bm.yaml" '
     NR == 1 { for (i = 1; i <= NF; ++i) ix[$i] = i; next }
     { t = $(ix["target"]); m = $(ix["normal"]); n[m]++
