@@ -13,6 +13,10 @@ set -u
 R=${1:-7}
 B=${2:-build}
 N=${NOISE:-2}
+if ! [[ $N =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+  echo "noisy16.sh: NOISE=$N: want a number >= 0 (the noise sd)" >&2
+  exit 2
+fi
 out=$(mktemp -d "${TMPDIR:-/tmp}/replex-noisy16.XXXXXX")
 eng() { # threads scheme
   "$B/replex" run yaml/mixture25_deo.yaml -o "$out/e" --force -q --no-plots \

@@ -786,6 +786,7 @@ typedef struct bcell {
     int nwsh;
     /* derived */
     double wall_best, wall_med, cps_best, cps_med, speedup, eff;
+    double wsh_med;        /* median of wsh, -1 when none (1 thread) */
     int base;              /* the 1-thread cell, or -1 */
 } bcell;
 
@@ -1168,6 +1169,7 @@ static void derive(bcell *cells, int n)
         c->cps_best = P * K / c->wall_best;
         c->cps_med = median_of(cps, c->nwall);
         c->foreign = cell_foreign(c);
+        c->wsh_med = c->nwsh > 0 ? median_of(c->wsh, c->nwsh) : -1.0;
     }
     for (int i = 0; i < n; ++i) {
         bcell *c = &cells[i];
@@ -1255,8 +1257,8 @@ static int write_csv(const char *path, const bcell *cells, int n)
         if (c->foreign >= 0.0)
             fprintf(f, "%.4f", c->foreign);
         fputc(',', f);
-        if (c->nwsh > 0)
-            fprintf(f, "%.4f", median_of(c->wsh, c->nwsh));
+        if (c->wsh_med >= 0.0)
+            fprintf(f, "%.4f", c->wsh_med);
         fputc('\n', f);
     }
     return fclose(f) == 0 ? 0 : -1;
@@ -1323,8 +1325,8 @@ static void write_md(FILE *f, const bcell *cells, int n)
             fprintf(f, "| %.1f ", 100.0 * c->foreign);
         else
             fputs("| ", f);
-        if (c->nwsh > 0)
-            fprintf(f, "| %.1f |\n", 100.0 * median_of(c->wsh, c->nwsh));
+        if (c->wsh_med >= 0.0)
+            fprintf(f, "| %.1f |\n", 100.0 * c->wsh_med);
         else
             fputs("| |\n", f);
     }

@@ -270,16 +270,16 @@ void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,
                    double ea, double eb, int64_t k, const double *u,
                    rx__pairev *e)
 {
-    double u4[4] = {0.0, 0.0, 0.0, 0.0};
-    if (u)
-        u4[p % 4] = *u;
-    else if (xc->rule != RX_RULE_DETERMINISTIC)
+    double up = u ? *u : 0.0;
+    if (!u && xc->rule != RX_RULE_DETERMINISTIC) {
+        double u4[4];
         rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k,
                      (uint32_t)(p / 4), u4);
+        up = u4[p % 4];
+    }
     clear_ev(e);
     e->evaluated = 1;
-    e->cond = (uint8_t)decide_e(xc, xs, ea, eb, p, p + 1, u4[p % 4], k,
-                                &e->prob);
+    e->cond = (uint8_t)decide_e(xc, xs, ea, eb, p, p + 1, up, k, &e->prob);
 }
 
 int rx__exchange_boundary(const rx__xconf *xc, rx__xstate *xs, int p,
