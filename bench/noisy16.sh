@@ -8,6 +8,10 @@
 # medians and the per-round ratios. NOISE (environment, default 2) sets
 # both noise sds, in the loop too: NOISE=0 runs the exact energies and
 # gradients (cheaper chain-steps, so the 2 / 1 ratio is lower).
+# The last four columns (st_*) are each engine run's summary.json
+# timing.steal_share: the part of its threads' time the hypervisor gave to
+# other guests (10 ms clock ticks: about +-0.02 on these runs; empty where
+# the run could not read /proc/stat). docs/performance.md, "Steal".
 # Usage: bash bench/noisy16.sh [ROUNDS] [BUILD]   (BUILD default build)
 set -u
 R=${1:-7}
@@ -18,12 +22,14 @@ if ! [[ $N =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
   exit 2
 fi
 out=$(mktemp -d "${TMPDIR:-/tmp}/replex-noisy16.XXXXXX")
-eng() { # threads scheme
+eng() { # threads scheme: prints M chain-steps/s; the steal share into st
   "$B/replex" run yaml/mixture25_deo.yaml -o "$out/e" --force -q --no-plots \
     --threads "$1" --set rng.normal=ziggurat --set tempering.scheme="$2" \
     --set iterations=200000 --set target.energy_noise_sd="$N" \
     --set target.grad_noise_sd="$N" --set record.index_every=0 \
     --set record.trace_every=0 --set record.thin=100 || exit 1
+  grep -o '"steal_share": [0-9.]*' "$out/e/summary.json" |
+    awk '{printf "%.4f", $2}' > "$out/st"
   grep -o '"chain_steps_per_s": [0-9.]*' "$out/e/summary.json" |
     awk '{printf "%.3f", $2 / 1e6}'; }
 base() {
@@ -35,16 +41,19 @@ base() {
 # 10 1 deo_star B B`: 0.957, the second faster in 1 of 10), so a fixed
 # order would always put one cell behind another.
 {
-echo "round,baseline,deo_1t,deo_2t,deo_star_1t,deo_star_2t"
+echo "round,baseline,deo_1t,deo_2t,deo_star_1t,deo_star_2t,st_deo_1t,st_deo_2t,st_deo_star_1t,st_deo_star_2t"
+# each cell's steal share goes through a file: $(...) runs in a subshell
+cell() { # name threads scheme
+  eval "$1=\$(eng $2 $3)"; eval "st_$1=\$(cat \"\$out/st\")"; }
 for r in $(seq 1 "$R"); do
   if [ $((r % 2)) -eq 1 ]; then
-    b=$(base); d1=$(eng 1 deo); d2=$(eng 2 deo)
-    s1=$(eng 1 deo_star); s2=$(eng 2 deo_star)
+    b=$(base); cell d1 1 deo; cell d2 2 deo
+    cell s1 1 deo_star; cell s2 2 deo_star
   else
-    s2=$(eng 2 deo_star); s1=$(eng 1 deo_star); d2=$(eng 2 deo)
-    d1=$(eng 1 deo); b=$(base)
+    cell s2 2 deo_star; cell s1 1 deo_star; cell d2 2 deo
+    cell d1 1 deo; b=$(base)
   fi
-  echo "$r,$b,$d1,$d2,$s1,$s2"
+  echo "$r,$b,$d1,$d2,$s1,$s2,$st_d1,$st_d2,$st_s1,$st_s2"
 done
 } | tee "$out/all.csv"
 python3 "$(dirname "$0")/round_stats.py" "$out/all.csv" M \

@@ -9,7 +9,10 @@ Prints the number of rounds, the correlation of each ratio with the
 loop's speed and with the 1-thread speed, and the median ratio with the
 share of rounds at or above 1.7 for the loop slower than 3, 3 to 3.8,
 and 3.8 M or faster. A round with a cell at 0 (a run that printed no
-speed) is left out and counted.
+speed) is left out and counted. Rows with the steal columns (st_*, the
+host's steal share of each engine run, files from 2026-11-23 on) also
+give each ratio by steal: the rounds where both of its runs had a steal
+share below 0.03, and those where one had 0.10 or more.
 
 With --table first, prints instead one Markdown row per file (in the
 order given): rounds, the loop's and one DEO* thread's median speed, the
@@ -24,7 +27,9 @@ import signal
 import statistics
 import sys
 
-ROW = re.compile(r"^\d+,([\d.]+),([\d.]+),([\d.]+),([\d.]+),([\d.]+)$")
+ROW = re.compile(r"^\d+,([\d.]+),([\d.]+),([\d.]+),([\d.]+),([\d.]+)"
+                 r"(?:,([\d.]*),([\d.]*),([\d.]*),([\d.]*))?$")
+STEAL_LOW, STEAL_HIGH = 0.03, 0.10
 BANDS = ((0.0, 3.0, "below 3 M"), (3.0, 3.8, "3-3.8 M"),
          (3.8, math.inf, "3.8 M or faster"))
 
@@ -63,8 +68,10 @@ def main(paths, as_table=False):
                     m = ROW.match(line.strip())
                     if not m:
                         continue
-                    r = [float(x) for x in m.groups()]
-                    if min(r) > 0.0:
+                    r = [float(x) for x in m.groups()[:5]]
+                    # the steal shares (None where not recorded)
+                    r += [float(x) if x else None for x in m.groups()[5:]]
+                    if min(r[:5]) > 0.0:
                         rows.append(r)
                     else:
                         zero += 1
@@ -95,6 +102,20 @@ def main(paths, as_table=False):
             sel = [x for x, b in zip(ratio, loop) if lo <= b < hi]
             if sel:
                 print(f"  loop {label}: {len(sel)} rounds, "
+                      f"median {statistics.median(sel):.2f}, "
+                      f"{sum(x >= 1.7 for x in sel)} >= 1.7")
+        # columns 5..8: steal of deo_1t, deo_2t, deo_star_1t, deo_star_2t
+        s1, s2 = (7, 8) if i1 == 3 else (5, 6)
+        st = [(x, r[s1], r[s2]) for x, r in zip(ratio, rows)
+              if r[s1] is not None and r[s2] is not None]
+        for label, keep in (
+                (f"both runs' steal below {STEAL_LOW}",
+                 lambda a, b: max(a, b) < STEAL_LOW),
+                (f"a run's steal {STEAL_HIGH} or more",
+                 lambda a, b: max(a, b) >= STEAL_HIGH)):
+            sel = [x for x, a, b in st if keep(a, b)]
+            if sel:
+                print(f"  {label}: {len(sel)} of {len(st)} rounds, "
                       f"median {statistics.median(sel):.2f}, "
                       f"{sum(x >= 1.7 for x in sel)} >= 1.7")
     return 0

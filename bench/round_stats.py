@@ -3,7 +3,9 @@
 bench/mlp_gemm.sh): CSV with a `round` column and one column per cell;
 prints every cell's median (range) in UNIT and, for each A/B given, the
 median (range) of the per-round ratios A / B (cells measured minutes
-apart drift with the machine; ratios within a round do not).
+apart drift with the machine; ratios within a round do not). Columns
+named st_* are shares (bench/noisy16.sh: the host's steal) and print
+without the unit; a column with an empty value is left out.
 Usage: python3 bench/round_stats.py CSV UNIT [A/B ...]
 """
 import csv
@@ -14,7 +16,13 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 unit = sys.argv[2]
 cells = [k for k in rows[0] if k != 'round']
 for k in cells:
+    if any(x[k] in (None, '') for x in rows):
+        continue
     v = [float(x[k]) for x in rows]
+    if k.startswith('st_'):
+        print('%-12s median %.3f (%.3f-%.3f)' % (k, st.median(v), min(v),
+                                                 max(v)))
+        continue
     print('%-12s median %.2f %s (%.2f-%.2f)' % (k, st.median(v), unit,
                                                  min(v), max(v)))
 for pair in sys.argv[3:]:

@@ -29,12 +29,13 @@ wall_us_per_iter_best,wall_us_per_iter_median,chain_steps_per_s_best,\
 chain_steps_per_s_median,trips_a5,trips_per_1000,trips_per_s,swap_rate,\
 speedup,efficiency,timed_wall_us_per_iter,step_us,energy_us,wait_us,\
 exchange_us,adapt_us,record_us,imbalance,peak_rss_kib,foreign_load,\
-wait_share"
+wait_share,steal_share"
 NCELLS=16   # 2 targets x 2 schemes x 2 chain counts x 2 thread counts
 
 # check_csv FILE: prints one line per problem; exit status = problems > 0
 check_csv() {
-    awk -F, -v cols="$COLS" -v ncells="$NCELLS" '
+    procstat=0; [ -r /proc/stat ] && procstat=1
+    awk -F, -v cols="$COLS" -v ncells="$NCELLS" -v procstat=$procstat '
     function num(name) { return $(ix[name]) + 0 }
     function has(name) { return $(ix[name]) != "" }
     function err(msg) { print "  row " NR - 1 ": " msg; nerr++ }
@@ -47,7 +48,7 @@ check_csv() {
                "chain_steps_per_s_median trips_a5 trips_per_1000 trips_per_s swap_rate " \
                "efficiency speedup timed_wall_us_per_iter step_us energy_us wait_us " \
                "exchange_us adapt_us record_us imbalance peak_rss_kib foreign_load " \
-               "wait_share " \
+               "wait_share steal_share " \
                "target scheme " \
                "normal"
         n = split(need, nm, " ")
@@ -101,6 +102,11 @@ check_csv() {
         if (num("threads_used") == 1 && has("wait_share")) err("a wait_share on 1 thread")
         if (has("wait_share") && !(num("wait_share") >= 0 && num("wait_share") <= 1))
             err("wait_share outside [0, 1]")
+        # the host steal is measured on every run where /proc/stat is
+        # (a median of shares of whole runs: >= 0, no upper bound, since
+        # one 10 ms tick in a run of a few ms reads as more than 1)
+        if (procstat && !has("steal_share")) err("no steal_share")
+        if (has("steal_share") && !(num("steal_share") >= 0)) err("steal_share < 0")
         if ($(ix["normal"]) != "ziggurat") err("normal " $(ix["normal"]) ", not the default ziggurat")
         # results do not depend on the thread count: same trips at 1 and 2
         key = $(ix["target"]) "/" $(ix["normal"]) "/" $(ix["scheme"]) "/" P
@@ -137,6 +143,14 @@ if [ -f "$out/bench.csv" ]; then
     awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; ++i) ix[$i] = i }
         $(ix["threads_used"]) == 2 { $(ix["wait_share"]) = 1.5 } 1' "$out/bench.csv" > "$tmp/ws.csv"
     if check_csv "$tmp/ws.csv" > /dev/null; then bad "checker missed wait_share 1.5"; else ok; fi
+    awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; ++i) ix[$i] = i }
+        NR == 3 { $(ix["steal_share"]) = -0.1 } 1' "$out/bench.csv" > "$tmp/st.csv"
+    if check_csv "$tmp/st.csv" > /dev/null; then bad "checker missed steal_share -0.1"; else ok; fi
+    if [ -r /proc/stat ]; then
+        awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; ++i) ix[$i] = i }
+            NR == 3 { $(ix["steal_share"]) = "" } 1' "$out/bench.csv" > "$tmp/st0.csv"
+        if check_csv "$tmp/st0.csv" > /dev/null; then bad "checker missed an empty steal_share"; else ok; fi
+    fi
 else
     bad "no bench.csv"
 fi

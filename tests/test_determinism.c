@@ -3,6 +3,7 @@
  * 3 threads gives bitwise identical samples, index process, counters and
  * per-pair statistics, for every schedule and with injected noise.
  */
+#include <math.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "replex/replex.h"
+#include "../src/core/internal.h"
 #include "check.h"
 
 typedef struct {
@@ -564,7 +566,8 @@ static void check_paced_progress(void)
 }
 
 /* src/engine/ctx.h (testing): the note on threads that waited */
-int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P);
+int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
+                  double steal);
 
 /* A quadratic energy that spins about 100 us per call on OpenMP thread
  * 0: the other thread then waits for it most of the time. */
@@ -599,20 +602,51 @@ static void check_wait_share(void)
     strcpy(buf, "untouched");
     const double low[2] = {0.1, 0.1}, two[2] = {0.3, 0.1},
                  nan2[2] = {NAN, 0.5}, three[3] = {0.1, 0.2, 0.45};
-    CHECK(rx__wait_note(buf, sizeof buf, low, 2, 16) == 0);
+    CHECK(rx__wait_note(buf, sizeof buf, low, 2, 16, -1.0) == 0);
     CHECK(strcmp(buf, "untouched") == 0);
-    CHECK(rx__wait_note(buf, sizeof buf, two, 1, 16) == 0);
-    CHECK(rx__wait_note(buf, sizeof buf, nan2, 2, 16) == 0);
+    CHECK(rx__wait_note(buf, sizeof buf, two, 1, 16, -1.0) == 0);
+    CHECK(rx__wait_note(buf, sizeof buf, nan2, 2, 16, -1.0) == 0);
     CHECK(strcmp(buf, "untouched") == 0);
-    CHECK(rx__wait_note(buf, sizeof buf, two, 2, 16) == 1);
+    CHECK(rx__wait_note(buf, sizeof buf, two, 2, 16, -1.0) == 1);
     CHECK_MSG(strstr(buf, "2 threads waited for each other 20 %") &&
                   strstr(buf, "thread 0: 30 %") &&
                   strstr(buf, "8 chains per thread"),
               "note: %s", buf);
-    CHECK(rx__wait_note(buf, sizeof buf, three, 3, 16) == 1);
+    CHECK(rx__wait_note(buf, sizeof buf, three, 3, 16, -1.0) == 1);
     CHECK_MSG(strstr(buf, "3 threads") && strstr(buf, "thread 2: 45 %") &&
                   strstr(buf, "5.33 chains per thread"),
               "note: %s", buf);
+    /* with the host's steal: below RX_WAIT_NOTE_STEAL the same advice;
+     * from it on, the note names the steal instead; no note without the
+     * waits, whatever the steal */
+    CHECK(rx__wait_note(buf, sizeof buf, two, 2, 16, 0.049) == 1);
+    CHECK_MSG(strstr(buf, "8 chains per thread") && !strstr(buf, "steal"),
+              "note at steal 0.049: %s", buf);
+    CHECK(rx__wait_note(buf, sizeof buf, two, 2, 16, 0.12) == 1);
+    CHECK_MSG(strstr(buf, "waited for each other 20 %") &&
+                  strstr(buf, "gave 12 % of their CPU time") &&
+                  strstr(buf, "timing.steal_share") &&
+                  !strstr(buf, "chains per thread"),
+              "note at steal 0.12: %s", buf);
+    strcpy(buf, "untouched");
+    CHECK(rx__wait_note(buf, sizeof buf, low, 2, 16, 0.5) == 0);
+    CHECK(strcmp(buf, "untouched") == 0);
+    /* the steal share of two load snapshots (src/core/mem.c) */
+    {
+        rx__load_snap a = {1, 10.0, 0.0, 0.0, 3.0},
+                      b = {1, 12.0, 0.0, 0.0, 3.4};
+        double s = rx__steal_share(&a, &b, 2);
+        CHECK_MSG(s > 0.0999 && s < 0.1001, "steal share %g, want 0.1", s);
+        CHECK(rx__steal_share(&a, &b, 1) > 0.1999);
+        CHECK(rx__steal_share(&b, &a, 2) == -1.0); /* span < 0 */
+        CHECK(rx__steal_share(&a, &a, 2) == -1.0); /* span 0 */
+        CHECK(rx__steal_share(&a, &b, 0) == -1.0);
+        b.ok = 0;
+        CHECK(rx__steal_share(&a, &b, 2) == -1.0);
+        b.ok = 1;
+        b.steal = 2.0; /* a counter that went back: none */
+        CHECK(rx__steal_share(&a, &b, 2) == 0.0);
+    }
     for (int sync = 1; sync <= 2; ++sync)
         for (int threads = 1; threads <= 2; ++threads) {
             rx_config c;
@@ -628,11 +662,20 @@ static void check_wait_share(void)
             CHECK_MSG(st == RX_OK, "create: %s", err.msg);
             if (st != RX_OK)
                 continue;
-            CHECK(rx_run(ctx) == RX_OK);
             rx_results r;
+            rx_get_results(ctx, &r);
+            CHECK_MSG(r.steal_share == -1.0, "steal share %g before the run",
+                      r.steal_share);
+            CHECK(rx_run(ctx) == RX_OK);
             rx_get_results(ctx, &r);
             CHECK_MSG(r.partner == (sync == 2), "sync %d: partner %d", sync,
                       r.partner);
+            /* every run measures the steal where /proc/stat exists (no
+             * upper bound: one 10 ms tick of steal in a run of a few ms
+             * reads as more than 1) */
+            CHECK_MSG(r.steal_share >= 0.0 && isfinite(r.steal_share),
+                      "sync %d, %d threads: steal share %g", sync, threads,
+                      r.steal_share);
             if (threads == 1) {
                 CHECK_MSG(r.wait_share == NULL, "sync %d: a share on 1 "
                           "thread", sync);

@@ -647,6 +647,14 @@ typedef struct rx_results {
                               ///< iterations' wall time each thread waited
                               ///< for the others (0..1; NULL on 1 thread;
                               ///< not deterministic)
+    double steal_share;     ///< the part of the threads' time over the run
+                            ///< that the host (hypervisor) gave to other
+                            ///< guests: the machine's steal seconds in
+                            ///< /proc/stat / (wall_s x threads); -1 where
+                            ///< unknown (no /proc/stat). Machine-wide, so
+                            ///< other busy processes' steal counts too;
+                            ///< 10 ms clock ticks (coarse on short runs);
+                            ///< not deterministic
 } rx_results;
 
 /** Borrowed view of the results; valid until rx_destroy. */

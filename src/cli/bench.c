@@ -784,9 +784,12 @@ typedef struct bcell {
     double foreign;        /* fg_cpu / (fg_span x CPUs); -1 unknown */
     double *wsh;           /* reps: the sampling runs' mean wait shares */
     int nwsh;
+    double *stl;           /* reps: the sampling runs' steal shares */
+    int nstl;
     /* derived */
     double wall_best, wall_med, cps_best, cps_med, speedup, eff;
     double wsh_med;        /* median of wsh, -1 when none (1 thread) */
+    double stl_med;        /* median of stl, -1 when unknown */
     int base;              /* the 1-thread cell, or -1 */
 } bcell;
 
@@ -939,6 +942,7 @@ typedef struct bres {
     int has_threads;
     double wait_min, wait_max;
     double wshare;   /* mean over threads of rx_results.wait_share; -1 */
+    double steal;    /* rx_results.steal_share (-1 unknown) */
 } bres;
 
 static int write_all(int fd, const void *p, size_t n)
@@ -991,6 +995,7 @@ static void child_main(const rx_config *cfg, int setup_only, int fd)
         r->window = res.window;
         r->threads = res.threads;
         r->wshare = -1.0;
+        r->steal = res.steal_share;
         if (res.wait_share && res.threads > 0) {
             double sum = 0.0;
             for (int t = 0; t < res.threads; ++t)
@@ -1170,6 +1175,7 @@ static void derive(bcell *cells, int n)
         c->cps_med = median_of(cps, c->nwall);
         c->foreign = cell_foreign(c);
         c->wsh_med = c->nwsh > 0 ? median_of(c->wsh, c->nwsh) : -1.0;
+        c->stl_med = c->nstl > 0 ? median_of(c->stl, c->nstl) : -1.0;
     }
     for (int i = 0; i < n; ++i) {
         bcell *c = &cells[i];
@@ -1201,7 +1207,7 @@ static const char CSV_HEADER[] =
     "chain_steps_per_s_median,trips_a5,trips_per_1000,trips_per_s,"
     "swap_rate,speedup,efficiency,timed_wall_us_per_iter,step_us,energy_us,"
     "wait_us,exchange_us,adapt_us,record_us,imbalance,peak_rss_kib,"
-    "foreign_load,wait_share\n";
+    "foreign_load,wait_share,steal_share\n";
 
 static double trips_per_1000(const bcell *c)
 {
@@ -1259,6 +1265,9 @@ static int write_csv(const char *path, const bcell *cells, int n)
         fputc(',', f);
         if (c->wsh_med >= 0.0)
             fprintf(f, "%.4f", c->wsh_med);
+        fputc(',', f);
+        if (c->stl_med >= 0.0)
+            fprintf(f, "%.4f", c->stl_med);
         fputc('\n', f);
     }
     return fclose(f) == 0 ? 0 : -1;
@@ -1284,9 +1293,10 @@ static void write_md(FILE *f, const bcell *cells, int n)
           "| chain-steps/s median | best | us/iter median "
           "| step us | energy us | wait us | exchange us | adapt us "
           "| record us | trips/1000 | trips/s | swap rate | speed-up "
-          "| efficiency | imbalance | RSS MiB | foreign % | wait % |\n",
+          "| efficiency | imbalance | RSS MiB | foreign % | wait % "
+          "| steal % |\n",
           f);
-    for (int j = 0; j < 27; ++j)
+    for (int j = 0; j < 28; ++j)
         fputs("|---", f);
     fputs("|\n", f);
     for (int i = 0; i < n; ++i) {
@@ -1326,7 +1336,11 @@ static void write_md(FILE *f, const bcell *cells, int n)
         else
             fputs("| ", f);
         if (c->wsh_med >= 0.0)
-            fprintf(f, "| %.1f |\n", 100.0 * c->wsh_med);
+            fprintf(f, "| %.1f ", 100.0 * c->wsh_med);
+        else
+            fputs("| ", f);
+        if (c->stl_med >= 0.0)
+            fprintf(f, "| %.1f |\n", 100.0 * c->stl_med);
         else
             fputs("| |\n", f);
     }
@@ -1784,6 +1798,8 @@ static int run_cell(bcell *c, int timed, int k, int total, int round,
         c->wall[c->nwall++] = wall;
         if (r.wshare >= 0.0 && c->nwsh < c->reps)
             c->wsh[c->nwsh++] = r.wshare;
+        if (r.steal >= 0.0 && c->nstl < c->reps)
+            c->stl[c->nstl++] = r.steal;
         c->trips = r.trips;
         c->swaps = r.swaps;
         c->attempts = r.attempts;
@@ -1931,8 +1947,8 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
         total += cells[i].reps + cells[i].timing;
         nw += (size_t)cells[i].reps;
     }
-    /* the sampling runs' walls, then their wait shares */
-    walls = calloc(nw ? 2 * nw : 1, sizeof(double));
+    /* the sampling runs' walls, then their wait and steal shares */
+    walls = calloc(nw ? 3 * nw : 1, sizeof(double));
     if (!walls) {
         fprintf(stderr, "replex: bench: out of memory\n");
         rc = EXIT_RUNFAIL;
@@ -1941,6 +1957,7 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
     for (int i = 0, off = 0; i < n; off += cells[i].reps, ++i) {
         cells[i].wall = walls + off;
         cells[i].wsh = walls + nw + off;
+        cells[i].stl = walls + 2 * nw + off;
     }
     /* the output directory, checked before the first run */
     if (!o.out) {

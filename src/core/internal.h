@@ -140,7 +140,15 @@ typedef struct rx__load_snap {
     double t;    /* rx__now() */
     double busy; /* the machine's busy + steal CPU seconds */
     double own;  /* this process's user + system CPU seconds */
+    double steal; /* the machine's steal CPU seconds (in busy) */
 } rx__load_snap;
 rx__load_snap rx__load_now(void);
+/* The part of `threads` threads' time that the host gave to other guests
+ * between a and b (steal seconds of all CPUs / (wall seconds x threads));
+ * -1 when unknown (no /proc/stat, a span of 0). Machine-wide: other
+ * processes' stolen time counts too, so it can exceed 1 on a busy
+ * machine. Clock ticks of 10 ms: coarse below a second or so. */
+double rx__steal_share(const rx__load_snap *a, const rx__load_snap *b,
+                       int threads);
 
 #endif

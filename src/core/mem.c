@@ -70,9 +70,20 @@ rx__load_snap rx__load_now(void)
     /* user nice system idle iowait irq softirq steal: all but idle and
      * iowait (steal: the host ran someone else on our CPU) */
     z.busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
+    z.steal = (double)v[7] / (double)hz;
     z.own = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
             (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
     z.ok = 1;
 #endif
     return z;
+}
+
+double rx__steal_share(const rx__load_snap *a, const rx__load_snap *b,
+                       int threads)
+{
+    const double span = b->t - a->t;
+    if (!a->ok || !b->ok || !(span > 0.0) || threads < 1)
+        return -1.0;
+    const double s = (b->steal - a->steal) / (span * (double)threads);
+    return s > 0.0 ? s : 0.0;
 }

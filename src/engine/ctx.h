@@ -181,6 +181,8 @@ struct rx_ctx {
     int *final_cut;             /* nt_used + 1 chain-range cuts at the end */
     double *wait_share;         /* nt_used: wait_s / the iterations' wall
                                  * time, or NULL (1 thread) */
+    double steal_share;         /* the host's steal over the run, per
+                                 * thread (rx__steal_share); -1 unknown */
     int32_t *final_at;          /* P, after the run */
     rx_progress_fn progress_fn; /* optional, thread 0 */
     void *progress_user;
@@ -216,10 +218,16 @@ struct rx_ctx {
 void rx__engine_generic_only(rx_ctx *c, int on);
 /* The note a run logs when its threads waited for each other much of the
  * time: share[t] (n threads) the part of the iterations' wall time thread
- * t waited, P chains. Writes it into buf and returns 1 when the mean share
- * reaches RX_WAIT_NOTE_SHARE; 0 (and buf untouched) otherwise. */
+ * t waited, P chains, steal the run's steal share (rx__steal_share; < 0
+ * unknown). Writes it into buf and returns 1 when the mean share reaches
+ * RX_WAIT_NOTE_SHARE; 0 (and buf untouched) otherwise. From a steal share
+ * of RX_WAIT_NOTE_STEAL on, the note says the host took that much of the
+ * threads' time: a thread whose virtual CPU is not running holds up the
+ * others, whatever the run's settings. */
 #define RX_WAIT_NOTE_SHARE 0.2
-int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P);
+#define RX_WAIT_NOTE_STEAL 0.05
+int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
+                  double steal);
 /* Testing and benchmarks: the partner design decides each attempted
  * boundary pair in its own iteration instead of one iteration later. */
 void rx__engine_no_defer(rx_ctx *c, int on);

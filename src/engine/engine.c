@@ -162,6 +162,7 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     if (!c)
         return rx__fail(err, RX_ENOMEM, "rx_create: out of memory");
     c->log = logger;
+    c->steal_share = -1.0; /* until a run measures it */
     st = rx_config_copy(&c->cfg, cfg);
     if (st != RX_OK) {
         rx__fail(err, st, "rx_create: out of memory copying the config");
@@ -1881,7 +1882,8 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
     return failed;
 }
 
-int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P)
+int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
+                  double steal)
 {
     if (n < 2 || !share || !buf || cap == 0)
         return 0;
@@ -1897,6 +1899,19 @@ int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P)
     const double mean = sum / n;
     if (!(mean >= RX_WAIT_NOTE_SHARE))
         return 0;
+    if (steal >= RX_WAIT_NOTE_STEAL) {
+        snprintf(buf, cap,
+                 "the %d threads waited for each other %.0f %% of the "
+                 "iterations' time on average (thread %d: %.0f %%; "
+                 "summary.json timing.wait_share) while the host gave %.0f "
+                 "%% of their CPU time to others (timing.steal_share: a "
+                 "virtual machine's CPUs are shared): a thread that is not "
+                 "running holds the others up, so the speed-up from threads "
+                 "is lower than on dedicated cores (docs/performance.md, "
+                 "\"Steal\")",
+                 n, 100.0 * mean, tm, 100.0 * most, 100.0 * steal);
+        return 1;
+    }
     snprintf(buf, cap,
              "the %d threads waited for each other %.0f %% of the "
              "iterations' time on average (thread %d: %.0f %%; summary.json "
@@ -2027,6 +2042,7 @@ rx_status rx_run(rx_ctx *c)
                  "2.4x one thread on 16 threads, 13.3x with model.gemm: "
                  "auto; docs/performance.md, \"On 16 cores\")",
                  c->nt_req);
+    const rx__load_snap load0 = rx__load_now();
     double t0 = rx__now();
 
 #pragma omp parallel num_threads(c->nt_req)
@@ -2333,6 +2349,10 @@ rx_status rx_run(rx_ctx *c)
     }
     c->nt_used = nt_used;
     c->wall_s = rx__now() - t0;
+    {
+        const rx__load_snap load1 = rx__load_now();
+        c->steal_share = rx__steal_share(&load0, &load1, nt_used);
+    }
     if (is_net)
         rx__blas_set_threads(blas_prev);
     c->final_cut = nt_used > 0 ? malloc(sizeof(int) * (size_t)(nt_used + 1))
@@ -2396,7 +2416,8 @@ rx_status rx_run(rx_ctx *c)
     /* the note on waiting, for runs that completed without a failure */
     if (pick < 0 && c->wait_share && c->iters_done >= K) {
         char note[400];
-        if (rx__wait_note(note, sizeof note, c->wait_share, nt_used, P))
+        if (rx__wait_note(note, sizeof note, c->wait_share, nt_used, P,
+                          c->steal_share))
             rx__logf(&c->log, RX_LOG_INFO, "%s", note);
     }
     for (int t = pick; t >= 0 && t < c->nt_req; t = c->nt_req) {
@@ -2496,6 +2517,7 @@ rx_status rx_get_results(const rx_ctx *c, rx_results *r)
     r->balance_changes = c->lb_changes;
     r->noise_helped = c->noise_helped;
     r->wait_share = c->wait_share;
+    r->steal_share = c->steal_share;
     r->partner = c->partner;
     if (c->ran) {
         r->bma = c->ev.bma;

@@ -333,6 +333,10 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             fprintf(f, "%s%.4f", t ? ", " : "", c->wait_share[t]);
         fprintf(f, "]");
     }
+    if (c->steal_share >= 0.0)
+        fprintf(f, ", \"steal_share\": %.4f", c->steal_share);
+    else
+        fprintf(f, ", \"steal_share\": null");
     if (c->vc.on)
         fprintf(f,
                 ", \"variance_reduction\": {\"seconds\": %.6f, "
