@@ -23,12 +23,13 @@ if ! [[ $N =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
 fi
 out=$(mktemp -d "${TMPDIR:-/tmp}/replex-noisy16.XXXXXX")
 eng() { # threads scheme: prints M chain-steps/s; the steal share into st
+  rm -f "$out/st"
   "$B/replex" run yaml/mixture25_deo.yaml -o "$out/e" --force -q --no-plots \
     --threads "$1" --set rng.normal=ziggurat --set tempering.scheme="$2" \
     --set iterations=200000 --set target.energy_noise_sd="$N" \
     --set target.grad_noise_sd="$N" --set record.index_every=0 \
     --set record.trace_every=0 --set record.thin=100 || exit 1
-  grep -o '"steal_share": [0-9.]*' "$out/e/summary.json" |
+  grep -o '"steal_share": [0-9][0-9.]*' "$out/e/summary.json" |
     awk '{printf "%.4f", $2}' > "$out/st"
   grep -o '"chain_steps_per_s": [0-9.]*' "$out/e/summary.json" |
     awk '{printf "%.3f", $2 / 1e6}'; }
@@ -44,7 +45,7 @@ base() {
 echo "round,baseline,deo_1t,deo_2t,deo_star_1t,deo_star_2t,st_deo_1t,st_deo_2t,st_deo_star_1t,st_deo_star_2t"
 # each cell's steal share goes through a file: $(...) runs in a subshell
 cell() { # name threads scheme
-  eval "$1=\$(eng $2 $3)"; eval "st_$1=\$(cat \"\$out/st\")"; }
+  eval "$1=\$(eng $2 $3)"; eval "st_$1=\$(cat \"\$out/st\" 2>/dev/null)"; }
 for r in $(seq 1 "$R"); do
   if [ $((r % 2)) -eq 1 ]; then
     b=$(base); cell d1 1 deo; cell d2 2 deo

@@ -34,6 +34,14 @@ BANDS = ((0.0, 3.0, "below 3 M"), (3.0, 3.8, "3-3.8 M"),
          (3.8, math.inf, "3.8 M or faster"))
 
 
+def share(x):
+    """A steal column's value, None where empty or not a number."""
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
 def corr(a, b):
     ma, mb = statistics.mean(a), statistics.mean(b)
     num = sum((x - ma) * (y - mb) for x, y in zip(a, b))
@@ -70,7 +78,7 @@ def main(paths, as_table=False):
                         continue
                     r = [float(x) for x in m.groups()[:5]]
                     # the steal shares (None where not recorded)
-                    r += [float(x) if x else None for x in m.groups()[5:]]
+                    r += [share(x) for x in m.groups()[5:]]
                     if min(r[:5]) > 0.0:
                         rows.append(r)
                     else:

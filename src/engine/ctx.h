@@ -219,15 +219,17 @@ void rx__engine_generic_only(rx_ctx *c, int on);
 /* The note a run logs when its threads waited for each other much of the
  * time: share[t] (n threads) the part of the iterations' wall time thread
  * t waited, P chains, steal the run's steal share (rx__steal_share; < 0
- * unknown). Writes it into buf and returns 1 when the mean share reaches
- * RX_WAIT_NOTE_SHARE; 0 (and buf untouched) otherwise. From a steal share
- * of RX_WAIT_NOTE_STEAL on, the note says the host took that much of the
- * threads' time: a thread whose virtual CPU is not running holds up the
- * others, whatever the run's settings. */
+ * unknown) over span thread-seconds (wall x threads). Writes it into buf
+ * and returns 1 when the mean share reaches RX_WAIT_NOTE_SHARE; 0 (and buf
+ * untouched) otherwise. From a steal share of RX_WAIT_NOTE_STEAL on, over
+ * at least RX_STEAL_NOTE_SPAN thread-seconds, the note says the host took
+ * that much of the threads' time: a thread whose virtual CPU is not
+ * running holds up the others, whatever the run's settings. */
 #define RX_WAIT_NOTE_SHARE 0.2
 #define RX_WAIT_NOTE_STEAL 0.05
+#define RX_STEAL_NOTE_SPAN 0.5 /* thread-seconds (wall x threads) */
 int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
-                  double steal);
+                  double steal, double span);
 /* Testing and benchmarks: the partner design decides each attempted
  * boundary pair in its own iteration instead of one iteration later. */
 void rx__engine_no_defer(rx_ctx *c, int on);

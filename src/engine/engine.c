@@ -1883,7 +1883,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
 }
 
 int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
-                  double steal)
+                  double steal, double span)
 {
     if (n < 2 || !share || !buf || cap == 0)
         return 0;
@@ -1899,7 +1899,9 @@ int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
     const double mean = sum / n;
     if (!(mean >= RX_WAIT_NOTE_SHARE))
         return 0;
-    if (steal >= RX_WAIT_NOTE_STEAL) {
+    /* one 10 ms tick of steal is 0.01 / span: below RX_STEAL_NOTE_SPAN
+     * thread-seconds it alone could reach the threshold */
+    if (steal >= RX_WAIT_NOTE_STEAL && span >= RX_STEAL_NOTE_SPAN) {
         snprintf(buf, cap,
                  "the %d threads waited for each other %.0f %% of the "
                  "iterations' time on average (thread %d: %.0f %%; "
@@ -2417,7 +2419,7 @@ rx_status rx_run(rx_ctx *c)
     if (pick < 0 && c->wait_share && c->iters_done >= K) {
         char note[400];
         if (rx__wait_note(note, sizeof note, c->wait_share, nt_used, P,
-                          c->steal_share))
+                          c->steal_share, c->wall_s * nt_used))
             rx__logf(&c->log, RX_LOG_INFO, "%s", note);
     }
     for (int t = pick; t >= 0 && t < c->nt_req; t = c->nt_req) {
