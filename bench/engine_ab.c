@@ -8,9 +8,6 @@
  *   defer    the partner design's boundary decisions one iteration later
  *            (the default) against in their own iteration
  *            (rx__engine_no_defer)
- *   lanes    the partner design's boundary lanes under DEO_W / DEO* (the
- *            default) against the boundary positions stepping with the
- *            others in every iteration (rx__engine_no_lanes)
  *   bank     the partner design's waits drawing the fused chain-step's
  *            normals ahead (the default) against plain waiting
  *            (rx__engine_bank(ctx, -1))
@@ -36,7 +33,7 @@
 
 enum { MAX_ROUNDS = 400 };
 
-enum { F_BALANCE, F_DEFER, F_BANK, F_THREADS, F_LANES };
+enum { F_BALANCE, F_DEFER, F_BANK, F_THREADS };
 
 static double run(int threads, int feat, int on, rx_scheme sch, long K)
 {
@@ -72,8 +69,6 @@ static double run(int threads, int feat, int on, rx_scheme sch, long K)
         rx__engine_no_defer(ctx, !on);
     if (feat == F_BANK)
         rx__engine_bank(ctx, on ? 0 : -1);
-    if (feat == F_LANES)
-        rx__engine_no_lanes(ctx, !on);
     double v = -1.0;
     if (rx_run(ctx) == RX_OK) {
         rx_results r;
@@ -94,7 +89,6 @@ int main(int argc, char **argv)
                      : !strcmp(argv[1], "defer")   ? F_DEFER
                      : !strcmp(argv[1], "bank")    ? F_BANK
                      : !strcmp(argv[1], "threads") ? F_THREADS
-                     : !strcmp(argv[1], "lanes")   ? F_LANES
                                                    : -1;
     const int R = argc > 2 ? atoi(argv[2]) : 30;
     const int T = argc > 3 ? atoi(argv[3]) : 2;
@@ -105,7 +99,7 @@ int main(int argc, char **argv)
     if (feat < 0 || R < 4 ||
         R > MAX_ROUNDS || T < 1 || K < 1000 ||
         (argc > 4 && strcmp(argv[4], "deo") && strcmp(argv[4], "deo_star"))) {
-        fprintf(stderr, "usage: engine_ab balance|defer|bank|threads|lanes "
+        fprintf(stderr, "usage: engine_ab balance|defer|bank|threads "
                         "[ROUNDS 4..%d] "
                         "[THREADS] [deo|deo_star] [ITERATIONS >= 1000]\n",
                 MAX_ROUNDS);

@@ -160,7 +160,6 @@ struct rx_ctx {
     double *thread_phase_s;     /* nt_used x RX_NPHASES, or NULL */
     int64_t lb_changes;         /* load balance: iterations with a new cut */
     int fused;                  /* step_one: rx__m25_step applies */
-    int no_lanes;               /* testing: no boundary lanes (partner) */
     int no_defer;               /* testing: the partner design decides its
                                  * boundary pairs in their own iteration */
     int bank;                   /* partner design, fused chain-step, more
@@ -234,9 +233,6 @@ int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
 /* Testing and benchmarks: the partner design decides each attempted
  * boundary pair in its own iteration instead of one iteration later. */
 void rx__engine_no_defer(rx_ctx *c, int on);
-/* Testing and benchmarks: the partner design without boundary lanes (the
- * boundary positions step with the others in every iteration). */
-void rx__engine_no_lanes(rx_ctx *c, int on);
 /* Testing and benchmarks: under the partner design with the fused
  * chain-step, draw the inner particles' normals ahead in every iteration
  * (mode > 0: not only while waiting, so the drawn-ahead path runs whatever

@@ -1059,10 +1059,7 @@ static rx_status step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p,
     return st;
 }
 
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
+static void step_one(rx_ctx *c, rx__tstate *ts, int i, int q, int64_t k,
                      double cyc, int64_t row, double *Ek, int64_t sa_every,
                      int timing, double *t_en)
 {
@@ -1414,16 +1411,14 @@ static void pend_drain(rx_ctx *c, rx__tstate *ts, rx__edge *nb, int pr,
     }
 }
 
-/* The recorder's per-iteration work for the inner pairs plo..pin_hi and
- * the positions lo..hi-1 of thread t (the boundary pairs: partner_decide;
- * under boundary lanes the inner pair next to an attempted boundary pair:
- * lane_step_l / lane_step_r). */
+/* The recorder's per-iteration work for the inner pairs lo..pin_hi and
+ * the positions lo..hi-1 of thread t (the boundary pairs: partner_decide). */
 static void partner_record(rx_ctx *c, rx__tstate *ts, int lo, int hi,
-                           int plo, int pin_hi)
+                           int pin_hi)
 {
     const rx__xstate *xs = &ts->x;
     const int P = c->P, np = P - 1;
-    for (int p = plo; p <= pin_hi; ++p)
+    for (int p = lo; p <= pin_hi; ++p)
         pair_account(ts, np, p, &xs->ev[p]);
     rx__particle *a = lo == 0 ? c->parts[xs->at[0]] : NULL;
     rx__particle *b = hi == P ? c->parts[xs->at[P - 1]] : NULL;
@@ -1435,7 +1430,7 @@ static void partner_record(rx_ctx *c, rx__tstate *ts, int lo, int hi,
         partner_a5(c, ts, xs->at[0], 0);
     if (b)
         partner_a5(c, ts, xs->at[P - 1], P - 1);
-    for (int p = plo; p <= pin_hi; ++p)
+    for (int p = lo; p <= pin_hi; ++p)
         if (xs->ev[p].swapped) {
             partner_a5(c, ts, xs->at[p], p);
             partner_a5(c, ts, xs->at[p + 1], p + 1);
@@ -1494,146 +1489,6 @@ static void partner_decide(rx_ctx *c, rx__tstate *ts, int lo, int hi,
             partner_a5(c, ts, xs->at[pr], pr);
         pair_account(ts, c->P - 1, pr, &e);
     }
-}
-
-/*
- * Boundary lanes (the partner design under DEO_W and DEO* with W >= 2, a
- * block of 4 or more positions, untimed runs). In a window in which a
- * boundary pair is active, the inner pair next to it is not, so the
- * thread's other positions do not depend on the boundary position until
- * the window ends. The boundary position then runs in a lane of its own
- * (its step, its offer, the pair's pending statistics and deferred
- * decisions, and the statistics of the inner neighbour pair, from the
- * energies the loop kept for it in eh[]), and where the neighbour's offer
- * is not there yet the lane stays behind instead of the thread waiting:
- * the thread steps its other positions of the next iterations meanwhile.
- * A lane catches up (waiting if it must) before the next window starts,
- * at full barriers and index rows, and when it is RX_LANE_LAG iterations
- * behind. The same computations in the same order per pair and per
- * particle, so the results are bitwise those of one thread.
- */
-enum { RX_LANE_LAG = RX_RING - 8 }; /* the most iterations a lane lags */
-
-typedef struct rx__lane {
-    int64_t j;          /* the boundary position's next iteration */
-    int dec;            /* its pair's attempt at j - 1 awaits a decision */
-    double E, U;        /* this side's energy and (right) the pair's
-                         * uniform at that attempt */
-    double eh[RX_RING]; /* the inner neighbour position's energy by
-                         * iteration (before that iteration's swaps) */
-    double ub[RX_RING], ui[RX_RING]; /* the uniforms of the boundary pair
-                                      * and the inner neighbour pair */
-} rx__lane;
-
-/* What the lane steps share with the loop of thread t. */
-typedef struct rx__lanes {
-    rx_ctx *c;
-    rx__tstate *ts;
-    double *Eloc;
-    rx__bank *bk;
-    rx__pend *pend;
-    rx__edge *my_left, *my_right, *nb_left, *nb_right;
-    int lo, hi;
-} rx__lanes;
-
-/* The decision of the lane's attempt at L->j - 1 (left: s->lo - 1, right:
- * s->hi - 1); 0 when the neighbour's offer is not there and block is 0. */
-static int lane_decide(rx__lanes *s, rx__lane *L, int right, int block)
-{
-    const int64_t kk = L->j - 1;
-    rx__edge *nb = right ? s->nb_right : s->nb_left;
-    if (!block && atomic_load_explicit(&nb->o[kk % RX_RING].stamp,
-                                       memory_order_acquire) != kk + 1)
-        return 0;
-    partner_decide(s->c, s->ts, s->lo, s->hi, s->nb_left, s->nb_right,
-                   s->pend, kk, !right, right, L->E, L->E, L->U, s->Eloc,
-                   s->bk);
-    L->dec = 0;
-    return 1;
-}
-
-/* The lane's boundary position steps iteration L->j (its pending
- * decision made); par the window's parity, now: decide an attempt at
- * once (full barriers, index rows). */
-static void lane_step(rx__lanes *s, rx__lane *L, int right, int par,
-                      int now)
-{
-    rx_ctx *c = s->c;
-    rx__tstate *ts = s->ts;
-    rx__xstate *xs = &ts->x;
-    const int64_t j = L->j;
-    /* the position q, its boundary pair pb and the inner pair pi next to
-     * it (its statistics come from here in the pair's windows) */
-    const int q = right ? s->hi - 1 : s->lo, pb = right ? q : q - 1,
-              pi = right ? q - 1 : q;
-    const int64_t row = j > 0 && c->samples ? sample_row(&c->cfg, j - 1) : -1;
-    double t_en = 0.0;
-    step_one(c, ts, xs->at[q], q, j, 1.0, row, s->Eloc, 0, 0, &t_en);
-    const double E = s->Eloc[xs->at[q]];
-    ts->lb_wait += offer(right ? s->my_right : s->my_left, j, xs->at[q], E);
-    const double U = L->ub[j % RX_RING]; /* drawn by the loop at j */
-    const int active = ((pb + 1) & 1) == par;
-    L->j = j + 1;
-    if (active && xs->gate[pb]) {
-        L->E = E;
-        L->U = U;
-        L->dec = 1;
-        if (now)
-            lane_decide(s, L, right, 1);
-    } else if (right) { /* statistics only, once the offer is there */
-        rx__pend *pq = s->pend;
-        if (pq->n >= RX_PEND_BATCH)
-            pend_drain(c, ts, s->nb_right, pb, pq, 0, NULL);
-        if (pq->n == RX_RING)
-            pend_drain(c, ts, s->nb_right, pb, pq, 1, s->bk);
-        const int jq = (pq->head + pq->n) % RX_RING;
-        pq->k[jq] = j;
-        pq->E[jq] = E;
-        pq->U[jq] = U;
-        pq->n++;
-    }
-    if (active) {
-        rx__pairev e;
-        const double ei = L->eh[j % RX_RING];
-        rx__pair_stat(&c->xc, xs, pi, right ? ei : E, right ? E : ei, j,
-                      &L->ui[j % RX_RING], &e);
-        pair_account(ts, c->P - 1, pi, &e);
-    }
-    if (right)
-        atomic_store_explicit(&s->nb_right->consumed,
-                              s->pend->n ? s->pend->k[s->pend->head]
-                                         : L->j - L->dec,
-                              memory_order_release);
-    else if (L->j % RX_CONSUMED_EVERY == 0)
-        atomic_store_explicit(&s->nb_left->consumed, L->j - L->dec,
-                              memory_order_release);
-}
-
-/* The lane steps up to iteration k: waiting for the neighbour only where
- * it must (block: now, or lagging RX_LANE_LAG). */
-static void lane_advance(rx__lanes *s, rx__lane *L, int right, int64_t k,
-                         int par, int now)
-{
-    while (L->j <= k) {
-        const int block = now || k - L->j >= RX_LANE_LAG;
-        if (L->dec && !lane_decide(s, L, right, block))
-            return;
-        lane_step(s, L, right, par, now && L->j == k);
-    }
-}
-
-/* The lane finishes its window (par): every iteration before k stepped
- * and the last attempt decided, before the gates reset at k. */
-static void lane_finish(rx__lanes *s, rx__lane *L, int right, int64_t k,
-                        int par)
-{
-    while (L->j < k) {
-        if (L->dec)
-            lane_decide(s, L, right, 1);
-        lane_step(s, L, right, par, 0);
-    }
-    if (L->dec)
-        lane_decide(s, L, right, 1);
 }
 
 /* The first iteration j >= from that ends a period (j + 1 a multiple of
@@ -1758,17 +1613,6 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
      * allocates P ints after Eloc */
     int *ord = (int *)(Eloc + P), n_ord = 0, n_inner = 0;
     partner_order(lo, hi, nbl, nbr, ord, &n_inner, &n_ord);
-    /* boundary lanes (rx__lane) where the scheme has windows */
-    const int lane_ok = !timing && !c->no_lanes && c->xc.W >= 2 &&
-                        (c->xc.scheme == RX_SCHEME_DEO_W ||
-                         c->xc.scheme == RX_SCHEME_DEO_STAR);
-    int lanes = lane_ok && can_defer && hi - lo >= 4 && (nbl || nbr);
-    rx__lane Ll, Lr;
-    memset(&Ll, 0, sizeof Ll);
-    memset(&Lr, 0, sizeof Lr);
-    rx__lanes ls = {c,       ts,       Eloc,    bkp,    &pend, my_left,
-                    my_right, nb_left, nb_right, lo,    hi};
-    int par_prev = 0;
     for (k = 0; k < K; ++k) {
         double ta = timing ? rx__now() : 0.0, t_en = 0.0, t_w = 0.0;
         const int64_t row =
@@ -1778,141 +1622,91 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
          * for them: the neighbours' offers of k - 1 get that long to
          * arrive), then the decisions, then the boundary positions */
         double t_w0 = 0.0; /* the part of t_w inside the step phase */
-        const int pin_in = nbr ? hi - 2 : phi; /* the inner pairs */
-        int plo = lo, pin_hi = pin_in, global, idx_now;
-        double tb;
-        if (lanes) {
-            /* the inner positions; the boundary ones in their lanes */
-            for (int j = 0; j < n_inner; ++j) {
-                const int q = ord[j];
-                step_one(c, ts, xs->at[q], q, k, 1.0, row, Eloc, 0, 0,
-                         &t_en);
+        for (int j = 0; j < n_ord; ++j) {
+            if (j == n_inner && (dl | dr)) {
+                double tw = timing ? rx__now() : 0.0;
+                partner_decide(c, ts, lo, hi, nb_left, nb_right, &pend,
+                               k - 1, dl, dr, El, Er, Ur, Eloc, bkp);
+                dl = dr = 0;
+                if (timing)
+                    t_w0 = rx__now() - tw;
             }
-            tb = 0.0;
-            if (bkp && c->bank_mode > 0)
-                while (bank_one(bkp))
-                    ;
-            if (nbr)
-                Lr.eh[k % RX_RING] = Eloc[xs->at[hi - 2]];
-            if (nbl)
-                Ll.eh[k % RX_RING] = Eloc[xs->at[lo + 1]];
-            if (k % c->xc.W == 0) { /* the last window's lanes finish */
-                if (nbl)
-                    lane_finish(&ls, &Ll, 0, k, par_prev);
-                if (nbr)
-                    lane_finish(&ls, &Lr, 1, k, par_prev);
-            }
-            const int par = rx__exchange_sched(&c->xc, xs, k, glo, phi);
-            par_prev = par;
-            /* every uniform of k this thread needs, the lanes' kept */
-            rx__exchange_draw(&c->xc, xs, k, glo, phi);
-            if (nbr) {
-                Lr.ub[k % RX_RING] = xs->u[hi - 1];
-                Lr.ui[k % RX_RING] = xs->u[hi - 2];
-            }
-            if (nbl) {
-                Ll.ub[k % RX_RING] = xs->u[lo - 1];
-                Ll.ui[k % RX_RING] = xs->u[lo];
-            }
-            global = k == glob_k;
-            idx_now = r->index_every > 0 && k == idx_k;
-            if (nbl)
-                lane_advance(&ls, &Ll, 0, k, par, global || idx_now);
-            if (nbr)
-                lane_advance(&ls, &Lr, 1, k, par, global || idx_now);
-            /* an active boundary pair's inner neighbour pair is not: its
-             * statistics come from the lane */
-            if (nbl && (lo & 1) == par)
-                plo = lo + 1;
-            if (nbr && (hi & 1) == par)
-                pin_hi = pin_in - 1;
-            rx__exchange_drawn(&c->xc, xs, Eloc, k, par, plo, pin_hi);
-        } else {
-            for (int j = 0; j < n_ord; ++j) {
-                if (j == n_inner && (dl | dr)) {
+            const int q = ord[j];
+            step_one(c, ts, xs->at[q], q, k, 1.0, row, Eloc, 0, timing,
+                     &t_en);
+        }
+        double tb = timing ? rx__now() : 0.0;
+        if (bkp && c->bank_mode > 0)
+            while (bank_one(bkp))
+                ;
+        if (my_left)
+            ts->lb_wait += offer(my_left, k, xs->at[lo], Eloc[xs->at[lo]]);
+        if (my_right)
+            ts->lb_wait +=
+                offer(my_right, k, xs->at[hi - 1], Eloc[xs->at[hi - 1]]);
+        const int par = rx__exchange_sched(&c->xc, xs, k, glo, phi);
+        /* a boundary pair is decided only when it is attempted (active
+         * with an open gate); the right one's other iterations only add
+         * statistics, which wait in `pend` for the neighbour's energy */
+        const int right_open = nbr && ((pr + 1) & 1) == par && xs->gate[pr];
+        const int left_open =
+            nbl && ((lo - 1 + 1) & 1) == par && xs->gate[lo - 1];
+        int jq = -1; /* this iteration's entry in pend */
+        if (nbr) {
+            if (pend.n >= RX_PEND_BATCH)
+                pend_drain(c, ts, nb_right, pr, &pend, 0, NULL);
+            if (!right_open) {
+                if (pend.n == RX_RING) {
                     double tw = timing ? rx__now() : 0.0;
-                    partner_decide(c, ts, lo, hi, nb_left, nb_right, &pend,
-                                   k - 1, dl, dr, El, Er, Ur, Eloc, bkp);
-                    dl = dr = 0;
-                    if (timing)
-                        t_w0 = rx__now() - tw;
-                }
-                const int q = ord[j];
-                step_one(c, ts, xs->at[q], q, k, 1.0, row, Eloc, 0, timing,
-                         &t_en);
-            }
-            tb = timing ? rx__now() : 0.0;
-            if (bkp && c->bank_mode > 0)
-                while (bank_one(bkp))
-                    ;
-            if (my_left)
-                ts->lb_wait += offer(my_left, k, xs->at[lo], Eloc[xs->at[lo]]);
-            if (my_right)
-                ts->lb_wait +=
-                    offer(my_right, k, xs->at[hi - 1], Eloc[xs->at[hi - 1]]);
-            const int par = rx__exchange_sched(&c->xc, xs, k, glo, phi);
-            /* a boundary pair is decided only when it is attempted (active
-             * with an open gate); the right one's other iterations only add
-             * statistics, which wait in `pend` for the neighbour's energy */
-            const int right_open = nbr && ((pr + 1) & 1) == par && xs->gate[pr];
-            const int left_open =
-                nbl && ((lo - 1 + 1) & 1) == par && xs->gate[lo - 1];
-            int jq = -1; /* this iteration's entry in pend */
-            if (nbr) {
-                if (pend.n >= RX_PEND_BATCH)
-                    pend_drain(c, ts, nb_right, pr, &pend, 0, NULL);
-                if (!right_open) {
-                    if (pend.n == RX_RING) {
-                        double tw = timing ? rx__now() : 0.0;
-                        pend_drain(c, ts, nb_right, pr, &pend, 1, bkp);
-                        if (timing)
-                            t_w += rx__now() - tw;
-                    }
-                    jq = (pend.head + pend.n) % RX_RING;
-                    pend.k[jq] = k;
-                    pend.E[jq] = Eloc[xs->at[hi - 1]];
-                    pend.n++;
-                }
-            }
-            /* this side's energies before the inner swaps (an attempted
-             * boundary pair's inner neighbour pair is not active) */
-            El = left_open ? Eloc[xs->at[lo]] : 0.0;
-            Er = right_open ? Eloc[xs->at[hi - 1]] : 0.0;
-            /* with the uniform of the right boundary pair: its statistics and
-             * decision of k use it later (one Philox block fewer per
-             * iteration where it shares a block with the inner pairs) */
-            rx__exchange_range(&c->xc, xs, Eloc, k, par, lo, pin_hi, pr);
-            if (nbr) {
-                Ur = xs->u[pr];
-                if (jq >= 0)
-                    pend.U[jq] = Ur;
-            }
-            global = k == glob_k;
-            idx_now = r->index_every > 0 && k == idx_k;
-            if (left_open | right_open) {
-                if (global || idx_now || !can_defer) {
-                    /* the map and the counters are read now */
-                    double tw = timing ? rx__now() : 0.0;
-                    partner_decide(c, ts, lo, hi, nb_left, nb_right, &pend, k,
-                                   left_open, right_open, El, Er, Ur, Eloc, bkp);
+                    pend_drain(c, ts, nb_right, pr, &pend, 1, bkp);
                     if (timing)
                         t_w += rx__now() - tw;
-                } else {
-                    dl = left_open;
-                    dr = right_open;
                 }
+                jq = (pend.head + pend.n) % RX_RING;
+                pend.k[jq] = k;
+                pend.E[jq] = Eloc[xs->at[hi - 1]];
+                pend.n++;
             }
-            /* what this thread has read of the neighbours' rings */
-            if (nbr)
-                atomic_store_explicit(&nb_right->consumed,
-                                      pend.n ? pend.k[pend.head] : k + 1 - dr,
-                                      memory_order_release);
-            if (nbl && (k + 1) % RX_CONSUMED_EVERY == 0)
-                atomic_store_explicit(&nb_left->consumed, k + 1 - dl,
-                                      memory_order_release);
         }
+        /* this side's energies before the inner swaps (an attempted
+         * boundary pair's inner neighbour pair is not active) */
+        El = left_open ? Eloc[xs->at[lo]] : 0.0;
+        Er = right_open ? Eloc[xs->at[hi - 1]] : 0.0;
+        const int pin_hi = nbr ? hi - 2 : phi; /* the inner pairs */
+        /* with the uniform of the right boundary pair: its statistics and
+         * decision of k use it later (one Philox block fewer per
+         * iteration where it shares a block with the inner pairs) */
+        rx__exchange_range(&c->xc, xs, Eloc, k, par, lo, pin_hi, pr);
+        if (nbr) {
+            Ur = xs->u[pr];
+            if (jq >= 0)
+                pend.U[jq] = Ur;
+        }
+        const int global = k == glob_k;
+        const int idx_now = r->index_every > 0 && k == idx_k;
+        if (left_open | right_open) {
+            if (global || idx_now || !can_defer) {
+                /* the map and the counters are read now */
+                double tw = timing ? rx__now() : 0.0;
+                partner_decide(c, ts, lo, hi, nb_left, nb_right, &pend, k,
+                               left_open, right_open, El, Er, Ur, Eloc, bkp);
+                if (timing)
+                    t_w += rx__now() - tw;
+            } else {
+                dl = left_open;
+                dr = right_open;
+            }
+        }
+        /* what this thread has read of the neighbours' rings */
+        if (nbr)
+            atomic_store_explicit(&nb_right->consumed,
+                                  pend.n ? pend.k[pend.head] : k + 1 - dr,
+                                  memory_order_release);
+        if (nbl && (k + 1) % RX_CONSUMED_EVERY == 0)
+            atomic_store_explicit(&nb_left->consumed, k + 1 - dl,
+                                  memory_order_release);
         double tx = timing ? rx__now() : 0.0;
-        partner_record(c, ts, lo, hi, plo, pin_hi);
+        partner_record(c, ts, lo, hi, pin_hi);
         if (idx_now) {
             /* the index row of k: each thread its own positions */
             if (idx_row < r->cap_index) {
@@ -2058,14 +1852,6 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 bk.q0 = bk.q = lo + nbl;
                 bk.q1 = hi - nbr;
                 bkp = c->bank && bk.q0 < bk.q1 ? &bk : NULL;
-                /* the lanes were level at this full barrier (and may only
-                 * now begin) */
-                lanes = lane_ok && can_defer && hi - lo >= 4 && (nbl || nbr);
-                Ll.j = Lr.j = k + 1;
-                Ll.dec = Lr.dec = 0;
-                ls.lo = lo;
-                ls.hi = hi;
-                ls.bk = bkp;
                 for (int q = lo; q < hi; ++q) {
                     xs->at[q] = gmap[q];
                     xs->pos[gmap[q]] = q;
@@ -2142,12 +1928,6 @@ void rx__engine_generic_only(rx_ctx *c, int on)
 {
     if (c)
         c->generic_only = on != 0;
-}
-
-void rx__engine_no_lanes(rx_ctx *c, int on)
-{
-    if (c)
-        c->no_lanes = on != 0;
 }
 
 void rx__engine_no_defer(rx_ctx *c, int on)

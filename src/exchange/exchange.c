@@ -250,31 +250,20 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
  * is decided by both of its threads with rx__exchange_boundary.
  */
 
-void rx__exchange_draw(const rx__xconf *xc, rx__xstate *xs, int64_t k,
-                       int ulo, int uhi)
+void rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
+                        int64_t k, int par, int plo, int phi, int uhi)
 {
+    const int ulast = uhi > phi ? uhi : phi;
     if (xc->rule != RX_RULE_DETERMINISTIC)
-        for (int b = ulo / 4; ulo <= uhi && b <= uhi / 4; ++b)
+        for (int b = plo / 4; plo <= ulast && b <= ulast / 4; ++b)
             rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k,
                          (uint32_t)b, xs->u + 4 * b);
-}
-
-void rx__exchange_drawn(const rx__xconf *xc, rx__xstate *xs, const double *E,
-                        int64_t k, int par, int plo, int phi)
-{
     /* conditions of every pair from the pre-swap state */
     for (int p = plo; p <= phi; ++p)
         eval_pair(xc, xs, E, p, k);
     for (int p = plo; p <= phi; ++p)
         if (((p + 1) & 1) == par && xs->gate[p])
             attempt(xs, &xs->ev[p], p);
-}
-
-void rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
-                        int64_t k, int par, int plo, int phi, int uhi)
-{
-    rx__exchange_draw(xc, xs, k, plo, uhi > phi ? uhi : phi);
-    rx__exchange_drawn(xc, xs, E, k, par, plo, phi);
 }
 
 void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,

@@ -96,14 +96,6 @@ int rx__exchange_sched(const rx__xconf *xc, rx__xstate *xs, int64_t k,
                        int glo, int phi);
 void rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
                         int64_t k, int par, int plo, int phi, int uhi);
-/* The two halves of rx__exchange_range: the uniforms of k for the pairs
- * ulo..uhi into xs->u (nothing under the deterministic rule), then the
- * pairs plo..phi evaluated and swapped with the uniforms already in xs->u
- * (the engine's boundary lanes keep some of them for later iterations). */
-void rx__exchange_draw(const rx__xconf *xc, rx__xstate *xs, int64_t k,
-                       int ulo, int uhi);
-void rx__exchange_drawn(const rx__xconf *xc, rx__xstate *xs, const double *E,
-                        int64_t k, int par, int plo, int phi);
 
 /* The event of pair p at iteration k when it is not attempted (inactive or
  * gate closed), from the energies of its occupants: evaluated, cond and
