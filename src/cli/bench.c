@@ -1814,18 +1814,25 @@ static int run_cell(bcell *c, int timed, int k, int total, int round,
 }
 
 /* Warns about cells during whose runs other processes (or the host, as
- * steal time) took more than RX_BENCH_FOREIGN_WARN of the CPUs. */
+ * steal time) took more than RX_BENCH_FOREIGN_WARN of the CPUs, naming
+ * the host's part where the steal share reaches the same level. */
 static void warn_foreign(const bcell *cells, int n)
 {
     for (int i = 0; i < n; ++i) {
         if (!(cells[i].foreign > RX_BENCH_FOREIGN_WARN))
             continue;
-        char d[512];
+        char d[512], st[160] = "";
         cell_desc(&cells[i], d, sizeof d);
+        if (cells[i].stl_med >= RX_BENCH_FOREIGN_WARN)
+            snprintf(st, sizeof st,
+                     "; the host's steal alone took %.0f%% of the threads' "
+                     "time (column steal_share: a virtual machine's CPUs "
+                     "are shared, so a quieter host is what helps)",
+                     100.0 * cells[i].stl_med);
         fprintf(stderr, "replex: bench: warning: cell %d (%s): other "
                 "processes or the host took %.0f%% of the CPUs during its "
-                "runs; its times are suspect (column foreign_load)\n", i + 1,
-                d, 100.0 * cells[i].foreign);
+                "runs%s; its times are suspect (column foreign_load)\n",
+                i + 1, d, 100.0 * cells[i].foreign, st);
     }
 }
 
