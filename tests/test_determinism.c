@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "replex/replex.h"
-#include "../src/core/internal.h"
+#include "../src/engine/ctx.h" /* rx__wait_note, rx__steal_share */
 #include "check.h"
 
 typedef struct {
@@ -565,10 +565,6 @@ static void check_paced_progress(void)
         rx_destroy(&ctx[1]);
     }
 }
-
-/* src/engine/ctx.h (testing): the note on threads that waited */
-int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
-                  double steal, double span);
 
 /* A quadratic energy that spins about 100 us per call on OpenMP thread
  * 0: the other thread then waits for it most of the time. */

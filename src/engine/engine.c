@@ -1899,28 +1899,28 @@ int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
     const double mean = sum / n;
     if (!(mean >= RX_WAIT_NOTE_SHARE))
         return 0;
+    int w = snprintf(buf, cap,
+                     "the %d threads waited for each other %.0f %% of the "
+                     "iterations' time on average (thread %d: %.0f %%; "
+                     "summary.json timing.wait_share) ",
+                     n, 100.0 * mean, tm, 100.0 * most);
+    const size_t at = w < 0 ? 0 : (size_t)w < cap ? (size_t)w : cap - 1;
     /* one 10 ms tick of steal is 0.01 / span: below RX_STEAL_NOTE_SPAN
      * thread-seconds it alone could reach the threshold */
-    if (steal >= RX_WAIT_NOTE_STEAL && span >= RX_STEAL_NOTE_SPAN) {
-        snprintf(buf, cap,
-                 "the %d threads waited for each other %.0f %% of the "
-                 "iterations' time on average (thread %d: %.0f %%; "
-                 "summary.json timing.wait_share) while the host gave %.0f "
-                 "%% of their CPU time to others (timing.steal_share: a "
-                 "virtual machine's CPUs are shared): a thread that is not "
-                 "running holds the others up, so the speed-up from threads "
-                 "is lower than on dedicated cores (docs/performance.md, "
-                 "\"Steal\")",
-                 n, 100.0 * mean, tm, 100.0 * most, 100.0 * steal);
-        return 1;
-    }
-    snprintf(buf, cap,
-             "the %d threads waited for each other %.0f %% of the "
-             "iterations' time on average (thread %d: %.0f %%; summary.json "
-             "timing.wait_share) with %.3g chains per thread: fewer threads, "
-             "or more chains or a costlier step per thread, use the cores "
-             "better (docs/performance.md, \"A cost model\")",
-             n, 100.0 * mean, tm, 100.0 * most, (double)P / n);
+    if (steal >= RX_WAIT_NOTE_STEAL && span >= RX_STEAL_NOTE_SPAN)
+        snprintf(buf + at, cap - at,
+                 "while the host gave %.0f %% of their CPU time to others "
+                 "(timing.steal_share: a virtual machine's CPUs are "
+                 "shared): a thread that is not running holds the others "
+                 "up, so the speed-up from threads is lower than on "
+                 "dedicated cores (docs/performance.md, \"Steal\")",
+                 100.0 * steal);
+    else
+        snprintf(buf + at, cap - at,
+                 "with %.3g chains per thread: fewer threads, or more "
+                 "chains or a costlier step per thread, use the cores "
+                 "better (docs/performance.md, \"A cost model\")",
+                 (double)P / n);
     return 1;
 }
 
