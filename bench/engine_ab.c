@@ -11,6 +11,9 @@
  *   bank     the partner design's waits drawing the fused chain-step's
  *            normals ahead (the default) against plain waiting
  *            (rx__engine_bank(ctx, -1))
+ *   prefetch the partner design's prefetch of the neighbours' offers at
+ *            the start of an iteration (the default) against none
+ *            (rx__engine_no_prefetch)
  *   threads  1 thread against THREADS threads (the 2 / 1 figure of issue
  *            6 measured in one process: no process start, the two runs
  *            of a pair a fraction of a second apart)
@@ -33,7 +36,7 @@
 
 enum { MAX_ROUNDS = 400 };
 
-enum { F_BALANCE, F_DEFER, F_BANK, F_THREADS };
+enum { F_BALANCE, F_DEFER, F_BANK, F_THREADS, F_PREFETCH };
 
 static double run(int threads, int feat, int on, rx_scheme sch, long K)
 {
@@ -69,6 +72,8 @@ static double run(int threads, int feat, int on, rx_scheme sch, long K)
         rx__engine_no_defer(ctx, !on);
     if (feat == F_BANK)
         rx__engine_bank(ctx, on ? 0 : -1);
+    if (feat == F_PREFETCH)
+        rx__engine_no_prefetch(ctx, !on);
     double v = -1.0;
     if (rx_run(ctx) == RX_OK) {
         rx_results r;
@@ -89,6 +94,7 @@ int main(int argc, char **argv)
                      : !strcmp(argv[1], "defer")   ? F_DEFER
                      : !strcmp(argv[1], "bank")    ? F_BANK
                      : !strcmp(argv[1], "threads") ? F_THREADS
+                     : !strcmp(argv[1], "prefetch") ? F_PREFETCH
                                                    : -1;
     const int R = argc > 2 ? atoi(argv[2]) : 30;
     const int T = argc > 3 ? atoi(argv[3]) : 2;
@@ -99,7 +105,7 @@ int main(int argc, char **argv)
     if (feat < 0 || R < 4 ||
         R > MAX_ROUNDS || T < 1 || K < 1000 ||
         (argc > 4 && strcmp(argv[4], "deo") && strcmp(argv[4], "deo_star"))) {
-        fprintf(stderr, "usage: engine_ab balance|defer|bank|threads "
+        fprintf(stderr, "usage: engine_ab balance|defer|bank|threads|prefetch "
                         "[ROUNDS 4..%d] "
                         "[THREADS] [deo|deo_star] [ITERATIONS >= 1000]\n",
                 MAX_ROUNDS);

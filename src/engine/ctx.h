@@ -5,6 +5,7 @@
 #define RX_ENGINE_CTX_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdatomic.h>
 
 #include "../core/internal.h"
@@ -15,19 +16,33 @@
 #include "../step/step.h"
 #include "../target/target.h"
 
-/* Particle header; theta and grad follow in the same aligned block. */
+/* Particle header; theta and grad follow in the same aligned block. The
+ * first cache line holds what a chain-step of the fused 2-D target and the
+ * partner design's recorder touch, so a particle that a boundary swap hands
+ * to the other thread moves three lines to its new core (this one, theta,
+ * grad: prefetch_particle in engine.c), not five. */
 typedef struct rx__particle {
     alignas(RX_CACHELINE) double *theta;
     double *grad;
-    double *state;     /* optimiser state (mSGD, pSGD, SGHMC) or NULL */
-    int32_t last_q;    /* position during the previous step */
     double energy;
-    double var_raw[2]; /* sigma^2 raw estimate, by parity of k */
+    double step_scale; /* 0.5^rollbacks */
+    /* partner design, fused 2-D chain-step: the normals of iterations
+     * zb_k .. zb_k + zb_n - 1, drawn ahead by a thread that waited (slot
+     * j % RX_ZB holds iteration j; NULL when the run does not bank) */
+    double *zb;
+    int64_t zb_k;
+    int32_t zb_n;
+    int32_t last_q; /* position during the previous step */
     int32_t id;
+    /* partner design: the recorder's marks travel with the particle */
+    uint8_t vis, last_end, l1_state;
+    /* the rest of the header */
+    alignas(RX_CACHELINE) double *state; /* optimiser state (mSGD, pSGD,
+                                          * SGHMC) or NULL */
+    double var_raw[2]; /* sigma^2 raw estimate, by parity of k */
     /* faults.policy rollback: the state before the current step */
     double *good_theta, *good_grad, *good_state;
     double good_energy;
-    double step_scale;   /* 0.5^rollbacks */
     int32_t rollbacks;
     int64_t last_rollback_k;
     /* variance_reduction: the control variate follows the particle */
@@ -37,15 +52,9 @@ typedef struct rx__particle {
     int64_t vr_nc;       /* adaptive c updates so far */
     rx__vrcost vr_cost;
     double grad_s;       /* seconds in gradient evaluations (VR runs) */
-    /* partner design: the recorder's marks travel with the particle */
-    uint8_t vis, last_end, l1_state;
-    /* partner design, fused 2-D chain-step: the normals of iterations
-     * zb_k .. zb_k + zb_n - 1, drawn ahead by a thread that waited (slot
-     * j % RX_ZB holds iteration j; NULL when the run does not bank) */
-    double *zb;
-    int64_t zb_k;
-    int32_t zb_n;
 } rx__particle;
+_Static_assert(offsetof(rx__particle, l1_state) < RX_CACHELINE,
+               "rx__particle: the hot fields fit the first cache line");
 
 enum { RX_ZB = 8 }; /* iterations a particle's drawn-ahead normals hold */
 
@@ -162,6 +171,10 @@ struct rx_ctx {
     int fused;                  /* step_one: rx__m25_step applies */
     int no_defer;               /* testing: the partner design decides its
                                  * boundary pairs in their own iteration */
+    size_t part_hdr, part_vec;  /* particle_alloc's header and vector
+                                 * sizes (prefetch_particle) */
+    int no_prefetch;            /* testing: the partner design does not
+                                 * prefetch the neighbours' offers */
     int bank;                   /* partner design, fused chain-step, more
                                  * than one thread: waits draw ahead */
     int bank_mode;              /* testing: 1 draw ahead every iteration,
@@ -233,6 +246,9 @@ int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
 /* Testing and benchmarks: the partner design decides each attempted
  * boundary pair in its own iteration instead of one iteration later. */
 void rx__engine_no_defer(rx_ctx *c, int on);
+/* Testing and benchmarks: the partner design does not prefetch the
+ * neighbours' offers at the start of an iteration. */
+void rx__engine_no_prefetch(rx_ctx *c, int on);
 /* Testing and benchmarks: under the partner design with the fused
  * chain-step, draw the inner particles' normals ahead in every iteration
  * (mode > 0: not only while waiting, so the drawn-ahead path runs whatever

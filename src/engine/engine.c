@@ -440,6 +440,8 @@ static rx_status particle_alloc(rx_ctx *c, int i, rx__tws *tws)
     size_t vec = (c->dim * sizeof(double) + RX_CACHELINE - 1) /
                  RX_CACHELINE * RX_CACHELINE;
     size_t v = vec ? vec : RX_CACHELINE;
+    c->part_hdr = hdr;
+    c->part_vec = v;
     int stateful = rx__step_has_state(c->cfg.step.target) ||
                    rx__step_has_state(c->cfg.step.others);
     const int nv = stateful ? 3 : 2;
@@ -1205,13 +1207,16 @@ static int lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
  * must not move positions.
  */
 enum { RX_RING = 64, RX_GLOBAL_EVERY = 256, RX_CONSUMED_EVERY = 8,
-       RX_PEND_BATCH = 16, RX_PLB_WINDOW = 1024 };
+       RX_PEND_BATCH = 16, RX_PEND_AHEAD = 4, RX_PLB_WINDOW = 1024 };
 /* (The full barriers' period adapts to the iteration time, pace_period:
  * stop requests and failures wait for a full barrier; RX_GLOBAL_EVERY
  * under balance: rotate.) */
 
+/* One slot per cache line: a thread that reads the neighbour's offer of k
+ * (or prefetches it) does not take the line the neighbour writes k + 1 to. */
 typedef struct rx__offer {
-    atomic_llong stamp; /* k + 1 once (id, E) of iteration k are written */
+    alignas(RX_CACHELINE) atomic_llong stamp; /* k + 1 once (id, E) of
+                                               * iteration k are written */
     int32_t id;
     double E;
 } rx__offer;
@@ -1224,16 +1229,32 @@ typedef struct rx__edge {
 
 /* The neighbour's particle that a boundary swap may hand over: start
  * loading its lines (written by the other core) while the exchange and the
- * recorder run, before the next step reads them. */
-static inline void prefetch_particle(const rx__particle *p)
+ * recorder run, before the next step reads them: the header's first line
+ * (the hot fields, ctx.h), then theta and grad, which particle_alloc puts
+ * right after the header, each in its own lines (hdr: the header's size,
+ * vec: one vector's; their first lines: the whole of them on the 2-D
+ * target), without loading the header first. */
+static inline void prefetch_particle(const rx__particle *p, size_t hdr,
+                                     size_t vec)
 {
 #if defined(__GNUC__)
-    /* the header, then theta and grad right after it (particle_alloc),
-     * without loading the header first */
-    for (int l = 0; l < 4; ++l)
-        __builtin_prefetch((const char *)p + l * RX_CACHELINE, 1);
+    const char *b = (const char *)p;
+    __builtin_prefetch(b, 1);
+    __builtin_prefetch(b + hdr, 1);       /* theta's first line */
+    __builtin_prefetch(b + hdr + vec, 1); /* grad's */
 #else
     (void)p;
+    (void)hdr;
+    (void)vec;
+#endif
+}
+
+static inline void prefetch_offer(const rx__offer *o)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(o, 0);
+#else
+    (void)o;
 #endif
 }
 
@@ -1471,7 +1492,7 @@ static void partner_decide(rx_ctx *c, rx__tstate *ts, int lo, int hi,
     rx__pairev e;
     if (dl) {
         ts->lb_wait += take(nb_left, kk, &id, &E, bk);
-        prefetch_particle(c->parts[id]);
+        prefetch_particle(c->parts[id], c->part_hdr, c->part_vec);
         xs->at[lo - 1] = id;
         Eloc[id] = E;
         if (rx__exchange_boundary(&c->xc, xs, lo - 1, E, El, kk, NULL, &e))
@@ -1482,7 +1503,7 @@ static void partner_decide(rx_ctx *c, rx__tstate *ts, int lo, int hi,
         pend_drain(c, ts, nb_right, pr, pend, 1, bk);
         atomic_store_explicit(&nb_right->consumed, kk, memory_order_release);
         ts->lb_wait += take(nb_right, kk, &id, &E, bk);
-        prefetch_particle(c->parts[id]);
+        prefetch_particle(c->parts[id], c->part_hdr, c->part_vec);
         xs->at[hi] = id;
         Eloc[id] = E;
         if (rx__exchange_boundary(&c->xc, xs, pr, Er, E, kk, &Ur, &e))
@@ -1622,6 +1643,19 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
          * for them: the neighbours' offers of k - 1 get that long to
          * arrive), then the decisions, then the boundary positions */
         double t_w0 = 0.0; /* the part of t_w inside the step phase */
+        if (!c->no_prefetch) {
+            /* the neighbours' offers this iteration reads: those of k - 1
+             * for the decisions after the inner steps, and one the right
+             * pair's queued statistics will read (pend_drain); by now
+             * written, and each slot in its own line, so loading it takes
+             * no line the neighbour still writes */
+            if (dl)
+                prefetch_offer(&nb_left->o[(k - 1) % RX_RING]);
+            if (dr)
+                prefetch_offer(&nb_right->o[(k - 1) % RX_RING]);
+            if (nbr && k >= RX_PEND_AHEAD)
+                prefetch_offer(&nb_right->o[(k - RX_PEND_AHEAD) % RX_RING]);
+        }
         for (int j = 0; j < n_ord; ++j) {
             if (j == n_inner && (dl | dr)) {
                 double tw = timing ? rx__now() : 0.0;
@@ -1934,6 +1968,12 @@ void rx__engine_no_defer(rx_ctx *c, int on)
 {
     if (c)
         c->no_defer = on != 0;
+}
+
+void rx__engine_no_prefetch(rx_ctx *c, int on)
+{
+    if (c)
+        c->no_prefetch = on != 0;
 }
 
 void rx__engine_bank(rx_ctx *c, int mode)
