@@ -12,11 +12,21 @@
 # timing.steal_share: the part of its threads' time the hypervisor gave to
 # other guests (10 ms clock ticks: about +-0.02 on these runs; empty where
 # the run could not read /proc/stat). docs/performance.md, "Steal".
+# ITERS (environment, default 200000) sets each run's iterations, the
+# loop's too: a 2-thread run's wall time includes the threads' start
+# (summary.json timing.start_s: 2-14 ms on this VM, 1-7 % of a 200000-
+# iteration run; docs/performance.md, "The threads' start"), which longer
+# runs spread thinner.
 # Usage: bash bench/noisy16.sh [ROUNDS] [BUILD]   (BUILD default build)
 set -u
 R=${1:-7}
 B=${2:-build}
 N=${NOISE:-2}
+K=${ITERS:-200000}
+if ! [[ $K =~ ^[0-9]+$ ]] || [ "$K" -lt 1000 ]; then
+  echo "noisy16.sh: ITERS=$K: want an integer >= 1000" >&2
+  exit 2
+fi
 if ! [[ $N =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
   echo "noisy16.sh: NOISE=$N: want a number >= 0 (the noise sd)" >&2
   exit 2
@@ -26,7 +36,7 @@ eng() { # threads scheme: prints M chain-steps/s; the steal share into st
   rm -f "$out/st"
   "$B/replex" run yaml/mixture25_deo.yaml -o "$out/e" --force -q --no-plots \
     --threads "$1" --set rng.normal=ziggurat --set tempering.scheme="$2" \
-    --set iterations=200000 --set target.energy_noise_sd="$N" \
+    --set iterations="$K" --set target.energy_noise_sd="$N" \
     --set target.grad_noise_sd="$N" --set record.index_every=0 \
     --set record.trace_every=0 --set record.thin=100 || exit 1
   grep -o '"steal_share": [0-9][0-9.]*' "$out/e/summary.json" |
@@ -34,7 +44,7 @@ eng() { # threads scheme: prints M chain-steps/s; the steal share into st
   grep -o '"chain_steps_per_s": [0-9.]*' "$out/e/summary.json" |
     awk '{printf "%.3f", $2 / 1e6}'; }
 base() {
-  "$B/bench/baseline_loop" -n 1 -k 200000 -s "$N" 16 |
+  "$B/bench/baseline_loop" -n 1 -k "$K" -s "$N" 16 |
     awk -F'|' '$2 + 0 == 16 {printf "%.3f", $3 + 0}'; }
 # The cells of a round run in one order on odd rounds and in the reverse
 # order on even ones: on this VM the second of two back-to-back runs is

@@ -667,8 +667,14 @@ static void check_wait_share(void)
             rx_get_results(ctx, &r);
             CHECK_MSG(r.steal_share == -1.0, "steal share %g before the run",
                       r.steal_share);
+            CHECK_MSG(r.start_s == -1.0, "start %g before the run",
+                      r.start_s);
             CHECK(rx_run(ctx) == RX_OK);
             rx_get_results(ctx, &r);
+            /* the team's start is part of the run's wall time */
+            CHECK_MSG(r.start_s >= 0.0 && r.start_s <= r.wall_s,
+                      "sync %d, %d threads: start %g s of a %g s run", sync,
+                      threads, r.start_s, r.wall_s);
             CHECK_MSG(r.partner == (sync == 2), "sync %d: partner %d", sync,
                       r.partner);
             /* every run measures the steal where /proc/stat exists (no

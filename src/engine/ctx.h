@@ -80,6 +80,8 @@ typedef struct rx__tstate {
     alignas(RX_CACHELINE) rx__xstate x;
     double tph[RX_NPHASES]; /* record.phase_timing: seconds by phase */
     double lb_busy, lb_pub; /* load balance: sampled busy seconds */
+    double t_enter;         /* rx__now() as the thread entered the run's
+                             * parallel region (rx_ctx.start_s) */
     double lb_wait, lb_t0;  /* partner design: seconds waited since the
                              * thread's CPU clock read lb_t0 */
     double help_s;          /* balance_noise: seconds drawing for others */
@@ -194,6 +196,9 @@ struct rx_ctx {
     int *final_cut;             /* nt_used + 1 chain-range cuts at the end */
     double *wait_share;         /* nt_used: wait_s / the iterations' wall
                                  * time, or NULL (1 thread) */
+    double start_s;             /* wall seconds from the run's start until
+                                 * its last thread entered the parallel
+                                 * region; -1 until a run */
     double steal_share;         /* the host's steal over the run, per
                                  * thread (rx__steal_share); -1 unknown */
     int32_t *final_at;          /* P, after the run */

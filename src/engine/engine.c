@@ -163,6 +163,7 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
         return rx__fail(err, RX_ENOMEM, "rx_create: out of memory");
     c->log = logger;
     c->steal_share = -1.0; /* until a run measures it */
+    c->start_s = -1.0;
     st = rx_config_copy(&c->cfg, cfg);
     if (st != RX_OK) {
         rx__fail(err, st, "rx_create: out of memory copying the config");
@@ -2092,6 +2093,7 @@ rx_status rx_run(rx_ctx *c)
         const int t = omp_get_thread_num();
         const int nthr = omp_get_num_threads();
         rx__tstate *ts = &c->ts[t];
+        ts->t_enter = rx__now();
         const int lo = (int)((int64_t)t * P / nthr);
         const int hi = (int)((int64_t)(t + 1) * P / nthr);
         int sense = 0;
@@ -2391,6 +2393,10 @@ rx_status rx_run(rx_ctx *c)
     }
     c->nt_used = nt_used;
     c->wall_s = rx__now() - t0;
+    c->start_s = 0.0;
+    for (int t = 0; t < nt_used; ++t)
+        if (c->ts[t].t_enter - t0 > c->start_s)
+            c->start_s = c->ts[t].t_enter - t0;
     {
         const rx__load_snap load1 = rx__load_now();
         c->steal_share = rx__steal_share(&load0, &load1, nt_used);
@@ -2560,6 +2566,7 @@ rx_status rx_get_results(const rx_ctx *c, rx_results *r)
     r->noise_helped = c->noise_helped;
     r->wait_share = c->wait_share;
     r->steal_share = c->steal_share;
+    r->start_s = c->start_s;
     r->partner = c->partner;
     if (c->ran) {
         r->bma = c->ev.bma;

@@ -333,6 +333,8 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             fprintf(f, "%s%.4f", t ? ", " : "", c->wait_share[t]);
         fprintf(f, "]");
     }
+    if (c->start_s >= 0.0)
+        fprintf(f, ", \"start_s\": %.6f", c->start_s);
     if (c->steal_share >= 0.0)
         fprintf(f, ", \"steal_share\": %.4f", c->steal_share);
     else
