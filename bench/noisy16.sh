@@ -14,9 +14,9 @@
 # the run could not read /proc/stat). docs/performance.md, "Steal".
 # ITERS (environment, default 200000) sets each run's iterations, the
 # loop's too: a 2-thread run's wall time includes the threads' start
-# (summary.json timing.start_s: 2-14 ms on this VM, 1-7 % of a 200000-
-# iteration run; docs/performance.md, "The threads' start"), which longer
-# runs spread thinner.
+# (summary.json timing.start_s: 1.8-14.4 ms on this VM, 1-7 % of a 200000-
+# iteration run; docs/performance.md, "Cache lines between cores, and the
+# threads' start"), which longer runs spread thinner.
 # Usage: bash bench/noisy16.sh [ROUNDS] [BUILD]   (BUILD default build)
 set -u
 R=${1:-7}

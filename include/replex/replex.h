@@ -659,7 +659,7 @@ typedef struct rx_results {
                             ///< start until its last thread entered the
                             ///< OpenMP parallel region: the team's start
                             ///< (the first run of a process creates the
-                            ///< threads; 2-14 ms on a 2-vCPU VM, where it
+                            ///< threads; 1.8-14.4 ms on a 2-vCPU VM, where it
                             ///< wakes an idle vCPU); -1 before rx_run; not
                             ///< deterministic
 } rx_results;
