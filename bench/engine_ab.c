@@ -18,9 +18,10 @@
  *            6 measured in one process: no process start, the two runs
  *            of a pair a fraction of a second apart)
  * Printed: the mean chain-steps/s of each, the median and quartiles of the
- * per-pair ratio on / off, and how many pairs `on` won. With 1 thread the
- * two are the same run (both features need 2 threads), which gives the
- * method's own spread.
+ * per-pair ratio on / off, and how many pairs `on` won. With 1 thread
+ * defer, bank and prefetch run the same engine twice (they act only
+ * between threads), which gives the method's own spread; balance too
+ * (one thread has nothing to balance).
  *
  * Usage: engine_ab FEATURE [ROUNDS] [THREADS] [deo|deo_star] [ITERATIONS]
  *   defaults 30 2 deo_star 100000

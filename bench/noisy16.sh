@@ -12,9 +12,11 @@
 # timing.steal_share: the part of its threads' time the hypervisor gave to
 # other guests (10 ms clock ticks: about +-0.02 on these runs; empty where
 # the run could not read /proc/stat). docs/performance.md, "Steal".
+# The last two (ss_*) are the 2-thread runs' summary.json timing.start_s,
+# seconds: the part of their wall time before the second thread started.
 # ITERS (environment, default 200000) sets each run's iterations, the
 # loop's too: a 2-thread run's wall time includes the threads' start
-# (summary.json timing.start_s: 1.8-14.4 ms on this VM, 1-7 % of a 200000-
+# (summary.json timing.start_s: 1.8-14.4 ms on this VM, up to 7 % of a 200000-
 # iteration run; docs/performance.md, "Cache lines between cores, and the
 # threads' start"), which longer runs spread thinner.
 # Usage: bash bench/noisy16.sh [ROUNDS] [BUILD]   (BUILD default build)
@@ -32,8 +34,9 @@ if ! [[ $N =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
   exit 2
 fi
 out=$(mktemp -d "${TMPDIR:-/tmp}/replex-noisy16.XXXXXX")
-eng() { # threads scheme: prints M chain-steps/s; the steal share into st
-  rm -f "$out/st"
+eng() { # threads scheme: prints M chain-steps/s; the steal share into
+  # st, the threads' start (timing.start_s, seconds) into ss
+  rm -f "$out/st" "$out/ss"
   "$B/replex" run yaml/mixture25_deo.yaml -o "$out/e" --force -q --no-plots \
     --threads "$1" --set rng.normal=ziggurat --set tempering.scheme="$2" \
     --set iterations="$K" --set target.energy_noise_sd="$N" \
@@ -41,6 +44,8 @@ eng() { # threads scheme: prints M chain-steps/s; the steal share into st
     --set record.trace_every=0 --set record.thin=100 || exit 1
   grep -o '"steal_share": [0-9][0-9.]*' "$out/e/summary.json" |
     awk '{printf "%.4f", $2}' > "$out/st"
+  grep -o '"start_s": [0-9][0-9.e-]*' "$out/e/summary.json" |
+    awk '{printf "%.4f", $2}' > "$out/ss"
   grep -o '"chain_steps_per_s": [0-9.]*' "$out/e/summary.json" |
     awk '{printf "%.3f", $2 / 1e6}'; }
 base() {
@@ -52,10 +57,13 @@ base() {
 # 10 1 deo_star B B`: 0.957, the second faster in 1 of 10), so a fixed
 # order would always put one cell behind another.
 {
-echo "round,baseline,deo_1t,deo_2t,deo_star_1t,deo_star_2t,st_deo_1t,st_deo_2t,st_deo_star_1t,st_deo_star_2t"
-# each cell's steal share goes through a file: $(...) runs in a subshell
+echo "# ITERS=$K NOISE=$N: $R rounds of $K iterations"
+echo "round,baseline,deo_1t,deo_2t,deo_star_1t,deo_star_2t,st_deo_1t,st_deo_2t,st_deo_star_1t,st_deo_star_2t,ss_deo_2t,ss_deo_star_2t"
+# each cell's steal share and start go through files: $(...) runs in a
+# subshell
 cell() { # name threads scheme
-  eval "$1=\$(eng $2 $3)"; eval "st_$1=\$(cat \"\$out/st\" 2>/dev/null)"; }
+  eval "$1=\$(eng $2 $3)"; eval "st_$1=\$(cat \"\$out/st\" 2>/dev/null)"
+  eval "ss_$1=\$(cat \"\$out/ss\" 2>/dev/null)"; }
 for r in $(seq 1 "$R"); do
   if [ $((r % 2)) -eq 1 ]; then
     b=$(base); cell d1 1 deo; cell d2 2 deo
@@ -64,10 +72,11 @@ for r in $(seq 1 "$R"); do
     cell s2 2 deo_star; cell s1 1 deo_star; cell d2 2 deo
     cell d1 1 deo; b=$(base)
   fi
-  echo "$r,$b,$d1,$d2,$s1,$s2,$st_d1,$st_d2,$st_s1,$st_s2"
+  echo "$r,$b,$d1,$d2,$s1,$s2,$st_d1,$st_d2,$st_s1,$st_s2,$ss_d2,$ss_s2"
 done
 } | tee "$out/all.csv"
-python3 "$(dirname "$0")/round_stats.py" "$out/all.csv" M \
+grep -v '^#' "$out/all.csv" > "$out/rows.csv"
+python3 "$(dirname "$0")/round_stats.py" "$out/rows.csv" M \
   deo_2t/deo_1t deo_star_2t/deo_star_1t deo_2t/baseline \
   deo_star_2t/baseline deo_1t/baseline
 rm -rf "$out"

@@ -28,7 +28,8 @@ import statistics
 import sys
 
 ROW = re.compile(r"^\d+,([\d.]+),([\d.]+),([\d.]+),([\d.]+),([\d.]+)"
-                 r"(?:,([\d.]*),([\d.]*),([\d.]*),([\d.]*))?$")
+                 r"(?:,([\d.]*),([\d.]*),([\d.]*),([\d.]*))?"
+                 r"(?:,([\d.]*),([\d.]*))?$")
 STEAL_LOW, STEAL_HIGH = 0.03, 0.10
 BANDS = ((0.0, 3.0, "below 3 M"), (3.0, 3.8, "3-3.8 M"),
          (3.8, math.inf, "3.8 M or faster"))

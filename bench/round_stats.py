@@ -5,7 +5,8 @@ prints every cell's median (range) in UNIT and, for each A/B given, the
 median (range) of the per-round ratios A / B (cells measured minutes
 apart drift with the machine; ratios within a round do not). Columns
 named st_* are shares (bench/noisy16.sh: the host's steal) and print
-without the unit; a column with an empty value is left out.
+without the unit, ss_* seconds (its 2-thread runs' timing.start_s); a
+column with an empty value is left out.
 Usage: python3 bench/round_stats.py CSV UNIT [A/B ...]
 """
 import csv
@@ -22,6 +23,10 @@ for k in cells:
     if k.startswith('st_'):
         print('%-12s median %.3f (%.3f-%.3f)' % (k, st.median(v), min(v),
                                                  max(v)))
+        continue
+    if k.startswith('ss_'):
+        print('%-12s median %.4f s (%.4f-%.4f)' % (k, st.median(v), min(v),
+                                                   max(v)))
         continue
     print('%-12s median %.2f %s (%.2f-%.2f)' % (k, st.median(v), unit,
                                                  min(v), max(v)))

@@ -655,13 +655,14 @@ typedef struct rx_results {
                             ///< other busy processes' steal counts too;
                             ///< 10 ms clock ticks (coarse on short runs);
                             ///< not deterministic
-    double start_s;         ///< wall seconds (in wall_s) from the run's
-                            ///< start until its last thread entered the
-                            ///< OpenMP parallel region: the team's start
-                            ///< (the first run of a process creates the
-                            ///< threads; 1.8-14.4 ms on a 2-vCPU VM, where it
-                            ///< wakes an idle vCPU); -1 before rx_run; not
-                            ///< deterministic
+    double start_s;         ///< wall seconds, included in wall_s, from
+                            ///< the run's start until its last thread
+                            ///< entered the OpenMP parallel region: the
+                            ///< threads' start (milliseconds where the
+                            ///< process's first parallel region creates
+                            ///< them on a virtual machine); -1 before
+                            ///< rx_run or when it failed before its
+                            ///< threads started; not deterministic
 } rx_results;
 
 /** Borrowed view of the results; valid until rx_destroy. */

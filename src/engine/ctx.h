@@ -53,8 +53,9 @@ typedef struct rx__particle {
     rx__vrcost vr_cost;
     double grad_s;       /* seconds in gradient evaluations (VR runs) */
 } rx__particle;
-_Static_assert(offsetof(rx__particle, l1_state) < RX_CACHELINE,
-               "rx__particle: the hot fields fit the first cache line");
+_Static_assert(offsetof(rx__particle, state) == RX_CACHELINE,
+               "rx__particle: the hot fields fill the first cache line "
+               "only");
 
 enum { RX_ZB = 8 }; /* iterations a particle's drawn-ahead normals hold */
 

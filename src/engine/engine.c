@@ -434,15 +434,21 @@ static rx_status tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
     return RX_OK;
 }
 
+/* A particle's block: the header, then each vector (theta, grad, ...) in
+ * whole cache lines (particle_alloc); set once before the threads start,
+ * for particle_alloc and prefetch_particle. */
+static void particle_sizes(rx_ctx *c)
+{
+    c->part_hdr = (sizeof(rx__particle) + RX_CACHELINE - 1) / RX_CACHELINE *
+                  RX_CACHELINE;
+    const size_t vec = (c->dim * sizeof(double) + RX_CACHELINE - 1) /
+                       RX_CACHELINE * RX_CACHELINE;
+    c->part_vec = vec ? vec : RX_CACHELINE;
+}
+
 static rx_status particle_alloc(rx_ctx *c, int i, rx__tws *tws)
 {
-    size_t hdr = (sizeof(rx__particle) + RX_CACHELINE - 1) /
-                 RX_CACHELINE * RX_CACHELINE;
-    size_t vec = (c->dim * sizeof(double) + RX_CACHELINE - 1) /
-                 RX_CACHELINE * RX_CACHELINE;
-    size_t v = vec ? vec : RX_CACHELINE;
-    c->part_hdr = hdr;
-    c->part_vec = v;
+    const size_t hdr = c->part_hdr, v = c->part_vec;
     int stateful = rx__step_has_state(c->cfg.step.target) ||
                    rx__step_has_state(c->cfg.step.others);
     const int nv = stateful ? 3 : 2;
@@ -1230,23 +1236,25 @@ typedef struct rx__edge {
 
 /* The neighbour's particle that a boundary swap may hand over: start
  * loading its lines (written by the other core) while the exchange and the
- * recorder run, before the next step reads them: the header's first line
- * (the hot fields, ctx.h), then theta and grad, which particle_alloc puts
- * right after the header, each in its own lines (hdr: the header's size,
- * vec: one vector's; their first lines: the whole of them on the 2-D
- * target), without loading the header first. */
+ * recorder run, before the next step reads them, without loading the
+ * header first: the header's first line (all a fused 2-D chain-step
+ * touches, ctx.h) or, for other steps, the whole header (hdr bytes), then
+ * the first lines of theta and grad, which particle_alloc puts right after
+ * the header (vec bytes each; all of them on the 2-D target). */
 static inline void prefetch_particle(const rx__particle *p, size_t hdr,
-                                     size_t vec)
+                                     size_t vec, int fused)
 {
 #if defined(__GNUC__)
     const char *b = (const char *)p;
-    __builtin_prefetch(b, 1);
+    for (size_t o = 0; o < (fused ? RX_CACHELINE : hdr); o += RX_CACHELINE)
+        __builtin_prefetch(b + o, 1);
     __builtin_prefetch(b + hdr, 1);       /* theta's first line */
     __builtin_prefetch(b + hdr + vec, 1); /* grad's */
 #else
     (void)p;
     (void)hdr;
     (void)vec;
+    (void)fused;
 #endif
 }
 
@@ -1493,7 +1501,7 @@ static void partner_decide(rx_ctx *c, rx__tstate *ts, int lo, int hi,
     rx__pairev e;
     if (dl) {
         ts->lb_wait += take(nb_left, kk, &id, &E, bk);
-        prefetch_particle(c->parts[id], c->part_hdr, c->part_vec);
+        prefetch_particle(c->parts[id], c->part_hdr, c->part_vec, c->fused);
         xs->at[lo - 1] = id;
         Eloc[id] = E;
         if (rx__exchange_boundary(&c->xc, xs, lo - 1, E, El, kk, NULL, &e))
@@ -1504,7 +1512,7 @@ static void partner_decide(rx_ctx *c, rx__tstate *ts, int lo, int hi,
         pend_drain(c, ts, nb_right, pr, pend, 1, bk);
         atomic_store_explicit(&nb_right->consumed, kk, memory_order_release);
         ts->lb_wait += take(nb_right, kk, &id, &E, bk);
-        prefetch_particle(c->parts[id], c->part_hdr, c->part_vec);
+        prefetch_particle(c->parts[id], c->part_hdr, c->part_vec, c->fused);
         xs->at[hi] = id;
         Eloc[id] = E;
         if (rx__exchange_boundary(&c->xc, xs, pr, Er, E, kk, &Ur, &e))
@@ -1645,11 +1653,13 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
          * arrive), then the decisions, then the boundary positions */
         double t_w0 = 0.0; /* the part of t_w inside the step phase */
         if (!c->no_prefetch) {
-            /* the neighbours' offers this iteration reads: those of k - 1
-             * for the decisions after the inner steps, and one the right
-             * pair's queued statistics will read (pend_drain); by now
-             * written, and each slot in its own line, so loading it takes
-             * no line the neighbour still writes */
+            /* the neighbours' offers of k - 1, which the decisions after
+             * the inner steps read (usually written by now; where the
+             * neighbour is behind, the line comes over early), and the
+             * right neighbour's offer of k - RX_PEND_AHEAD: each slot of
+             * that ring warmed a few iterations after it was written, for
+             * the queued statistics (pend_drain) that read it later; a
+             * slot per line, so this takes no line the neighbour writes */
             if (dl)
                 prefetch_offer(&nb_left->o[(k - 1) % RX_RING]);
             if (dr)
@@ -2060,6 +2070,7 @@ rx_status rx_run(rx_ctx *c)
                c->cfg.faults.policy != 1 && !c->vc.on && !timing;
     /* the partner design's waits draw the fused step's normals ahead */
     c->bank = c->fused && c->partner && c->nt_req > 1 && c->bank_mode >= 0;
+    particle_sizes(c);
     /* the barrier design with fresh pair noise: each thread draws its
      * share of the comparisons' noise in the step phase (by parity of k),
      * instead of every thread drawing all of it in the exchange; without
