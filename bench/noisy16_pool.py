@@ -12,7 +12,11 @@ and 3.8 M or faster. A round with a cell at 0 (a run that printed no
 speed) is left out and counted. Rows with the steal columns (st_*, the
 host's steal share of each engine run, files from 2026-11-23 on) also
 give each ratio by steal: the rounds where both of its runs had a steal
-share below 0.03, and those where one had 0.10 or more.
+share below 0.03, and those where one had 0.10 or more. Rows with the
+start columns (ss_*, the 2-thread runs' timing.start_s) in files that
+give their iterations (a "# ITERS=K" line, printed by bench/noisy16.sh
+since they were added) also give each ratio with the 2-thread run's
+threads' start taken out of its wall time.
 
 With --table first, prints instead one Markdown row per file (in the
 order given): rounds, the loop's and one DEO* thread's median speed, the
@@ -27,6 +31,7 @@ import signal
 import statistics
 import sys
 
+ITERS = re.compile(r"^# ITERS=(\d+)")
 ROW = re.compile(r"^\d+,([\d.]+),([\d.]+),([\d.]+),([\d.]+),([\d.]+)"
                  r"(?:,([\d.]*),([\d.]*),([\d.]*),([\d.]*))?"
                  r"(?:,([\d.]*),([\d.]*))?$")
@@ -71,15 +76,21 @@ def main(paths, as_table=False):
     rows, files, zero, per_file = [], 0, 0, []
     for p in dict.fromkeys(paths):  # each file once
         n0 = len(rows)
+        iters = None  # the runs' iterations, where the file says
         try:
             with open(p, encoding="utf-8") as f:
                 for line in f:
+                    it = ITERS.match(line.strip())
+                    if it:
+                        iters = int(it.group(1))
                     m = ROW.match(line.strip())
                     if not m:
                         continue
                     r = [float(x) for x in m.groups()[:5]]
-                    # the steal shares (None where not recorded)
+                    # the steal shares and the 2-thread runs' starts (None
+                    # where not recorded), then the runs' iterations
                     r += [share(x) for x in m.groups()[5:]]
+                    r.append(iters)
                     if min(r[:5]) > 0.0:
                         rows.append(r)
                     else:
@@ -127,6 +138,17 @@ def main(paths, as_table=False):
                 print(f"  {label}: {len(sel)} of {len(st)} rounds, "
                       f"median {statistics.median(sel):.2f}, "
                       f"{sum(x >= 1.7 for x in sel)} >= 1.7")
+        # columns 9, 10: timing.start_s of deo_2t, deo_star_2t; 11: the
+        # iterations. The 2-thread run's speed without its threads' start:
+        # 16 K chain-steps over its wall time less start_s
+        ss = 10 if i1 == 3 else 9
+        wo = [16 * r[11] / (16 * r[11] / (r[i2] * 1e6) - r[ss]) / 1e6 / r[i1]
+              for r in rows if r[ss] is not None and r[11]
+              and 16 * r[11] / (r[i2] * 1e6) > r[ss]]
+        if wo:
+            print(f"  without the 2-thread run's start (timing.start_s): "
+                  f"{len(wo)} rounds, median {statistics.median(wo):.2f}, "
+                  f"{sum(x >= 1.7 for x in wo)} >= 1.7")
     return 0
 
 
