@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "replex/replex.h"
-#include "../src/engine/ctx.h" /* rx__wait_note, rx__steal_share */
+#include "../src/engine/ctx.h" /* rx__wait_note, rx__window_note, rx__steal_share */
 #include "check.h"
 
 typedef struct {
@@ -590,6 +590,90 @@ static rx_status slow_on_thread0(void *user, const double *theta,
     return RX_OK;
 }
 
+/* The window note (rx__window_note): its rule, then real runs of the 2-D
+ * target under a fixed ladder that accepts about 0.77 of the attempts
+ * (yaml/mixture25_deo_star.yaml): W = 8 from S = 0.4 gets the note, the
+ * window W*(16, 0.77) = 3 from S = 0.77 does not, nor does DEO. */
+typedef struct {
+    int notes;
+    char last[512];
+} note_log;
+
+static void note_logger(void *user, int level, const char *msg)
+{
+    note_log *l = user;
+    (void)level;
+    if (strstr(msg, "optimal window")) {
+        l->notes++;
+        snprintf(l->last, sizeof l->last, "%s", msg);
+    }
+}
+
+static int window_note_run(rx_scheme scheme, double S)
+{
+    rx_config c;
+    rx_config_default(&c);
+    c.seed = 12345;
+    c.iterations = 5000;
+    c.threads = 2;
+    c.target.kind = RX_TARGET_MIXTURE25;
+    c.target.confine_radius2 = 20;
+    c.tempering.n_chains = 16;
+    c.tempering.scheme = scheme;
+    c.tempering.rule = RX_RULE_METROPOLIS;
+    c.tempering.target_swap_rate = S;
+    c.ladder.eta.min = 0.003;
+    c.ladder.tau.kind = RX_LADDER_GEOMETRIC;
+    c.ladder.tau.min = 1;
+    c.ladder.tau.max = 30;
+    c.record.thin = 10;
+    note_log l = {0, ""};
+    rx_ctx *ctx = NULL;
+    rx_err err;
+    rx_status st =
+        rx_create(&ctx, &c, NULL, (rx_logger){&l, note_logger}, &err);
+    rx_config_free(&c);
+    CHECK_MSG(st == RX_OK, "window note run: %s", err.msg);
+    if (st != RX_OK)
+        return -1;
+    CHECK(rx_run(ctx) == RX_OK);
+    rx_destroy(&ctx);
+    if (l.notes)
+        CHECK_MSG(strstr(l.last, "W = 8") && strstr(l.last, "is 3"),
+                  "window note: %s", l.last);
+    return l.notes;
+}
+
+static void check_window_note(void)
+{
+    char buf[400];
+    strcpy(buf, "untouched");
+    /* W*(16, 0.4) = 8: no note at the rate that set the window */
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 4000, 10000) == 0);
+    /* W*(16, 0.6) = 5, W*(16, 0.25) = 14: within a factor 2 of 8 */
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 6000, 10000) == 0);
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 2500, 10000) == 0);
+    /* too few attempts, none accepted, all accepted */
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 800, 999) == 0);
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 0, 10000) == 0);
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 10000, 10000) == 0);
+    CHECK(strcmp(buf, "untouched") == 0);
+    /* W*(16, 0.77) = 3 (8 >= 2 x 3), W*(16, 0.2) = 17 and W*(16, 0.1)
+     * = 36 (>= 2 x 8) */
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 7700, 10000) == 1);
+    CHECK_MSG(strstr(buf, "W = 8") && strstr(buf, "rate 0.4,") &&
+                  strstr(buf, "accepted 0.77") &&
+                  strstr(buf, "W*(16, 0.77) is 3"),
+              "note: %s", buf);
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 2000, 10000) == 1);
+    CHECK_MSG(strstr(buf, "is 17"), "note: %s", buf);
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 1000, 10000) == 1);
+    CHECK_MSG(strstr(buf, "is 36"), "note: %s", buf);
+    CHECK(window_note_run(RX_SCHEME_DEO_STAR, 0.4) == 1);
+    CHECK(window_note_run(RX_SCHEME_DEO_STAR, 0.77) == 0);
+    CHECK(window_note_run(RX_SCHEME_DEO, 0.4) == 0);
+}
+
 /* timing.wait_share: the note's rule (a pure function), then the
  * shares of real runs: none on 1 thread, one per thread in [0, 1] on 2
  * under both designs. */
@@ -739,6 +823,7 @@ static void check_wait_share(void)
 int main(void)
 {
     check_wait_share();
+    check_window_note();
     check_paced_progress();
     check_partner_stop();
     check_partner_grid();

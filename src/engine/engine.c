@@ -1969,6 +1969,26 @@ int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
     return 1;
 }
 
+int rx__window_note(char *buf, size_t cap, int P, int W, double S,
+                    int64_t swaps, int64_t attempts)
+{
+    if (!buf || cap == 0 || W < 1 || attempts < RX_WINDOW_NOTE_ATTEMPTS)
+        return 0;
+    const double r = (double)swaps / (double)attempts;
+    const int w = rx_optimal_window(P, r);
+    if (w < 1 || (w < 2 * W && W < 2 * w))
+        return 0;
+    snprintf(buf, cap,
+             "the window W = %d came from tempering.target_swap_rate %.3g, "
+             "but the pairs accepted %.2f of their attempts, for which the "
+             "optimal window W*(%d, %.2f) is %d: set target_swap_rate to "
+             "the rate this ladder gives, or let the ladder adapt to it "
+             "(ladder.adapt), to run the window the theory prescribes "
+             "(docs/yaml.md, tempering.target_swap_rate)",
+             W, S, r, P, r, w);
+    return 1;
+}
+
 void rx__engine_generic_only(rx_ctx *c, int on)
 {
     if (c)
@@ -2472,11 +2492,26 @@ rx_status rx_run(rx_ctx *c)
         if (best)
             pick = t;
     }
-    /* the note on waiting, for runs that completed without a failure */
+    /* the notes on waiting and on the window, for runs that completed
+     * without a failure */
     if (pick < 0 && c->wait_share && c->iters_done >= K) {
         char note[400];
         if (rx__wait_note(note, sizeof note, c->wait_share, nt_used, P,
                           c->steal_share, c->wall_s * nt_used))
+            rx__logf(&c->log, RX_LOG_INFO, "%s", note);
+    }
+    if (pick < 0 && c->iters_done >= K && c->rec.pairs &&
+        (c->cfg.tempering.scheme == RX_SCHEME_DEO_STAR ||
+         (c->cfg.tempering.scheme == RX_SCHEME_DEO_W &&
+          c->cfg.tempering.window == RX_WINDOW_AUTO))) {
+        int64_t sw = 0, at = 0;
+        for (int p = 0; p < P - 1; ++p) {
+            sw += c->rec.pairs[p].swaps;
+            at += c->rec.pairs[p].attempts;
+        }
+        char note[400];
+        if (rx__window_note(note, sizeof note, P, c->xc.W,
+                            c->cfg.tempering.target_swap_rate, sw, at))
             rx__logf(&c->log, RX_LOG_INFO, "%s", note);
     }
     for (int t = pick; t >= 0 && t < c->nt_req; t = c->nt_req) {
