@@ -591,9 +591,11 @@ static rx_status slow_on_thread0(void *user, const double *theta,
 }
 
 /* The window note (rx__window_note): its rule, then real runs of the 2-D
- * target under a fixed ladder that accepts about 0.77 of the attempts
- * (yaml/mixture25_deo_star.yaml): W = 8 from S = 0.4 gets the note, the
- * window W*(16, 0.77) = 3 from S = 0.77 does not, nor does DEO. */
+ * target under the fixed ladder of yaml/mixture25_deo_star.yaml, whose
+ * pairs meet the swap condition in about 0.88 of their evaluations
+ * (W*(16, 0.88) = 2): W = 8 from S = 0.4 gets the note, the same on 1 and
+ * 2 threads, and under DEO_W with window auto; W = 2 from S = 0.88, an
+ * explicit DEO_W window, DEO and a window correction do not. */
 typedef struct {
     int notes;
     char last[512];
@@ -609,17 +611,20 @@ static void note_logger(void *user, int level, const char *msg)
     }
 }
 
-static int window_note_run(rx_scheme scheme, double S)
+static int window_note_run(rx_scheme scheme, int W, double S, double wcorr,
+                           int threads, char *msg, size_t cap)
 {
     rx_config c;
     rx_config_default(&c);
     c.seed = 12345;
     c.iterations = 5000;
-    c.threads = 2;
+    c.threads = threads;
     c.target.kind = RX_TARGET_MIXTURE25;
     c.target.confine_radius2 = 20;
     c.tempering.n_chains = 16;
     c.tempering.scheme = scheme;
+    c.tempering.window = W;
+    c.tempering.window_correction = wcorr;
     c.tempering.rule = RX_RULE_METROPOLIS;
     c.tempering.target_swap_rate = S;
     c.ladder.eta.min = 0.003;
@@ -638,40 +643,58 @@ static int window_note_run(rx_scheme scheme, double S)
         return -1;
     CHECK(rx_run(ctx) == RX_OK);
     rx_destroy(&ctx);
-    if (l.notes)
-        CHECK_MSG(strstr(l.last, "W = 8") && strstr(l.last, "is 3"),
-                  "window note: %s", l.last);
+    if (msg)
+        snprintf(msg, cap, "%s", l.last);
     return l.notes;
 }
 
 static void check_window_note(void)
 {
-    char buf[400];
+    char buf[480];
     strcpy(buf, "untouched");
     /* W*(16, 0.4) = 8: no note at the rate that set the window */
     CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 4000, 10000) == 0);
     /* W*(16, 0.6) = 5, W*(16, 0.25) = 14: within a factor 2 of 8 */
     CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 6000, 10000) == 0);
     CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 2500, 10000) == 0);
-    /* too few attempts, none accepted, all accepted */
+    /* too few evaluations; none met the condition */
     CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 800, 999) == 0);
     CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 0, 10000) == 0);
-    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 10000, 10000) == 0);
     CHECK(strcmp(buf, "untouched") == 0);
-    /* W*(16, 0.77) = 3 (8 >= 2 x 3), W*(16, 0.2) = 17 and W*(16, 0.1)
-     * = 36 (>= 2 x 8) */
-    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 7700, 10000) == 1);
+    /* at a factor of 2 exactly: W*(16, 0.65) = 4, W*(16, 0.22) = 16 */
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 6500, 10000) == 1);
+    CHECK_MSG(strstr(buf, "W*(16, 0.65) is 4"), "note: %s", buf);
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 2200, 10000) == 1);
+    CHECK_MSG(strstr(buf, "W*(16, 0.22) is 16"), "note: %s", buf);
+    /* W*(16, 0.88) = 2, W*(16, 0.1) = 36, and 1 where every evaluation
+     * met the condition */
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 8800, 10000) == 1);
     CHECK_MSG(strstr(buf, "W = 8") && strstr(buf, "rate 0.4,") &&
-                  strstr(buf, "accepted 0.77") &&
-                  strstr(buf, "W*(16, 0.77) is 3"),
+                  strstr(buf, "in 0.88 of their") &&
+                  strstr(buf, "W*(16, 0.88) is 2") &&
+                  strstr(buf, "accept about 0.4 "),
               "note: %s", buf);
-    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 2000, 10000) == 1);
-    CHECK_MSG(strstr(buf, "is 17"), "note: %s", buf);
     CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 1000, 10000) == 1);
     CHECK_MSG(strstr(buf, "is 36"), "note: %s", buf);
-    CHECK(window_note_run(RX_SCHEME_DEO_STAR, 0.4) == 1);
-    CHECK(window_note_run(RX_SCHEME_DEO_STAR, 0.77) == 0);
-    CHECK(window_note_run(RX_SCHEME_DEO, 0.4) == 0);
+    CHECK(rx__window_note(buf, sizeof buf, 16, 8, 0.4, 10000, 10000) == 1);
+    CHECK_MSG(strstr(buf, "W*(16, 1) is 1"), "note: %s", buf);
+    /* real runs */
+    char m1[512] = "", m2[512] = "";
+    CHECK(window_note_run(RX_SCHEME_DEO_STAR, RX_WINDOW_AUTO, 0.4, 0.0, 1,
+                          m1, sizeof m1) == 1);
+    CHECK(window_note_run(RX_SCHEME_DEO_STAR, RX_WINDOW_AUTO, 0.4, 0.0, 2,
+                          m2, sizeof m2) == 1);
+    CHECK_MSG(strstr(m1, "W = 8") && strstr(m1, "is 2:") &&
+                  strcmp(m1, m2) == 0,
+              "window note on 1 and 2 threads:\n%s\n%s", m1, m2);
+    CHECK(window_note_run(RX_SCHEME_DEO_W, RX_WINDOW_AUTO, 0.4, 0.0, 2, NULL,
+                          0) == 1);
+    CHECK(window_note_run(RX_SCHEME_DEO_STAR, RX_WINDOW_AUTO, 0.88, 0.0, 2,
+                          NULL, 0) == 0);
+    CHECK(window_note_run(RX_SCHEME_DEO_W, 8, 0.4, 0.0, 2, NULL, 0) == 0);
+    CHECK(window_note_run(RX_SCHEME_DEO, 1, 0.4, 0.0, 2, NULL, 0) == 0);
+    CHECK(window_note_run(RX_SCHEME_DEO_STAR, RX_WINDOW_AUTO, 0.4, 2.0, 2,
+                          NULL, 0) == 0);
 }
 
 /* timing.wait_share: the note's rule (a pure function), then the

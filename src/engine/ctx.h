@@ -250,13 +250,14 @@ void rx__engine_generic_only(rx_ctx *c, int on);
 int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
                   double steal, double span);
 /* The note at the end of a DEO* (or DEO_W, window auto) run whose pairs
- * accepted their attempts at a rate r far from the target swap rate S that
- * set its window W: into buf when W*(P, r) and W differ by a factor of 2 or
- * more, over at least RX_WINDOW_NOTE_ATTEMPTS attempts; returns whether it
- * wrote one. */
-#define RX_WINDOW_NOTE_ATTEMPTS 1000
+ * met the swap condition at a rate r (cond / evaluated: every pair, every
+ * iteration, whatever the window; the rate S stands for) far from the
+ * target swap rate S that set its window W: into buf when W*(P, r) (1 for
+ * r = 1) and W differ by a factor of 2 or more, over at least
+ * RX_WINDOW_NOTE_EVALS evaluations; returns whether it wrote one. */
+#define RX_WINDOW_NOTE_EVALS 1000
 int rx__window_note(char *buf, size_t cap, int P, int W, double S,
-                    int64_t swaps, int64_t attempts);
+                    int64_t cond, int64_t evaluated);
 /* Testing and benchmarks: the partner design decides each attempted
  * boundary pair in its own iteration instead of one iteration later. */
 void rx__engine_no_defer(rx_ctx *c, int on);

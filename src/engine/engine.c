@@ -1970,22 +1970,24 @@ int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
 }
 
 int rx__window_note(char *buf, size_t cap, int P, int W, double S,
-                    int64_t swaps, int64_t attempts)
+                    int64_t cond, int64_t evaluated)
 {
-    if (!buf || cap == 0 || W < 1 || attempts < RX_WINDOW_NOTE_ATTEMPTS)
+    if (!buf || cap == 0 || W < 1 || evaluated < RX_WINDOW_NOTE_EVALS ||
+        cond <= 0)
         return 0;
-    const double r = (double)swaps / (double)attempts;
-    const int w = rx_optimal_window(P, r);
-    if (w < 1 || (w < 2 * W && W < 2 * w))
+    const double r = (double)cond / (double)evaluated;
+    /* every evaluation met the condition: the smallest window */
+    const int w = r >= 1.0 ? 1 : rx_optimal_window(P, r);
+    if (w < 1 || (w < 2 * (long long)W && W < 2 * (long long)w))
         return 0;
     snprintf(buf, cap,
              "the window W = %d came from tempering.target_swap_rate %.3g, "
-             "but the pairs accepted %.2f of their attempts, for which the "
-             "optimal window W*(%d, %.2f) is %d: set target_swap_rate to "
-             "the rate this ladder gives, or let the ladder adapt to it "
-             "(ladder.adapt), to run the window the theory prescribes "
-             "(docs/yaml.md, tempering.target_swap_rate)",
-             W, S, r, P, r, w);
+             "but the pairs met the swap condition in %.3g of their "
+             "evaluations (swaps.condition_rate_mean), for which the "
+             "optimal window W*(%d, %.3g) is %d: set target_swap_rate to "
+             "that rate, or change the ladder until its pairs accept "
+             "about %.3g (docs/yaml.md, tempering.target_swap_rate)",
+             W, S, r, P, r, w, S);
     return 1;
 }
 
@@ -2500,18 +2502,21 @@ rx_status rx_run(rx_ctx *c)
                           c->steal_share, c->wall_s * nt_used))
             rx__logf(&c->log, RX_LOG_INFO, "%s", note);
     }
-    if (pick < 0 && c->iters_done >= K && c->rec.pairs &&
+    /* not where the correction adapts the rate to S, nor with a window
+     * correction, which lowers it on purpose */
+    if (pick < 0 && c->iters_done >= K && c->rec.pairs && !c->ac.adapt_c &&
+        c->xc.wcorr == 0.0 &&
         (c->cfg.tempering.scheme == RX_SCHEME_DEO_STAR ||
          (c->cfg.tempering.scheme == RX_SCHEME_DEO_W &&
           c->cfg.tempering.window == RX_WINDOW_AUTO))) {
-        int64_t sw = 0, at = 0;
+        int64_t cond = 0, ev = 0;
         for (int p = 0; p < P - 1; ++p) {
-            sw += c->rec.pairs[p].swaps;
-            at += c->rec.pairs[p].attempts;
+            cond += c->rec.pairs[p].conditions;
+            ev += c->rec.pairs[p].evaluated;
         }
-        char note[400];
+        char note[480];
         if (rx__window_note(note, sizeof note, P, c->xc.W,
-                            c->cfg.tempering.target_swap_rate, sw, at))
+                            c->cfg.tempering.target_swap_rate, cond, ev))
             rx__logf(&c->log, RX_LOG_INFO, "%s", note);
     }
     for (int t = pick; t >= 0 && t < c->nt_req; t = c->nt_req) {
