@@ -11,7 +11,7 @@
 # sets rng.normal itself, and a built-in one) has one row per normal
 # method, the grid's method overrides the file's, and every cell's 1-thread
 # reference has its normal method (no round-trip warning). A DEO* cell
-# whose measured swap rate gives a W* at least twice the one it ran with
+# whose pairs' condition rate gives a W* at least twice the one it ran with
 # gets a note naming it (the noisy 25-mode target); the tiny grid none.
 #
 # Environment (set by meson, see tests/meson.build):
@@ -185,8 +185,9 @@ run_grid() {
 }
 
 # the DEO* window note: the Metropolis rule on the noisy 25-mode energies
-# swaps far above S = 0.4 (W* 3 where DEO* runs 8): a note naming cell 1;
-# the tiny grid (exact energies) gave none
+# meets the swap condition far above S = 0.4 (about 0.88: W* 2 where DEO*
+# runs 8): a note naming cell 1; the same target as a file with S = 0.88
+# (so W = 2): none; in the tiny grid, notes only on DEO* cells
 cat > "$tmp/wnote.yaml" <<'EOF'
 targets: [mixture25]
 energy_noise_sd: 2
@@ -198,9 +199,25 @@ reps: 1
 phase_timing: false
 EOF
 run_grid wnote
-grep -q 'note: cell 1 (.*deo_star P=16.*): DEO\* ran with W = 8; its measured swap rate 0\.[0-9]* gives W\* = [1-4] ' \
+grep -q "note: cell 1 (.*deo_star P=16.*): DEO\\* ran with W = 8; its pairs' condition rate 0\\.[0-9]* (the rate S stands for) gives W\\* = [1-4] " \
     "$tmp/se" && ok || bad "no DEO* window note: $(cat "$tmp/se")"
-grep -q 'note:' "$tmp/stderr" && bad "tiny grid: $(grep note: "$tmp/stderr")" || ok
+cat > "$tmp/s88.yaml" <<'EOF'
+target: {kind: mixture25, energy_noise_sd: 2, grad_noise_sd: 2, confine_radius2: 20}
+tempering: {n_chains: 16, scheme: deo_star, rule: metropolis, target_swap_rate: 0.88}
+ladder: {eta: 0.003, tau: {min: 1, max: 30}}
+EOF
+cat > "$tmp/wnone.yaml" <<EOF
+targets: [$tmp/s88.yaml]
+schemes: [deo_star]
+threads: 1
+iterations: 3000
+reps: 1
+phase_timing: false
+EOF
+run_grid wnone
+grep -q 'note:' "$tmp/se" && bad "S = 0.88: $(grep note: "$tmp/se")" || ok
+grep 'note:' "$tmp/stderr" | grep -v 'deo_star P=' &&
+    bad "tiny grid: a note on a cell other than DEO*" || ok
 
 # normals: one row per method; the grid's method, not the file's (which
 # says box_muller), is the one run: the file's two 1-thread rows differ
