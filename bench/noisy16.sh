@@ -42,12 +42,12 @@ eng() { # threads scheme: prints M chain-steps/s; the steal share into
     --set iterations="$K" --set target.energy_noise_sd="$N" \
     --set target.grad_noise_sd="$N" --set record.index_every=0 \
     --set record.trace_every=0 --set record.thin=100 || exit 1
-  grep -o '"steal_share": [0-9][0-9.]*' "$out/e/summary.json" |
-    awk '{printf "%.4f", $2}' > "$out/st"
-  grep -o '"start_s": [0-9][0-9.e-]*' "$out/e/summary.json" |
-    awk '{printf "%.4f", $2}' > "$out/ss"
-  grep -o '"chain_steps_per_s": [0-9.]*' "$out/e/summary.json" |
-    awk '{printf "%.3f", $2 / 1e6}'; }
+  num steal_share 1 %.4f > "$out/st"
+  num start_s 1 %.4f > "$out/ss"
+  num chain_steps_per_s 1e-6 %.3f; }
+num() { # KEY SCALE FORMAT: summary.json's KEY x SCALE (nothing for null)
+  grep -o "\"$1\": [0-9][0-9.e-]*" "$out/e/summary.json" |
+    awk -v s="$2" -v f="$3" '{printf f, $2 * s}'; }
 base() {
   "$B/bench/baseline_loop" -n 1 -k "$K" -s "$N" 16 |
     awk -F'|' '$2 + 0 == 16 {printf "%.3f", $3 + 0}'; }

@@ -20,16 +20,11 @@ for k in cells:
     if any(x[k] in (None, '') for x in rows):
         continue
     v = [float(x[k]) for x in rows]
-    if k.startswith('st_'):
-        print('%-12s median %.3f (%.3f-%.3f)' % (k, st.median(v), min(v),
-                                                 max(v)))
-        continue
-    if k.startswith('ss_'):
-        print('%-12s median %.4f s (%.4f-%.4f)' % (k, st.median(v), min(v),
-                                                   max(v)))
-        continue
-    print('%-12s median %.2f %s (%.2f-%.2f)' % (k, st.median(v), unit,
-                                                 min(v), max(v)))
+    # the number format and unit by the column's kind
+    f, u = {'st_': ('%.3f', ''), 'ss_': ('%.4f', ' s')}.get(
+        k[:3], ('%.2f', ' ' + unit))
+    print(('%-12s median ' + f + u + ' (' + f + '-' + f + ')') %
+          (k, st.median(v), min(v), max(v)))
 for pair in sys.argv[3:]:
     a, b = pair.split('/')
     r = [float(x[a]) / float(x[b]) for x in rows]

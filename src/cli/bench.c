@@ -29,6 +29,7 @@
 #include <yaml.h>
 
 #include "../core/internal.h"
+#include "../io/config.h"
 #include "bench.h"
 #include "plots.h"
 #include "progress.h"
@@ -1878,11 +1879,10 @@ static void note_window(const bcell *cells, int n)
         const bcell *c = &cells[i];
         const double r = c->evals ? (double)c->conds / (double)c->evals
                                   : 0.0;
-        if (c->scheme != RX_SCHEME_DEO_STAR || c->window_used < 1 ||
-            !(r > 0.0 && r < 1.0))
-            continue;
-        const int w = rx_optimal_window(c->P, r);
-        if (w < 1 || (w < 2 * c->window_used && c->window_used < 2 * w))
+        const int w = c->scheme == RX_SCHEME_DEO_STAR
+                          ? rx__window_off(c->P, c->window_used, r)
+                          : 0;
+        if (w < 1)
             continue;
         char d[512];
         cell_desc(c, d, sizeof d);

@@ -21,6 +21,7 @@
 #include "../ladder/ladder.h"
 #include "../step/step.h"
 #include "ctx.h"
+#include "../io/config.h"
 #include "../model/model.h"
 
 /*
@@ -1642,6 +1643,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
      * boundary ones (one call site keeps step_one inlined); the caller
      * allocates P ints after Eloc */
     int *ord = (int *)(Eloc + P), n_ord = 0, n_inner = 0;
+    const int prefetch = !c->no_prefetch;
     partner_order(lo, hi, nbl, nbr, ord, &n_inner, &n_ord);
     for (k = 0; k < K; ++k) {
         double ta = timing ? rx__now() : 0.0, t_en = 0.0, t_w = 0.0;
@@ -1652,7 +1654,7 @@ static int partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
          * for them: the neighbours' offers of k - 1 get that long to
          * arrive), then the decisions, then the boundary positions */
         double t_w0 = 0.0; /* the part of t_w inside the step phase */
-        if (!c->no_prefetch) {
+        if (prefetch) {
             /* the neighbours' offers of k - 1, which the decisions after
              * the inner steps read (usually written by now; where the
              * neighbour is behind, the line comes over early), and the
@@ -1972,13 +1974,11 @@ int rx__wait_note(char *buf, size_t cap, const double *share, int n, int P,
 int rx__window_note(char *buf, size_t cap, int P, int W, double S,
                     int64_t cond, int64_t evaluated)
 {
-    if (!buf || cap == 0 || W < 1 || evaluated < RX_WINDOW_NOTE_EVALS ||
-        cond <= 0)
+    if (!buf || cap == 0 || evaluated < RX_WINDOW_NOTE_EVALS)
         return 0;
     const double r = (double)cond / (double)evaluated;
-    /* every evaluation met the condition: the smallest window */
-    const int w = r >= 1.0 ? 1 : rx_optimal_window(P, r);
-    if (w < 1 || (w < 2 * (long long)W && W < 2 * (long long)w))
+    const int w = rx__window_off(P, W, r);
+    if (w < 1)
         return 0;
     snprintf(buf, cap,
              "the window W = %d came from tempering.target_swap_rate %.3g, "

@@ -1750,6 +1750,16 @@ int rx_optimal_window(int P, double S)
     return w > 1e9 ? 1000000000 : (int)w;
 }
 
+int rx__window_off(int P, int W, double r)
+{
+    if (W < 1 || !(r > 0.0))
+        return 0;
+    const int w = r >= 1.0 ? 1 : rx_optimal_window(P, r);
+    if (w < 1 || (w < 2 * (long long)W && W < 2 * (long long)w))
+        return 0;
+    return w;
+}
+
 int rx_config_window(const rx_config *c)
 {
     switch (c->tempering.scheme) {
