@@ -335,6 +335,8 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     }
     if (c->start_s >= 0.0)
         fprintf(f, ", \"start_s\": %.6f", c->start_s);
+    else
+        fprintf(f, ", \"start_s\": null");
     if (c->steal_share >= 0.0)
         fprintf(f, ", \"steal_share\": %.4f", c->steal_share);
     else
