@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../src/model/net_internal.h"
+#include "../src/model/layers.h"
 #include "bench_nets.h"
 #include "bench_util.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/model/net_internal.h"
+#include "../src/model/ops.h"
 #include "bench_nets.h"
 #include "bench_util.h"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../src/model/net_internal.h"
+#include "../src/model/ops.h"
 #include "bench_nets.h"
 #include "bench_util.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../src/model/net_internal.h"
+#include "../src/model/gemm.h"
 #include "check.h"
 
 #ifndef M_PI

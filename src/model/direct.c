@@ -13,7 +13,8 @@
  */
 #include <string.h>
 
-#include "net_internal.h"
+#include "direct.h"
+#include "vec.h"
 
 /* output channels per register block of the forward pass */
 #define CO_BLK 8

@@ -7,7 +7,8 @@
 #include <cblas.h>
 #include <string.h>
 
-#include "net_internal.h"
+#include "gemm.h"
+#include "vec.h"
 
 /*
  * With model.gemm: blas every GEMM of the fast path goes to cblas_sgemm,

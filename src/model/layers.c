@@ -7,7 +7,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "net_internal.h"
+#include "direct.h"
+#include "gemm.h"
+#include "layers.h"
+#include "vec.h"
+#include "winograd.h"
 
 /*
  * Target size of the im2col matrix of one chunk, in floats (1 MiB). The
@@ -42,8 +46,8 @@ int rx__conv_chunk(const rx__op *op, const rx__netws *ws)
  * (the buffers carry RX__SLACK floats for the last one), and col2im masks
  * them out before adding.
  */
-void rx__pad_chunk(const rx__op *op, const float *in, int n, int i0, int b,
-                   int hp, int wp, float *pad)
+static void pad_chunk(const rx__op *op, const float *in, int n, int i0,
+                      int b, int hp, int wp, float *pad)
 {
     const int h = op->h, w = op->w, p = op->pad;
     const size_t hw = (size_t)h * w, hpwp = (size_t)hp * wp;
@@ -60,8 +64,8 @@ void rx__pad_chunk(const rx__op *op, const float *in, int n, int i0, int b,
         }
 }
 
-void rx__unpad_chunk(const rx__op *op, const float *pad, int hp, int wp,
-                     int n, int i0, int b, float *din)
+static void unpad_chunk(const rx__op *op, const float *pad, int hp, int wp,
+                        int n, int i0, int b, float *din)
 {
     const int h = op->h, w = op->w, p = op->pad;
     const size_t hpwp = (size_t)hp * wp, hw = (size_t)h * w;
@@ -162,36 +166,7 @@ static void col2im(const rx__op *op, const float *restrict col, int n,
                     }
                 }
             }
-    rx__unpad_chunk(op, dpad, h + 2 * p, wp, n, i0, b, din);
-}
-
-/* r[j] += v over len floats, and the sum of r over len floats, in vector
- * partial sums (a float reduction is not vectorised by the compiler). */
-RX__CLONES
-void rx__add_const(float *restrict r, size_t len, float v)
-{
-    for (size_t j = 0; j < len; ++j)
-        r[j] += v;
-}
-
-RX__CLONES
-float rx__row_sum(const float *restrict r, size_t len)
-{
-    rx__vf acc = {0};
-    size_t j = 0;
-    for (; j + RX__VW <= len; j += RX__VW) {
-        rx__vf v;
-        memcpy(&v, r + j, sizeof v);
-        acc += v;
-    }
-    float t[RX__VW], s = 0.0f;
-    memcpy(t, &acc, sizeof t);
-    for (int q = RX__VW / 2; q >= 1; q /= 2)
-        for (int l = 0; l < q; ++l)
-            t[l] += t[l + q];
-    for (; j < len; ++j)
-        s += r[j];
-    return t[0] + s;
+    unpad_chunk(op, dpad, h + 2 * p, wp, n, i0, b, din);
 }
 
 static void conv_forward(const rx__op *op, rx__netws *ws, const float *w,
@@ -213,7 +188,7 @@ static void conv_forward(const rx__op *op, rx__netws *ws, const float *w,
         const int b = n - i0 < chunk ? n - i0 : chunk;
         const int cols = (int)((size_t)b * ohw);
         float *o = out + (size_t)i0 * ohw;
-        rx__pad_chunk(op, in, n, i0, b, op->h + 2 * op->pad, op->w + 2 * op->pad,
+        pad_chunk(op, in, n, i0, b, op->h + 2 * op->pad, op->w + 2 * op->pad,
                       ws->pad);
         im2col(op, ws->pad, b, ws->col);
         rx__gemm(&ws->g, 0, 0, op->oc, cols, K, 1.0f, W, K, ws->col, cols,
@@ -245,7 +220,7 @@ static void conv_backward(const rx__op *op, rx__netws *ws, const float *w,
         const int b = n - i0 < chunk ? n - i0 : chunk;
         const int cols = (int)((size_t)b * ohw);
         const float *d = dout + (size_t)i0 * ohw;
-        rx__pad_chunk(op, in, n, i0, b, op->h + 2 * op->pad, op->w + 2 * op->pad,
+        pad_chunk(op, in, n, i0, b, op->h + 2 * op->pad, op->w + 2 * op->pad,
                       ws->pad);
         im2col(op, ws->pad, b, ws->col);
         rx__gemm(&ws->g, 0, 1, op->oc, K, cols, 1.0f, d, ld, ws->col, cols,

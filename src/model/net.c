@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net_internal.h"
+#include "direct.h"
+#include "layers.h"
+#include "vec.h"
+#include "winograd.h"
 
 #define RX__LOG_2PI 1.8378770664093454836
 
