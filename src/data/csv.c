@@ -265,6 +265,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* One load: the text, the record being read, what the first record told
+ * (columns, header) and the rows read so far. */
 typedef struct csvload {
     char *text;
     csvrec rec;
@@ -273,6 +275,9 @@ typedef struct csvload {
     float *xs;     /* growable rows x (ncols - 1) */
     double *ys;
     size_t rows, rcap;
+    int64_t first_line;  /* line of the first record (header or data) */
+    int first_nf;        /* its fields                                */
+    int64_t header_line; /* line of the header, 0 without one         */
 } csvload;
 
 static void load_free(csvload *L)
@@ -356,6 +361,213 @@ static rx_status classes(const char *path, csvload *L, int tcol,
     return RX_OK;
 }
 
+/* After the byte-order mark and skip_rows lines, with the delimiter
+ * guessed where none is given. */
+static rx_status start_text(csvin *in, const char *path,
+                            const rx__csvopts *o, rx_err *err)
+{
+    const size_t len = (size_t)(in->end - in->p);
+    if (len >= 3 && (unsigned char)in->p[0] == 0xef &&
+        (unsigned char)in->p[1] == 0xbb && (unsigned char)in->p[2] == 0xbf)
+        in->p += 3;
+    for (int i = 0; i < o->skip_rows; ++i) {
+        if (in->p >= in->end)
+            return rx__fail(err, RX_EDATA, "%s: skip_rows = %d but the "
+                            "file has only %lld lines", path, o->skip_rows,
+                            (long long)in->line - 1);
+        while (!at_eol(in))
+            ++in->p;
+        eat_eol(in);
+    }
+    if (in->delim == 0)
+        in->delim = guess_delim(in);
+    return RX_OK;
+}
+
+/* The first record: the column count, and the header's names where it is
+ * one (header: yes, or auto and a field that is not a number). */
+static rx_status first_record(csvload *L, csvin *in, const char *path,
+                              const rx__csvopts *o, rx_err *err)
+{
+    int r = next_record(in, &L->rec, err);
+    if (r < 0)
+        return (rx_status)r;
+    if (r == 0)
+        return rx__fail(err, RX_EDATA, "%s: no data rows", path);
+    L->ncols = L->rec.nf;
+    L->first_line = L->rec.line;
+    L->first_nf = L->rec.nf;
+    int has_header = o->header == 1;
+    if (o->header == -1) {
+        double v;
+        for (int i = 0; i < L->rec.nf && !has_header; ++i)
+            if (parse_num(field(&L->rec, i), &v) != 1)
+                has_header = 1;
+    }
+    if (has_header) {
+        L->header_line = L->rec.line;
+        L->names = calloc((size_t)L->ncols, sizeof *L->names);
+        if (!L->names)
+            return rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
+        for (int i = 0; i < L->ncols; ++i)
+            if (!(L->names[i] = rx__data_strdup(field(&L->rec, i))))
+                return rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
+    }
+    return RX_OK;
+}
+
+/* The target column, by header name or by index (negative: from the
+ * end), and at least one feature beside it. */
+static rx_status target_column(const csvload *L, const char *path,
+                               const rx__csvopts *o, int *tcol, rx_err *err)
+{
+    if (o->target_name) {
+        if (!L->header_line)
+            return rx__fail(err, RX_EINVAL, "%s: target column '%s' given "
+                            "by name but the file has no header row%s", path,
+                            o->target_name,
+                            o->header == 0 ? " (header: no)" : "");
+        *tcol = -1;
+        for (int i = 0; i < L->ncols && *tcol < 0; ++i)
+            if (strcmp(L->names[i], o->target_name) == 0)
+                *tcol = i;
+        if (*tcol < 0) {
+            char list[400];
+            size_t k = 0;
+            list[0] = 0;
+            for (int i = 0; i < L->ncols && k + 70 < sizeof list; ++i)
+                k += (size_t)snprintf(list + k, sizeof list - k, "%s%.60s",
+                                      i ? ", " : "", L->names[i]);
+            if (k + 70 >= sizeof list)
+                snprintf(list + k, sizeof list - k, ", ...");
+            return rx__fail(err, RX_EDATA, "%s:%lld: no column named '%s' "
+                            "in the header (columns: %s)", path,
+                            (long long)L->header_line, o->target_name, list);
+        }
+    } else {
+        *tcol = o->target_index < 0 ? L->ncols + o->target_index
+                                    : o->target_index;
+        if (*tcol < 0 || *tcol >= L->ncols)
+            return rx__fail(err, RX_EINVAL, "%s:%lld: target column index "
+                            "%d out of range for %d columns", path,
+                            (long long)L->first_line, o->target_index,
+                            L->ncols);
+    }
+    if (L->ncols < 2)
+        return rx__fail(err, RX_EDATA, "%s:%lld: one column only: need at "
+                        "least one feature and a target", path,
+                        (long long)L->first_line);
+    return RX_OK;
+}
+
+/* The record in L->rec as one more row (target to ys, the rest to xs);
+ * hint ends its error messages. */
+static rx_status push_record(csvload *L, const char *path, int tcol,
+                             const char *hint, rx_err *err)
+{
+    if (L->rec.nf != L->ncols)
+        return rx__fail(err, RX_EDATA, "%s:%lld: expected %d fields, "
+                        "found %d%s", path, (long long)L->rec.line, L->ncols,
+                        L->rec.nf, hint);
+    if (!push_row(L))
+        return rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
+    float *xr = L->xs + L->rows * (size_t)(L->ncols - 1);
+    for (int c = 0, j = 0; c < L->ncols; ++c) {
+        double v = 0.0;
+        int pr = parse_num(field(&L->rec, c), &v);
+        if (pr != 1) {
+            char cn[96], txt[48];
+            colname(cn, sizeof cn, L, c);
+            clip(txt, sizeof txt, field(&L->rec, c));
+            return rx__fail(err, RX_EDATA, "%s:%lld: %s: %s%s%s%s", path,
+                            (long long)L->rec.line, cn,
+                            pr == 0 ? "empty field" : pr == -2
+                                ? "not a finite number: '"
+                                : pr == -3
+                                ? "beyond the float range (3.4e38): '"
+                                : "not a number: '",
+                            pr == 0 ? "" : txt, pr == 0 ? "" : "'", hint);
+        }
+        if (c == tcol)
+            L->ys[L->rows] = v;
+        else
+            xr[j++] = (float)v;
+    }
+    L->rows++;
+    return RX_OK;
+}
+
+/* Every data record, from the first record (without a header) or the one
+ * after the header. */
+static rx_status data_rows(csvload *L, csvin *in, const char *path,
+                           const rx__csvopts *o, int tcol, rx_err *err)
+{
+    int r = 1;
+    if (L->header_line) {
+        r = next_record(in, &L->rec, err);
+        if (r < 0)
+            return (rx_status)r;
+    }
+    /* A first line that starts with two integers may be sklearn's count
+     * line ("506,13,,..."): errors on the next record say so. */
+    char hint[200] = "";
+    {
+        double v0, v1;
+        if (o->skip_rows == 0 && L->names && L->first_nf >= 2 &&
+            parse_num(L->names[0], &v0) == 1 &&
+            parse_num(L->names[1], &v1) == 1 && v0 == floor(v0) &&
+            v1 == floor(v1) && v0 > 0 && v1 > 0)
+            snprintf(hint, sizeof hint, " (line %lld, \"%.20s,%.20s,...\", "
+                     "may be a count line such as sklearn's: set skip_rows "
+                     "= 1)", (long long)L->first_line, L->names[0],
+                     L->names[1]);
+    }
+    int nrec = 1; /* records read so far, header included */
+    while (r == 1) {
+        rx_status st = push_record(L, path, tcol, nrec == 1 ? hint : "", err);
+        if (st != RX_OK)
+            return st;
+        nrec++;
+        r = next_record(in, &L->rec, err);
+        if (r < 0)
+            return (rx_status)r;
+    }
+    if (L->rows == 0)
+        return rx__fail(err, RX_EDATA, "%s: no data rows after the header "
+                        "(line %lld)", path, (long long)L->header_line);
+    return RX_OK;
+}
+
+/* The rows into d (aligned copies; the feature names move); 0 when out of
+ * memory. */
+static int to_dataset(rx__dataset *d, csvload *L, int tcol, int n_classes)
+{
+    size_t nf = (size_t)L->ncols - 1;
+    d->n = (int64_t)L->rows;
+    d->nfeat = (int64_t)nf;
+    d->n_classes = n_classes;
+    d->y_sd = 1.0;
+    d->x = rx__alloc_aligned(L->rows * nf * sizeof(float), 64);
+    d->y = rx__alloc_aligned(L->rows * sizeof(float), 64);
+    if (!d->x || !d->y)
+        return 0;
+    memcpy(d->x, L->xs, L->rows * nf * sizeof(float));
+    for (size_t i = 0; i < L->rows; ++i)
+        d->y[i] = (float)L->ys[i];
+    if (L->names) {
+        d->feat_names = calloc(nf, sizeof *d->feat_names);
+        if (!d->feat_names)
+            return 0;
+        for (int c = 0, j = 0; c < L->ncols; ++c) {
+            if (c == tcol)
+                continue;
+            d->feat_names[j++] = L->names[c];
+            L->names[c] = NULL;
+        }
+    }
+    return 1;
+}
+
 rx_status rx__data_load_csv(rx__dataset *d, const char *path,
                             const rx__csvopts *o, rx_err *err)
 {
@@ -379,201 +591,20 @@ rx_status rx__data_load_csv(rx__dataset *d, const char *path,
         return st;
 
     csvin in = {path, L.text, L.text + len, 1, o->delim};
-    if (len >= 3 && (unsigned char)L.text[0] == 0xef &&
-        (unsigned char)L.text[1] == 0xbb && (unsigned char)L.text[2] == 0xbf)
-        in.p += 3;
-    for (int i = 0; i < o->skip_rows; ++i) {
-        if (in.p >= in.end) {
-            st = rx__fail(err, RX_EDATA, "%s: skip_rows = %d but the "
-                          "file has only %lld lines", path, o->skip_rows,
-                          (long long)in.line - 1);
-            goto fail;
-        }
-        while (!at_eol(&in))
-            ++in.p;
-        eat_eol(&in);
-    }
-    if (in.delim == 0)
-        in.delim = guess_delim(&in);
-
-    int r = next_record(&in, &L.rec, err);
-    if (r < 0) {
-        st = (rx_status)r;
-        goto fail;
-    }
-    if (r == 0) {
-        st = rx__fail(err, RX_EDATA, "%s: no data rows", path);
-        goto fail;
-    }
-    L.ncols = L.rec.nf;
-    int64_t first_line = L.rec.line;
-    int first_nf = L.rec.nf;
-    int has_header = o->header == 1;
-    if (o->header == -1) {
-        double v;
-        for (int i = 0; i < L.rec.nf && !has_header; ++i)
-            if (parse_num(field(&L.rec, i), &v) != 1)
-                has_header = 1;
-    }
-    int64_t header_line = 0;
-    if (has_header) {
-        header_line = L.rec.line;
-        L.names = calloc((size_t)L.ncols, sizeof *L.names);
-        if (!L.names)
-            goto oom;
-        for (int i = 0; i < L.ncols; ++i)
-            if (!(L.names[i] = rx__data_strdup(field(&L.rec, i))))
-                goto oom;
-    }
-
-    int tcol;
-    if (o->target_name) {
-        if (!has_header) {
-            st = rx__fail(err, RX_EINVAL, "%s: target column '%s' given by "
-                          "name but the file has no header row%s", path,
-                          o->target_name,
-                          o->header == 0 ? " (header: no)" : "");
-            goto fail;
-        }
-        tcol = -1;
-        for (int i = 0; i < L.ncols && tcol < 0; ++i)
-            if (strcmp(L.names[i], o->target_name) == 0)
-                tcol = i;
-        if (tcol < 0) {
-            char list[400];
-            size_t k = 0;
-            list[0] = 0;
-            for (int i = 0; i < L.ncols && k + 70 < sizeof list; ++i)
-                k += (size_t)snprintf(list + k, sizeof list - k, "%s%.60s",
-                                      i ? ", " : "", L.names[i]);
-            if (k + 70 >= sizeof list)
-                snprintf(list + k, sizeof list - k, ", ...");
-            st = rx__fail(err, RX_EDATA, "%s:%lld: no column named '%s' "
-                          "in the header (columns: %s)", path,
-                          (long long)header_line, o->target_name, list);
-            goto fail;
-        }
-    } else {
-        tcol = o->target_index < 0 ? L.ncols + o->target_index
-                                   : o->target_index;
-        if (tcol < 0 || tcol >= L.ncols) {
-            st = rx__fail(err, RX_EINVAL, "%s:%lld: target column index %d "
-                          "out of range for %d columns", path,
-                          (long long)first_line, o->target_index, L.ncols);
-            goto fail;
-        }
-    }
-    if (L.ncols < 2) {
-        st = rx__fail(err, RX_EDATA, "%s:%lld: one column only: need at "
-                      "least one feature and a target", path,
-                      (long long)first_line);
-        goto fail;
-    }
-
-    if (has_header) {
-        r = next_record(&in, &L.rec, err);
-        if (r < 0) {
-            st = (rx_status)r;
-            goto fail;
-        }
-    }
-    /* A first line that starts with two integers may be sklearn's count
-     * line ("506,13,,..."): errors on the next record say so. */
-    char hint[200] = "";
-    {
-        double v0, v1;
-        if (o->skip_rows == 0 && L.names && first_nf >= 2 &&
-            parse_num(L.names[0], &v0) == 1 &&
-            parse_num(L.names[1], &v1) == 1 && v0 == floor(v0) &&
-            v1 == floor(v1) && v0 > 0 && v1 > 0)
-            snprintf(hint, sizeof hint, " (line %lld, \"%.20s,%.20s,...\", "
-                     "may be a count line such as sklearn's: set skip_rows "
-                     "= 1)", (long long)first_line, L.names[0], L.names[1]);
-    }
-    int nrec = 1; /* records read so far, header included */
-    while (r == 1) {
-        const char *h = nrec == 1 ? hint : "";
-        if (L.rec.nf != L.ncols) {
-            st = rx__fail(err, RX_EDATA, "%s:%lld: expected %d fields, "
-                          "found %d%s", path, (long long)L.rec.line, L.ncols,
-                          L.rec.nf, h);
-            goto fail;
-        }
-        if (!push_row(&L))
-            goto oom;
-        float *xr = L.xs + L.rows * (size_t)(L.ncols - 1);
-        for (int c = 0, j = 0; c < L.ncols; ++c) {
-            double v = 0.0;
-            int pr = parse_num(field(&L.rec, c), &v);
-            if (pr != 1) {
-                char cn[96], txt[48];
-                colname(cn, sizeof cn, &L, c);
-                clip(txt, sizeof txt, field(&L.rec, c));
-                st = rx__fail(err, RX_EDATA, "%s:%lld: %s: %s%s%s%s",
-                              path, (long long)L.rec.line, cn,
-                              pr == 0 ? "empty field" : pr == -2
-                                  ? "not a finite number: '"
-                                  : pr == -3
-                                  ? "beyond the float range (3.4e38): '"
-                                  : "not a number: '",
-                              pr == 0 ? "" : txt, pr == 0 ? "" : "'", h);
-                goto fail;
-            }
-            if (c == tcol)
-                L.ys[L.rows] = v;
-            else
-                xr[j++] = (float)v;
-        }
-        L.rows++;
-        nrec++;
-        r = next_record(&in, &L.rec, err);
-        if (r < 0) {
-            st = (rx_status)r;
-            goto fail;
-        }
-    }
-    if (L.rows == 0) {
-        st = rx__fail(err, RX_EDATA, "%s: no data rows after the header "
-                      "(line %lld)", path, (long long)header_line);
-        goto fail;
-    }
-
-    int n_classes = 0;
-    if (o->classification) {
+    int tcol = -1, n_classes = 0;
+    st = start_text(&in, path, o, err);
+    if (st == RX_OK)
+        st = first_record(&L, &in, path, o, err);
+    if (st == RX_OK)
+        st = target_column(&L, path, o, &tcol, err);
+    if (st == RX_OK)
+        st = data_rows(&L, &in, path, o, tcol, err);
+    if (st == RX_OK && o->classification)
         st = classes(path, &L, tcol, &n_classes, err);
-        if (st != RX_OK)
-            goto fail;
-    }
-
-    size_t nf = (size_t)L.ncols - 1;
-    d->n = (int64_t)L.rows;
-    d->nfeat = (int64_t)nf;
-    d->n_classes = n_classes;
-    d->y_sd = 1.0;
-    d->x = rx__alloc_aligned(L.rows * nf * sizeof(float), 64);
-    d->y = rx__alloc_aligned(L.rows * sizeof(float), 64);
-    if (!d->x || !d->y)
-        goto oom;
-    memcpy(d->x, L.xs, L.rows * nf * sizeof(float));
-    for (size_t i = 0; i < L.rows; ++i)
-        d->y[i] = (float)L.ys[i];
-    if (L.names) {
-        d->feat_names = calloc(nf, sizeof *d->feat_names);
-        if (!d->feat_names)
-            goto oom;
-        for (int c = 0, j = 0; c < L.ncols; ++c) {
-            if (c == tcol)
-                continue;
-            d->feat_names[j++] = L.names[c];
-            L.names[c] = NULL;
-        }
-    }
+    if (st == RX_OK && !to_dataset(d, &L, tcol, n_classes))
+        st = rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
     load_free(&L);
-    return RX_OK;
-oom:
-    st = rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
-fail:
-    load_free(&L);
-    rx__data_free(d);
+    if (st != RX_OK)
+        rx__data_free(d);
     return st;
 }
