@@ -11,7 +11,7 @@
  * gradient, 2 Gaussian draws, and per active pair one uniform + exp.
  *
  * With -s SD every energy and gradient coordinate gets N(0, SD^2) noise
- * (the engine's target.energy_noise_sd / grad_noise_sd): the issue's
+ * (the engine's target.energy_noise_sd / grad_noise_sd): the
  * "noisy energies" setting, three more Gaussian draws per chain-step.
  *
  * Usage: baseline_loop [-n REPS] [-k ITERS] [-s NOISE_SD] [P ...]

@@ -1,5 +1,5 @@
 /*
- * The networks the model benchmarks time (bench_model, conv_ab): the
+ * The networks the model benchmarks time (bench_model): the
  * MNIST CNN of csgld.md 5.3 with 10 classes and the UCI MLP 13-50-1, and
  * their fixed random inputs (parameters by the library's initialisation,
  * N(0, 1) inputs, uniform labels or N(0, 1) targets, stream seed 1).

@@ -1,6 +1,6 @@
 /*
  * Synchronisation designs for the exchange phase, measured side by side on
- * the same mathematics (issue 6, item 2): P SGLD chains on the 25-mode
+ * the same mathematics: P SGLD chains on the 25-mode
  * energy (optionally with N(0, s^2) energy noise), DEO_W swaps (W = 1 is
  * DEO) with the Metropolis rule, every draw keyed by (seed, chain label,
  * purpose, k) through the library's Philox streams.

@@ -1,5 +1,5 @@
 /*
- * Vectorisation candidates of the engine's hot loops (issue 6, item 5),
+ * Vectorisation candidates of the engine's hot loops,
  * measured against the code the engine runs. Each candidate gives bitwise
  * the same numbers as the engine's scalar code (checked here; the program
  * exits 1 otherwise), so adopting one would change no result:

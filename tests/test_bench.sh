@@ -14,8 +14,7 @@
 # whose pairs' condition rate gives a W* at least twice the one it ran with
 # gets a note naming it (the noisy 25-mode target); the same target as a
 # file with S near that rate gets none; the tiny grid's notes name only
-# its DEO* cells. The measurement scripts and programs of bench/ exit 2 on
-# bad settings.
+# its DEO* cells.
 #
 # Environment (set by meson, see tests/meson.build):
 #   RX_SRCDIR  project root;  RX_REPLEX  the replex binary
@@ -299,24 +298,5 @@ expect syntax 'schemes: [deo' "^replex: $f/syntax.yaml:2:1: YAML syntax: "
 expect cli_threads 'iterations: 100' "--threads: expected a comma-separated list" --threads 1,0
 expect cli_option 'iterations: 100' "unknown or incomplete option '--bogus'" --bogus
 
-# the measurement scripts and programs of bench/ refuse bad settings with
-# exit 2 and say which, before running anything
-bd=$(dirname "$RX_REPLEX")
-# want_2 NAME PATTERN CMD...: CMD exits 2 and its stderr matches PATTERN
-want_2() {
-    local name=$1 pat=$2; shift 2
-    "$@" > /dev/null 2> "$tmp/b2"; local rc=$?
-    [ $rc -eq 2 ] && grep -q "$pat" "$tmp/b2" && ok ||
-        bad "$name: exit $rc: $(cat "$tmp/b2")"
-}
-want_2 noisy16_iters 'ITERS=50: want an integer >= 1000' \
-    env ITERS=50 bash bench/noisy16.sh 1 "$bd"
-want_2 noisy16_noise 'NOISE=x: want a number >= 0' \
-    env NOISE=x bash bench/noisy16.sh 1 "$bd"
-if [ -x "$bd/bench/linelat" ]; then
-    want_2 linelat 'usage: linelat' "$bd/bench/linelat" 5
-    want_2 omp_start 'usage: omp_start' "$bd/bench/omp_start" 1
-    want_2 engine_ab 'usage: engine_ab' "$bd/bench/engine_ab" nosuch
-fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
