@@ -16,7 +16,8 @@
  *     with C and the ladders, recorders, samples), on 1, 2 and 3 threads.
  *     (The bytes of every field but the particles' unused var_raw.)
  *  3. Both for the deterministic rule under DEO* (window 8, C adapted,
- *     ladder adapted) as well.
+ *     ladder adapted) as well, and with momentum steps (SGHMC at the
+ *     target, momentum SGD elsewhere: the optimiser state travels).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
@@ -297,17 +298,24 @@ int main(void)
     static const char *const star[] = {"iterations=6000",
                                        "tempering.scheme=deo_star",
                                        "tempering.sequential_stats=false"};
+    /* optimiser state travels too: momentum at every position */
+    static const char *const mom[] = {"iterations=6000",
+                                      "step.target=sghmc",
+                                      "step.others=msgd",
+                                      "ladder.eta.max=0.05"};
     state_moves(deo, 2);
     resume_case("deo", deo, 2);
     resume_case("deo_star", star, 3);
+    resume_case("momentum", mom, 4);
     /* the run directories are left to the temporary directory's owner
      * only when a check failed */
     if (check_fail_ == 0) {
         const char *sub[] = {"deo_ref", "deo_r1", "deo_r2", "deo_star_ref",
-                             "deo_star_r1", "deo_star_r2"};
+                             "deo_star_r1", "deo_star_r2", "momentum_ref",
+                             "momentum_r1", "momentum_r2"};
         const char *files[] = {"samples.npy", "index.npy", "trace.csv",
                                "config.yaml", "summary.json"};
-        for (int i = 0; i < 6; ++i) {
+        for (int i = 0; i < 9; ++i) {
             char p[1400];
             for (int j = 0; j < 5; ++j) {
                 snprintf(p, sizeof p, "%s/%s/%s", tmp, sub[i], files[j]);
