@@ -4,7 +4,8 @@
 #     checkpoint, resumed with another thread count, writes samples.npy,
 #     index.npy, trace.csv and summary.json (but "timing") identical to an
 #     uninterrupted run; the same for a network target (the MLP) and a
-#     variance-reduced run (anchors travel in the checkpoint);
+#     variance-reduced run (anchors travel in the checkpoint), and the
+#     deterministic rule with adaptive C and ladder (yaml/deo_sgd_2d.yaml);
 #  2. SIGINT stops a checkpointing run cleanly (exit 1, a checkpoint, no
 #     run directory), and --resume finishes it to the same bits;
 #  3. a corrupted or truncated checkpoint is refused (exit 2, message);
@@ -62,6 +63,9 @@ kill_resume m25 yaml/mixture25_deo_star.yaml 400000 20000
 kill_resume mlp yaml/mlp_synthetic.yaml 30000 500
 # variance reduction: the anchors, U(anchor) and coefficients are restored
 kill_resume vr yaml/vr_mixture_data.yaml 20000 2000
+# the deterministic rule: the buffer C and the learning-rate ladder adapt
+# every iteration and travel in the checkpoint (tests/test_resume.c too)
+kill_resume deo yaml/deo_sgd_2d.yaml 100001 5000
 
 # --- 2. SIGINT: checkpoint, exit 1, resume --------------------------------
 rm -rf "$tmp/int" "$tmp/int.partial"
