@@ -1,7 +1,7 @@
 /*
  * The step-rule table: rx_step_kind -> row (one file per rule), and what
  * every rule shares: a fresh state and the on-swap policy (deo.md 3.1,
- * resgld_vr.md 2.1).
+ * resgld_vr.md 2.1, renhd.md 3.3 and 9).
  */
 #include <string.h>
 
@@ -12,7 +12,7 @@
 const rx__step_type *const rx__step_types[RX__STEP_KINDS] = {
     [RX_STEP_SGLD] = &rx__step_sgld,   [RX_STEP_SGD] = &rx__step_sgd,
     [RX_STEP_MSGD] = &rx__step_msgd,   [RX_STEP_PSGD] = &rx__step_psgd,
-    [RX_STEP_SGHMC] = &rx__step_sghmc,
+    [RX_STEP_SGHMC] = &rx__step_sghmc, [RX_STEP_SGNHT] = &rx__step_sgnht,
 };
 
 void rx__step_init(rx_step_kind kind, const rx__stepconf *sc, double *state,

@@ -2,11 +2,11 @@
  * MCMC transition rules ("steps") on a flat double parameter vector, as a
  * type table in the style of GSL's gsl_rng_type: each rule is one const
  * row (rx__step_type) in its own file (sgld.c, sgd.c, msgd.c, psgd.c,
- * sghmc.c); step.c maps rx_step_kind to the rows.
+ * sghmc.c, sgnht.c); step.c maps rx_step_kind to the rows.
  *
  * A step reads the gradient cached at theta and moves theta; the caller
  * re-evaluates the energy and gradient at the new point. Rules with state
- * (momentum, RMS average) keep it in the particle's `state`
+ * (momentum, RMS average, thermostat) keep it in the particle's `state`
  * vector of state_len(dim) doubles, so it moves with the particle on a
  * swap.
  */
@@ -18,6 +18,8 @@
 /* The rules' parameters (one set for the run; a row reads its own). */
 typedef struct rx__stepconf {
     double momentum, rms_alpha, rms_eps, sghmc_vhat;
+    double sgnht_c;  /* SGNHT: injected-noise level c (Ding et al.'s A h) */
+    double sgnht_mu; /* SGNHT: thermostat gain mu (0: thermostat off)     */
 } rx__stepconf;
 
 /* Which normals a step draws from its stream. */
@@ -61,10 +63,10 @@ typedef struct rx__step_type {
 } rx__step_type;
 
 extern const rx__step_type rx__step_sgld, rx__step_sgd, rx__step_msgd,
-    rx__step_psgd, rx__step_sghmc;
+    rx__step_psgd, rx__step_sghmc, rx__step_sgnht;
 
 /* The rows by rx_step_kind (step.c); RX__STEP_KINDS of them. */
-#define RX__STEP_KINDS 5
+#define RX__STEP_KINDS 6
 extern const rx__step_type *const rx__step_types[RX__STEP_KINDS];
 
 static inline const rx__step_type *rx__step_row(rx_step_kind k)
@@ -88,8 +90,8 @@ static inline int rx__step_has_state(rx_step_kind k)
 /* Chunk of the noise draws (rx__normal_fill calls) inside a step. */
 #define RX_STEP_CHUNK 256
 
-/* Does this rule draw dim normals from its stream, in order (SGLD and
- * SGHMC)? Only then can the noise be drawn ahead (zpre below). */
+/* Does this rule draw dim normals from its stream, in order (SGLD, SGHMC,
+ * SGNHT)? Only then can the noise be drawn ahead (zpre below). */
 static inline int rx__step_draws_dim(rx_step_kind k)
 {
     return rx__step_types[k]->draws == RX__DRAWS_DIM;
@@ -125,7 +127,7 @@ void rx__step_move(rx_state_on_swap pol, rx_step_kind kind0,
 
 /* rx__step_move without parameters or stream (the engine's call): right
  * for the rules whose fresh state is zeros and whose rescale reads no
- * parameter (all rules so far). */
+ * parameter (all but SGNHT, which needs sc: see sgnht.c). */
 void rx__step_on_move(rx_state_on_swap pol, rx_step_kind kind0,
                       rx_step_kind kind1, double *state, size_t dim,
                       double eta0, double tau0, double eta1, double tau1);
