@@ -152,7 +152,9 @@ typedef enum rx_step_kind {
     RX_STEP_SGD = 1,   ///< theta -= eta*grad
     RX_STEP_MSGD = 2,  ///< b = mu b + grad; theta -= eta b
     RX_STEP_PSGD = 3,  ///< RMSprop: V = a V + (1-a) g^2; theta -= eta g/(l+sqrt V)
-    RX_STEP_SGHMC = 4  ///< v = rho v - eta g + N(0, 2 eta (1-rho-b) tau)
+    RX_STEP_SGHMC = 4, ///< v = rho v - eta g + N(0, 2 eta (1-rho-b) tau)
+    RX_STEP_SGNHT = 5  ///< v = v - eta g - s v + N(0, 2 c eta); theta += v;
+                       ///< s += mu (v'v/d - tau eta) (SGNHT thermostat)
 } rx_step_kind;
 
 /** How standard normal draws are made (Langevin noise, injected energy

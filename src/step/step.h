@@ -1,52 +1,147 @@
 /*
- * MCMC transition rules ("steps") on a flat double parameter vector.
+ * MCMC transition rules ("steps") on a flat double parameter vector, as a
+ * type table in the style of GSL's gsl_rng_type: each rule is one const
+ * row (rx__step_type) in its own file (sgld.c, sgd.c, msgd.c, psgd.c,
+ * sghmc.c, sgnht.c); step.c maps rx_step_kind to the rows.
+ *
  * A step reads the gradient cached at theta and moves theta; the caller
- * re-evaluates the energy and gradient at the new point. Rules with
- * optimiser state (mSGD, pSGD, SGHMC) keep it in the particle's `state`
- * vector, so it moves with the particle on a swap.
+ * re-evaluates the energy and gradient at the new point. Rules with state
+ * (momentum, RMS average, thermostat) keep it in the particle's `state`
+ * vector of state_len(dim) doubles, so it moves with the particle on a
+ * swap.
  */
 #ifndef RX_STEP_H
 #define RX_STEP_H
 
 #include "../core/internal.h"
 
+/* The rules' parameters (one set for the run; a row reads its own). */
 typedef struct rx__stepconf {
     double momentum, rms_alpha, rms_eps, sghmc_vhat;
+    double sgnht_c;  /* SGNHT: injected-noise level c (Ding et al.'s A h) */
+    double sgnht_mu; /* SGNHT: thermostat gain mu (0: thermostat off)     */
 } rx__stepconf;
 
-/* Does this rule keep per-particle state (dim doubles)? */
+/* Which normals a step draws from its stream. */
+typedef enum rx__step_draws {
+    RX__DRAWS_NONE = 0, /* none                                         */
+    RX__DRAWS_DIM = 1   /* dim normals per step, coordinate order: they
+                           can be drawn ahead (zpre of apply)          */
+} rx__step_draws;
+
+/* What a row needs from the caller before apply. */
+enum { RX__NEEDS_GRAD = 1, RX__NEEDS_ENERGY = 2 };
+
+/*
+ * One step rule. Every function is reentrant and allocates nothing.
+ *  - state_len(dim): doubles of per-particle state; NULL: stateless.
+ *  - init: a fresh state for a particle at (eta, tau): at the start, on a
+ *    reset and on a change of rule. s: a stream for rules whose fresh
+ *    state is random (may be NULL: the row then uses its mean). NULL
+ *    init with a state: zeros.
+ *  - apply: one step; state NULL for stateless rules; noise from s; zpre,
+ *    when not NULL, holds the stream's first nz draws (nz a multiple of
+ *    RX_STEP_CHUNK, or dim), drawn ahead, and s continues after them: the
+ *    same numbers as drawing them here.
+ *  - rescale: the state of a particle that moves from (eta0, tau0) to
+ *    (eta1, tau1) under the `follow` policy, same rule; NULL: kept as is.
+ */
+typedef struct rx__step_type {
+    const char *name;
+    size_t (*state_len)(size_t dim);
+    void (*init)(const struct rx__stepconf *sc, double *state, size_t dim,
+                 double eta, double tau, rx__stream *s);
+    void (*apply)(const struct rx__stepconf *sc, double *theta,
+                  double *state, const double *grad, size_t dim,
+                  double eta, double tau, rx__stream *s, const double *zpre,
+                  size_t nz);
+    void (*rescale)(const struct rx__stepconf *sc, double *state,
+                    size_t dim, double eta0, double tau0, double eta1,
+                    double tau1);
+    rx__step_draws draws;
+    unsigned needs; /* RX__NEEDS_* */
+} rx__step_type;
+
+extern const rx__step_type rx__step_sgld, rx__step_sgd, rx__step_msgd,
+    rx__step_psgd, rx__step_sghmc, rx__step_sgnht;
+
+/* The rows by rx_step_kind (step.c); RX__STEP_KINDS of them. */
+#define RX__STEP_KINDS 6
+extern const rx__step_type *const rx__step_types[RX__STEP_KINDS];
+
+static inline const rx__step_type *rx__step_row(rx_step_kind k)
+{
+    return rx__step_types[k];
+}
+
+/* Per-particle state length of rule k at dimension dim (0: stateless). */
+static inline size_t rx__step_state_len(rx_step_kind k, size_t dim)
+{
+    const rx__step_type *t = rx__step_types[k];
+    return t->state_len ? t->state_len(dim) : 0;
+}
+
+/* Does this rule keep per-particle state? */
 static inline int rx__step_has_state(rx_step_kind k)
 {
-    return k == RX_STEP_MSGD || k == RX_STEP_PSGD || k == RX_STEP_SGHMC;
+    return rx__step_types[k]->state_len != NULL;
 }
 
 /* Chunk of the noise draws (rx__normal_fill calls) inside a step. */
 #define RX_STEP_CHUNK 256
 
-/* Does this rule draw dim normals from its stream, in order (SGLD and
- * SGHMC)? Only then can the noise be drawn ahead (zpre below). */
+/* Does this rule draw dim normals from its stream, in order (SGLD, SGHMC,
+ * SGNHT)? Only then can the noise be drawn ahead (zpre below). */
 static inline int rx__step_draws_dim(rx_step_kind k)
 {
-    return k == RX_STEP_SGLD || k == RX_STEP_SGHMC;
+    return rx__step_types[k]->draws == RX__DRAWS_DIM;
 }
 
-/* One step; state may be NULL for stateless rules; noise from stream s.
- * zpre, when not NULL, holds the stream's first nz draws (nz a multiple of
- * RX_STEP_CHUNK, or dim), drawn ahead, and s continues after them: the
- * same numbers as drawing them here. */
-void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc, double *theta,
-                    double *state, const double *grad, size_t dim,
-                    double eta, double tau, rx__stream *s,
-                    const double *zpre, size_t nz);
+/* One step of rule `kind` (the row's apply, see above). */
+static inline void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc,
+                                  double *theta, double *state,
+                                  const double *grad, size_t dim, double eta,
+                                  double tau, rx__stream *s,
+                                  const double *zpre, size_t nz)
+{
+    rx__step_types[kind]->apply(sc, theta, state, grad, dim, eta, tau, s,
+                                zpre, nz);
+}
+
+/* A fresh state of rule `kind` (the row's init; zeros where it has none). */
+void rx__step_init(rx_step_kind kind, const rx__stepconf *sc, double *state,
+                   size_t dim, double eta, double tau, rx__stream *s);
 
 /*
  * A particle moved from a position with (eta0, tau0, kind0) to one with
- * (eta1, tau1, kind1): adjust its state per the on-swap policy. Velocities
- * (SGHMC v; mSGD's velocity eta b) are rescaled by sqrt(eta1 tau1 /
- * (eta0 tau0)); the pSGD second moments are kept; a change of rule resets.
+ * (eta1, tau1, kind1): adjust its state per the on-swap policy. `follow`
+ * applies the row's rescale (velocities by sqrt(eta1 tau1 / (eta0 tau0));
+ * the pSGD second moments are kept; see each row), `follow_raw` keeps the
+ * state, `reset` and a change of rule give a fresh state (the row's init
+ * at (eta1, tau1), random parts from s where s is not NULL).
  */
+void rx__step_move(rx_state_on_swap pol, rx_step_kind kind0,
+                   rx_step_kind kind1, const rx__stepconf *sc, double *state,
+                   size_t dim, double eta0, double tau0, double eta1,
+                   double tau1, rx__stream *s);
+
+/* rx__step_move without parameters or stream (the engine's call): right
+ * for the rules whose fresh state is zeros and whose rescale reads no
+ * parameter (all but SGNHT, which needs sc: see sgnht.c). */
 void rx__step_on_move(rx_state_on_swap pol, rx_step_kind kind0,
                       rx_step_kind kind1, double *state, size_t dim,
                       double eta0, double tau0, double eta1, double tau1);
+
+/* Shared by the rows: the noise of the chunk j0..j0+n-1, drawn ahead
+ * (zpre, the first nz draws) or now into buf. */
+static inline const double *rx__step_noise(rx__stream *s, const double *zpre,
+                                           size_t nz, size_t j0, double *buf,
+                                           size_t n)
+{
+    if (zpre && j0 + n <= nz)
+        return zpre + j0;
+    rx__normal_fill(s, buf, n);
+    return buf;
+}
 
 #endif

@@ -1,0 +1,46 @@
+/* Momentum SGD as PyTorch's SGD: b <- mu b + g; theta <- theta - eta b
+ * (deo.md 3.1). State: b (dim). */
+#include <math.h>
+
+#include "step.h"
+
+static size_t msgd_len(size_t dim)
+{
+    return dim;
+}
+
+static void msgd_apply(const rx__stepconf *sc, double *theta, double *state,
+                       const double *grad, size_t dim, double eta,
+                       double tau, rx__stream *s, const double *zpre,
+                       size_t nz)
+{
+    (void)tau;
+    (void)s;
+    (void)zpre;
+    (void)nz;
+    for (size_t j = 0; j < dim; ++j) {
+        state[j] = sc->momentum * state[j] + grad[j];
+        theta[j] -= eta * state[j];
+    }
+}
+
+/* The velocity is eta b: rescaled by sqrt(eta1 tau1 / (eta0 tau0)), so b
+ * by that times eta0 / eta1. */
+static void msgd_rescale(const rx__stepconf *sc, double *state, size_t dim,
+                         double eta0, double tau0, double eta1, double tau1)
+{
+    (void)sc;
+    double r = sqrt((eta1 * tau1) / (eta0 * tau0));
+    r *= eta0 / eta1;
+    for (size_t j = 0; j < dim; ++j)
+        state[j] *= r;
+}
+
+const rx__step_type rx__step_msgd = {
+    .name = "msgd",
+    .state_len = msgd_len,
+    .apply = msgd_apply,
+    .rescale = msgd_rescale,
+    .draws = RX__DRAWS_NONE,
+    .needs = RX__NEEDS_GRAD,
+};

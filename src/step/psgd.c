@@ -1,0 +1,35 @@
+/* RMSprop-preconditioned SGD (Li et al. 2016), no noise: V <- a V +
+ * (1 - a) g^2; theta <- theta - eta g / (lambda + sqrt V). State: V (dim),
+ * kept as it is when the particle moves (no rescale). */
+#include <math.h>
+
+#include "step.h"
+
+static size_t psgd_len(size_t dim)
+{
+    return dim;
+}
+
+static void psgd_apply(const rx__stepconf *sc, double *theta, double *state,
+                       const double *grad, size_t dim, double eta,
+                       double tau, rx__stream *s, const double *zpre,
+                       size_t nz)
+{
+    (void)tau;
+    (void)s;
+    (void)zpre;
+    (void)nz;
+    const double a = sc->rms_alpha;
+    for (size_t j = 0; j < dim; ++j) {
+        state[j] = a * state[j] + (1.0 - a) * grad[j] * grad[j];
+        theta[j] -= eta * grad[j] / (sc->rms_eps + sqrt(state[j]));
+    }
+}
+
+const rx__step_type rx__step_psgd = {
+    .name = "psgd",
+    .state_len = psgd_len,
+    .apply = psgd_apply,
+    .draws = RX__DRAWS_NONE,
+    .needs = RX__NEEDS_GRAD,
+};

@@ -1,0 +1,23 @@
+/* SGD: theta <- theta - eta g (noise, if any, is in the gradient). */
+#include "step.h"
+
+static void sgd_apply(const rx__stepconf *sc, double *theta, double *state,
+                      const double *grad, size_t dim, double eta, double tau,
+                      rx__stream *s, const double *zpre, size_t nz)
+{
+    (void)sc;
+    (void)state;
+    (void)tau;
+    (void)s;
+    (void)zpre;
+    (void)nz;
+    for (size_t j = 0; j < dim; ++j)
+        theta[j] -= eta * grad[j];
+}
+
+const rx__step_type rx__step_sgd = {
+    .name = "sgd",
+    .apply = sgd_apply,
+    .draws = RX__DRAWS_NONE,
+    .needs = RX__NEEDS_GRAD,
+};

@@ -1,0 +1,33 @@
+/* SGLD: theta <- theta - eta g + sqrt(2 eta tau) z (deo.md 3.1). */
+#include <math.h>
+
+#include "step.h"
+
+static void sgld_apply(const rx__stepconf *sc, double *theta, double *state,
+                       const double *grad, size_t dim, double eta,
+                       double tau, rx__stream *s, const double *zpre,
+                       size_t nz)
+{
+    (void)sc;
+    (void)state;
+    const double sd = sqrt(2.0 * eta * tau);
+    if (dim < RX__FILL_MIN && !zpre) { /* the same draws, no chunks */
+        for (size_t j = 0; j < dim; ++j)
+            theta[j] += -eta * grad[j] + sd * rx__normal(s);
+        return;
+    }
+    double z[RX_STEP_CHUNK];
+    for (size_t j0 = 0; j0 < dim; j0 += RX_STEP_CHUNK) {
+        size_t n = dim - j0 < RX_STEP_CHUNK ? dim - j0 : RX_STEP_CHUNK;
+        const double *zz = rx__step_noise(s, zpre, nz, j0, z, n);
+        for (size_t j = 0; j < n; ++j)
+            theta[j0 + j] += -eta * grad[j0 + j] + sd * zz[j];
+    }
+}
+
+const rx__step_type rx__step_sgld = {
+    .name = "sgld",
+    .apply = sgld_apply,
+    .draws = RX__DRAWS_DIM,
+    .needs = RX__NEEDS_GRAD,
+};
