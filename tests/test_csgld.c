@@ -142,11 +142,10 @@ static void t2_multiplier(void)
     CHECK_NEAR(T->grad_mult(&p, st, 10.5, 1.0), 1.0 + 0.75 * s, 1e-12);
     p.difference = RX_BIAS_DIFF_BACKWARD;
     /* clamp */
-    p.mult_min = -5.0;
-    p.mult_max = 1.25;
+    p.mult_clamp = 1.25;
     CHECK(T->grad_mult(&p, st, 5.5, 1.0) == 1.25);
-    p.mult_min = -INFINITY;
-    p.mult_max = INFINITY;
+    CHECK(T->grad_mult(&p, st, 11.5, 1.0) == -1.25);
+    p.mult_clamp = 0.0;
     /* zeta = 0: SGLD */
     p.zeta = 0.0;
     for (int j = 0; j < M; ++j)
@@ -257,8 +256,9 @@ static void t3_validation(void)
     REFUSE(sa.cap, 0.0, "bias.sa.cap");
     REFUSE(sa.constant, 1.0, "bias.sa.constant");
     REFUSE(sa.constant, -0.1, "bias.sa.constant");
-    REFUSE(mult_min, 2.0, "bias.multiplier_min");
-    REFUSE(mult_max, 0.5, "bias.multiplier_max");
+    REFUSE(mult_clamp, 0.5, "bias.multiplier_clamp");
+    REFUSE(mult_clamp, -5.0, "bias.multiplier_clamp");
+    REFUSE(mult_clamp, INFINITY, "bias.multiplier_clamp");
     REFUSE(theta_floor, 0.0, "bias.theta_floor");
     REFUSE(theta_floor, 0.02, "bias.theta_floor");
 #undef REFUSE

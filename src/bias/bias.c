@@ -44,8 +44,7 @@ void rx__bias_params_default(rx__bias_params *par)
     par->sa.constant = 0.0;
     par->theta_init = RX_BIAS_THETA_UNIFORM;
     par->difference = RX_BIAS_DIFF_BACKWARD;
-    par->mult_min = -INFINITY;
-    par->mult_max = INFINITY;
+    par->mult_clamp = 0.0;
     par->overflow_guard = 1;
     par->theta_floor = 1e-300;
 }
@@ -158,12 +157,12 @@ rx_status rx__bias_check(const rx__bias_params *p, const char **key,
     if ((unsigned)p->difference > RX_BIAS_DIFF_FORWARD)
         return bad(key, err, "bias.difference", "unknown difference %d",
                    (int)p->difference);
-    if (isnan(p->mult_min) || !(p->mult_min <= 1.0))
-        return bad(key, err, "bias.multiplier_min",
-                   "must be <= 1 (-inf: no clamp), got %.17g", p->mult_min);
-    if (isnan(p->mult_max) || !(p->mult_max >= 1.0))
-        return bad(key, err, "bias.multiplier_max",
-                   "must be >= 1 (inf: no clamp), got %.17g", p->mult_max);
+    double c = p->mult_clamp;
+    if (!(c == 0.0 || (c >= 1.0 && isfinite(c))))
+        return bad(key, err, "bias.multiplier_clamp",
+                   "must be 0 (no clamp) or a finite number >= 1 (the "
+                   "clamp [-c, c] keeps g = 1), got %.17g",
+                   c);
     if (p->overflow_guard != 0 && p->overflow_guard != 1)
         return bad(key, err, "bias.overflow_guard", "must be true or false");
     double fl = p->theta_floor;

@@ -98,8 +98,9 @@ typedef struct rx__bias_params {
     rx__bias_sa sa;       /* SA step omega_k */
     rx_bias_theta_init theta_init; /* default uniform */
     rx_bias_difference difference; /* default backward */
-    double mult_min;      /* clamp of the multiplier (default -inf) */
-    double mult_max;      /* (default +inf); mult_min <= mult_max */
+    double mult_clamp;    /* > 0: the multiplier is clamped to [-c, c],
+                           * c >= 1 ([-5, 5] for networks, csgld.md 1.6
+                           * item 3); 0 (default): no clamp */
     int overflow_guard;   /* 1 (default): in bin m-1, g = 1, no SA step,
                            * weight 0 (csgld.md 1.6 item 2) */
     double theta_floor;   /* theta >= floor after each update, in

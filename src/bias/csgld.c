@@ -126,10 +126,9 @@ static double cs_grad_mult(const rx__bias_params *par, const void *state,
         return 1.0;
     double g = 1.0 + par->zeta * tau / par->bin_width *
                          (log(th[hi]) - log(th[lo]));
-    if (g < par->mult_min)
-        g = par->mult_min;
-    if (g > par->mult_max)
-        g = par->mult_max;
+    const double c = par->mult_clamp;
+    if (c > 0.0)
+        g = g < -c ? -c : (g > c ? c : g);
     return g;
 }
 
