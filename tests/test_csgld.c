@@ -205,6 +205,10 @@ static void t3_binning(void)
     for (int k = 0; k < 100; ++k)
         b.type->update(&p, st, 1, &(double){1.5 + k % 9}, &(double){1}, k,
                        NULL);
+    const double *curve, *vis;
+    int64_t upd;
+    b.type->view(&p, st, &curve, &vis, &upd);
+    CHECK(curve == rx__csgld_theta(st) && upd == 100 && vis[0] == 12.0);
     size_t len = b.type->pack_len(&p);
     double *buf = malloc(sizeof(double) * len);
     b.type->pack(&p, st, buf);
@@ -217,6 +221,21 @@ static void t3_binning(void)
     CHECK(b.type->unpack(&p, rx__bias_state(&b2, 0), buf, &e) == RX_EDATA);
     free(buf);
     rx__bias_destroy(&b2);
+    rx__bias_destroy(&b);
+    /* P chains: one state per position, each on its own cache lines and
+     * updated alone; kind none: no states */
+    CHECK(rx__bias_create(&b, &p, 4, NULL) == RX_OK);
+    CHECK(b.n == 4 && b.stride % RX_CACHELINE == 0 &&
+          b.stride >= b.type->size(&p));
+    b.type->update(&p, rx__bias_state(&b, 2), 1, &(double){3.5},
+                   &(double){1}, 0, NULL);
+    CHECK(rx__csgld_theta(rx__bias_state(&b, 2))[2] > 1.0 / M);
+    CHECK(rx__csgld_theta(rx__bias_state(&b, 1))[2] == 1.0 / M);
+    rx__bias_destroy(&b);
+    rx__bias_params none;
+    rx__bias_params_default(&none);
+    CHECK(rx__bias_create(&b, &none, 4, NULL) == RX_OK && b.type == NULL &&
+          b.n == 0);
     rx__bias_destroy(&b);
 }
 
