@@ -728,6 +728,28 @@ RX_API void rx_build_info(char *buf, size_t cap);
 /** Library version string. */
 RX_API const char *rx_version(void);
 
+/** Energy-histogram biases (bias.kind): a shared or per-chain histogram
+ *  over the energy axis that rescales the gradient and weights the samples
+ *  (contour SGLD, csgld.md). */
+typedef enum rx_bias_kind {
+    RX_BIAS_NONE = 0, ///< no bias (default)
+    RX_BIAS_CSGLD = 1 ///< contour SGLD: theta learns the energy PDF per
+                      ///< chain; importance weights theta(J)^zeta
+} rx_bias_kind;
+
+/** Initial theta of a contour bias (bias.theta_init). */
+typedef enum rx_bias_theta_init {
+    RX_BIAS_THETA_UNIFORM = 0, ///< 1/m in every bin (default)
+    RX_BIAS_THETA_LINEAR = 1   ///< proportional to m, m-1, ..., 1
+} rx_bias_theta_init;
+
+/** Difference of log theta that gives the gradient multiplier
+ *  (bias.difference). */
+typedef enum rx_bias_difference {
+    RX_BIAS_DIFF_BACKWARD = 0, ///< log theta[J] - log theta[J-1] (default)
+    RX_BIAS_DIFF_FORWARD = 1   ///< log theta[J+1] - log theta[J]
+} rx_bias_difference;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,240 @@
+/*
+ * Energy-histogram biases: a type table in the style of GSL's
+ * gsl_rng_type. A bias partitions the energy axis into bins, keeps a
+ * state over the bins (theta of CSGLD/ICSGLD/AWSGLD, the deposit A(E) of
+ * the well-tempered ensemble), updates it once per iteration from the
+ * chains' energies by stochastic approximation, hands the step one scalar
+ * gradient multiplier per particle per iteration, and gives each recorded
+ * sample an importance weight (csgld.md 1-2, renhd.md 5). Below the
+ * engine: no threads, no files; depends on core only.
+ *
+ * Where the engine calls it (design.md, "One iteration"):
+ *   step 1  g = type->grad_mult(par, state(q), U(q), tau(q)) for the
+ *           particle at position q, U its energy from step 2 of the last
+ *           iteration (the first iteration: the initial energy); the step
+ *           rule uses g * grad in place of grad (the noise is unchanged).
+ *   step 3  after the barrier, one thread: type->update(...) in position
+ *           order 0..P-1 (shared: one call with the P energies; per
+ *           position or particle: one call per state, n = 1). Same bits
+ *           for any thread count: nothing depends on which thread calls.
+ *   step 6  a recorded sample x with energy U (the energy binned in step
+ *           3 of the same iteration) gets log w = type->log_weight(par,
+ *           state, U, tau), with the state just after that update.
+ * The multiplier of iteration k+1 thus reads theta after the update that
+ * consumed J(x_{k+1}): csgld.md 2.0's "SA before multiplier" order, which
+ * the spec names equally valid, with one energy evaluation per iteration.
+ *
+ * How the four samplers map onto a row (only CSGLD is implemented):
+ *  - CSGLD, one chain or P independent chains (csgld.md 2.1):
+ *    share = PER_POSITION (theta estimates the energy PDF at that
+ *    position's temperature, so under swaps it stays with the position);
+ *    update with n = 1: theta <- (1-c) theta + c e_J, c = omega_{k+1}
+ *    theta[J]^zeta; g = 1 + zeta tau / du (log theta[J] - log theta[J-1]);
+ *    log w = zeta log theta[J].
+ *  - ICSGLD (2.2): share = SHARED; one update with the P energies,
+ *    field theta(J)(e_J - theta) averaged over the chains, every
+ *    theta(J_p) read before any is written; the same g and log w.
+ *  - AWSGLD (2.3): share = PER_POSITION (SHARED for an interacting
+ *    variant); update theta(i) <- (1-c) theta(i) + c 1{i >= J}, c = omega
+ *    theta[J]; the same g; log w = zeta log theta[J] - (1/T - 1/tau) U
+ *    with a target temperature T in the parameters (the tau argument of
+ *    log_weight is the position's temperature).
+ *  - Well-tempered ensemble (renhd.md 5.3): state A[m]; update
+ *    A[J] += h exp(-A[J] / ((gamma-1) tau)) (tau: the update's tau
+ *    argument; h the constant SA step, sa.constant); g = 1 + (A[J+1] -
+ *    A[J]) / du (forward difference, backward at the top bin); log w =
+ *    A(U) / tau. share = PER_POSITION for the bias that stays with its
+ *    temperature (renhd.md 5.4 W4 (b)), PER_PARTICLE for the paper's A
+ *    arrays that swap with theta (W4 (a)); its exchange test also needs
+ *    A(U), a later optional row function (energy_shift) that CSGLD leaves
+ *    out.
+ */
+#ifndef RX_BIAS_H
+#define RX_BIAS_H
+
+#include "../core/internal.h"
+
+/** Most bins a partition may have (one state is 2 bins doubles). */
+#define RX_BIAS_MAX_BINS 4194304
+
+/** Who owns a state, and so how many there are and who updates them. */
+typedef enum rx__bias_share {
+    RX__BIAS_SHARED = 0,       /* one state for all P chains: update needs
+                                * every chain's energy (a barrier, step 3) */
+    RX__BIAS_PER_POSITION = 1, /* one per position (temperature); stays put
+                                * when particles swap */
+    RX__BIAS_PER_PARTICLE = 2  /* one per particle; moves with it on a swap */
+} rx__bias_share;
+
+/* The stochastic-approximation step omega_k, k = 1, 2, ... (csgld.md 1.5):
+ * constant > 0: omega_k = constant; else omega_k = min(cap, a / (k^alpha
+ * + b)). Positive, non-increasing, sum infinite and sum of squares finite
+ * for alpha in (0.5, 1]. */
+typedef struct rx__bias_sa {
+    double a;        /* A > 0 (default 1) */
+    double b;        /* B >= 0 (default 100) */
+    double alpha;    /* in (0.5, 1] (default 0.6) */
+    double cap;      /* in (0, 1] (default 1) */
+    double constant; /* > 0: constant omega in (0, 1); 0 (default): off */
+} rx__bias_sa;
+
+/*
+ * The parameters of a bias: plain data the configuration fills (keys
+ * bias.*). A row reads the fields it uses and ignores the rest; a new row
+ * adds its own fields here (AWSGLD a target temperature, the
+ * well-tempered ensemble gamma).
+ *
+ * Partition (csgld.md 1.2): bins m >= 2, lower reference energy e_min,
+ * width du > 0. Bin j of energy U is clamp(floor((U - e_min)/du), 0,
+ * m-1): bin 0 = (-inf, e_min + du], bin m-1 = (e_min + (m-1) du, +inf)
+ * the overflow bin.
+ */
+typedef struct rx__bias_params {
+    rx_bias_kind kind;    /* default RX_BIAS_NONE */
+    int bins;             /* m in [2, RX_BIAS_MAX_BINS] (default 100) */
+    double energy_min;    /* e_min, finite (default 0) */
+    double bin_width;     /* du > 0 (default 1) */
+    double zeta;          /* flattening exponent >= 0 (default 0.75) */
+    rx__bias_sa sa;       /* SA step omega_k */
+    rx_bias_theta_init theta_init; /* default uniform */
+    rx_bias_difference difference; /* default backward */
+    double mult_clamp;    /* > 0: the multiplier is clamped to [-c, c],
+                           * c >= 1 ([-5, 5] for networks, csgld.md 1.6
+                           * item 3); 0 (default): no clamp */
+    int overflow_guard;   /* 1 (default): in bin m-1, g = 1, no SA step,
+                           * weight 0 (csgld.md 1.6 item 2) */
+    double theta_floor;   /* theta >= floor after each update, in
+                           * [0, 1/m) (default 1e-300) */
+} rx__bias_params;
+
+/*
+ * A row. state points to size(par) bytes (RX_CACHELINE-aligned) that
+ * init fills; the engine allocates one (SHARED) or P (PER_POSITION,
+ * PER_PARTICLE) of them, each on its own cache lines. A state holds no
+ * pointers: a copy of its bytes is a copy of the state (rollback).
+ */
+typedef struct rx__bias_type {
+    const char *name;     /* the bias.kind name, "csgld" */
+    rx__bias_share share; /* SHARED needs a global step 3 every iteration:
+                           * it rules out the partner design */
+    size_t (*size)(const rx__bias_params *par); /* bytes of one state */
+    void (*init)(const rx__bias_params *par, void *state);
+    /*
+     * The SA step of iteration k (0-based; it uses omega_{k+1}) from the
+     * energies U[0..n-1] of the n chains that share this state, in
+     * position order, with their temperatures tau[0..n-1]. RX_ENUMERIC
+     * with a message naming the chain (index i of U) when an energy is not
+     * finite; the state is then unchanged.
+     */
+    rx_status (*update)(const rx__bias_params *par, void *state, int n,
+                        const double *U, const double *tau, int64_t k,
+                        rx_err *err);
+    /* The gradient multiplier for a particle with energy U at temperature
+     * tau: the step uses g * grad. NaN when U is not finite. Pure: reads
+     * the state only; safe from any number of threads between updates. */
+    double (*grad_mult)(const rx__bias_params *par, const void *state,
+                        double U, double tau);
+    /* The natural log of the importance weight of a sample with energy U
+     * recorded at temperature tau; -inf for weight 0; NaN when U is not
+     * finite. */
+    double (*log_weight)(const rx__bias_params *par, const void *state,
+                         double U, double tau);
+    /* Checkpoint: pack_len doubles; unpack checks what it reads (RX_EDATA
+     * with a message when the numbers cannot be a state of this row). */
+    size_t (*pack_len)(const rx__bias_params *par);
+    void (*pack)(const rx__bias_params *par, const void *state, double *out);
+    rx_status (*unpack)(const rx__bias_params *par, void *state,
+                        const double *in, rx_err *err);
+    /* For reports (summary.json, trace): the per-bin curve (theta or A)
+     * and visit counts (bins doubles each), and the number of SA updates
+     * applied. */
+    void (*view)(const rx__bias_params *par, const void *state,
+                 const double **curve, const double **visits,
+                 int64_t *updates);
+} rx__bias_type;
+
+/* The rows. */
+extern const rx__bias_type *const rx__bias_csgld;
+
+/* The row of a kind; NULL for RX_BIAS_NONE or an unknown kind. */
+const rx__bias_type *rx__bias_find(rx_bias_kind kind);
+/* Name of a kind ("none", "csgld"); NULL when unknown. */
+const char *rx__bias_kind_name(rx_bias_kind kind);
+
+/* Every field at its default (kind none). */
+void rx__bias_params_default(rx__bias_params *par);
+
+/*
+ * Validation for the configuration layer: RX_OK, or RX_ECONFIG with
+ * *key = the key path at fault ("bias.bins") and err->msg = what is wrong
+ * (no key path in it: the caller prefixes file:line:col: key). Checks
+ * bins, energy range, zeta, the SA schedule, the clamp and the floor.
+ * Kind none is always valid.
+ */
+rx_status rx__bias_check(const rx__bias_params *par, const char **key,
+                         rx_err *err);
+
+/* omega_k of the schedule, k >= 1 (csgld.md 1.5). */
+double rx__bias_omega(const rx__bias_sa *sa, int64_t k);
+
+/* The bin of energy U: RX_OK and *j in [0, m-1], or RX_ENUMERIC when U is
+ * NaN or infinite (*j untouched). */
+rx_status rx__bias_bin(const rx__bias_params *par, double U, int *j);
+
+/*
+ * log Psi_theta(u) of csgld.md 1.3, the piecewise-continuous (log-linear
+ * in u across each bin) interpolation of log theta: in bin j >= 1,
+ * log theta[j-1] + (log theta[j] - log theta[j-1]) (u - e_min - j du) /
+ * du; in bin 0, log theta[0] (theta(0) := theta(1)). NaN when u is not
+ * finite.
+ */
+double rx__bias_log_psi(const rx__bias_params *par, const double *theta,
+                        double u);
+
+/* CSGLD state access (tests, reports): theta[0..m-1] and visits. */
+double *rx__csgld_theta(void *state);
+const double *rx__csgld_visits(const rx__bias_params *par,
+                               const void *state);
+
+/*
+ * The states of one run: n of them, stride bytes apart (a multiple of
+ * RX_CACHELINE), each initialised. n = 1 for a SHARED row, else P.
+ */
+typedef struct rx__bias {
+    const rx__bias_type *type;
+    rx__bias_params par;
+    int n;
+    size_t stride;
+    unsigned char *mem;
+} rx__bias;
+
+rx_status rx__bias_create(rx__bias *b, const rx__bias_params *par, int P,
+                          rx_err *err);
+void rx__bias_destroy(rx__bias *b);
+static inline void *rx__bias_state(const rx__bias *b, int i)
+{
+    return b->mem + (size_t)i * b->stride;
+}
+
+/*
+ * Resampling (csgld.md 2.5): weighted samples -> an unweighted set, as a
+ * number of copies of each sample, from log weights logw[0..n-1] (-inf
+ * for weight 0; weights are exp(logw - max), so any scale works).
+ * Residual-stochastic: copies_i = floor(r_i) + Bernoulli(r_i - floor(r_i))
+ * with r_i = w_i / mean(w), E[copies_i] = r_i; one uniform of s per
+ * sample, in order. Systematic: M copies in all, sample i gets the number
+ * of points u0 + t (t = 0..M-1, one uniform u0) that fall in its share of
+ * [0, M) (E[copies_i] = M w_i / sum w). RX_EINVAL with a message when
+ * n < 1, a log weight is NaN or +inf, or every weight is 0. *ess, when not
+ * NULL, gets (sum w)^2 / sum w^2, in [1, n].
+ */
+rx_status rx__resample_residual(const double *logw, int64_t n,
+                                rx__stream *s, int64_t *copies, double *ess,
+                                rx_err *err);
+rx_status rx__resample_systematic(const double *logw, int64_t n, int64_t M,
+                                  rx__stream *s, int64_t *copies,
+                                  double *ess, rx_err *err);
+/* ESS of log weights (as above); 0 when they are invalid. */
+double rx__weights_ess(const double *logw, int64_t n);
+
+#endif
