@@ -61,6 +61,7 @@ static rx_status check_sweep(const ynode *v, rx_err *err)
                         "expected a mapping of key paths to lists of values, "
                         "got %s", v->type == YN_MAP ? "an empty mapping"
                                                     : rx__ynode_type(v));
+    double runs = 1.0;
     for (int i = 0; i < v->n; ++i) {
         const ynode *k = v->keys[i], *l = v->items[i];
         if (k->type != YN_SCALAR)
@@ -91,6 +92,12 @@ static rx_status check_sweep(const ynode *v, rx_err *err)
                 return rx__node_err(err, l->items[j], p,
                                 "sweep values must be scalars, got %s",
                                 rx__ynode_type(l->items[j]));
+        runs *= l->n;
+        if (runs > RX_SWEEP_MAX_RUNS)
+            return rx__node_err(err, l, p,
+                                "the sweep would make more than %d runs "
+                                "(%.0f with the keys so far)",
+                                RX_SWEEP_MAX_RUNS, runs);
     }
     return RX_OK;
 }

@@ -8,6 +8,10 @@
 
 #include "../config/config.h"
 
+/* The most runs a sweep block may make (its lists' lengths multiplied);
+ * validate and run refuse more with the location of the list. */
+#define RX_SWEEP_MAX_RUNS 100000
+
 /* rx_config_load, and the warnings of the loaded config (located at the
  * keys; an empty file) passed once each to log (log.fn NULL: none). */
 RX_API rx_status rx__config_load_log(const char *path,

@@ -105,8 +105,10 @@ static rx_status get_vec(const ynode *n, const rx__keydef *kd, rx_vec *out,
         return rx__node_err(err, n, kd->path, "expected a list of numbers, got %s",
                         rx__ynode_type(n));
     double *v = n->n ? malloc(sizeof(double) * (size_t)n->n) : NULL;
-    if (n->n && !v)
-        return rx__node_err(err, n, kd->path, "out of memory");
+    if (n->n && !v) {
+        rx__node_err(err, n, kd->path, "out of memory");
+        return RX_ENOMEM;
+    }
     for (int i = 0; i < n->n; ++i) {
         char p[160];
         snprintf(p, sizeof p, "%s[%d]", kd->path, i);
@@ -151,8 +153,10 @@ static rx_status get_mat(const ynode *n, const rx__keydef *kd, rx_mat *out,
         return rx__node_err(err, n, kd->path, "rows must not be empty");
     size_t total = (size_t)rows * (size_t)(cols > 0 ? cols : 0);
     double *v = total ? malloc(sizeof(double) * total) : NULL;
-    if (total && !v)
-        return rx__node_err(err, n, kd->path, "out of memory");
+    if (total && !v) {
+        rx__node_err(err, n, kd->path, "out of memory");
+        return RX_ENOMEM;
+    }
     for (int i = 0; i < rows; ++i)
         for (int j = 0; j < cols; ++j) {
             char p[160];

@@ -11,12 +11,18 @@
 
 enum { YN_SCALAR, YN_SEQ, YN_MAP };
 
+/* The bounds on a file (docs/yaml.md "Size bounds"): its bytes, and its
+ * nodes once aliases are expanded (an alias is a copy of its anchor's
+ * node, so nested aliases multiply: the bound stops that early). */
+#define RX_YAML_MAX_BYTES ((long)16 << 20)
+#define RX_YAML_MAX_NODES 1048576
+
 typedef struct ynode ynode;
 struct ynode {
     int type;
     char *str;   /* scalar text */
     int quoted;  /* scalar was quoted (a string, never a number) */
-    int n;
+    int n, cap;
     ynode **items;  /* seq items / map values */
     ynode **keys;   /* map keys (scalars) */
     int line, col;  /* 1-based */
