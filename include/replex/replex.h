@@ -331,7 +331,8 @@ typedef struct rx_config {
     /* tempering */
     struct {
         int n_chains;            ///< P >= 2 (default 16)
-        rx_scheme scheme;        ///< default deo_star
+        rx_scheme scheme;        ///< default deo (unbiased with exact
+                                 ///< Metropolis swaps)
         int window;              ///< W >= 1 or RX_WINDOW_AUTO (default auto)
         int parity_phase;        ///< 0 = Algorithm 1, 1 = prose (default 0)
         rx_rule rule;            ///< default metropolis

@@ -287,10 +287,11 @@ const rx__keydef rx__keys[] = {
      "upper end of the initial box (> low)"},
     {"tempering.n_chains", K_INT, OFF(tempering.n_chains), "16", 1, 1048576,
      0, 0, NULL, "P, number of chains (positions), >= 2 (1 with scheme none)"},
-    {"tempering.scheme", K_ENUM, OFF(tempering.scheme), "deo_star", 0, 0, 0,
-     0, rx__scheme_names,
-     "swap schedule: adj, seo, deo (W = 1), deo_w (window W), deo_star "
-     "(W = W*), ape (one random pair), none (independent chains)"},
+    {"tempering.scheme", K_ENUM, OFF(tempering.scheme), "deo", 0, 0, 0, 0,
+     rx__scheme_names,
+     "swap schedule: adj, seo, deo (W = 1; the default: unbiased with "
+     "exact Metropolis swaps), deo_w (window W), deo_star (W = W*), ape "
+     "(one random pair), none (independent chains)"},
     {"tempering.window", K_WINDOW, OFF(tempering.window), "auto", 1, 1e9, 0,
      0, NULL,
      "deo_w window W >= 1, or auto = W*(P, S) = ceil((log P + log log P) / "
