@@ -3,7 +3,8 @@
  * (its document API would hold every node and alias reference at about 270
  * bytes each before we could count them). Bounds (docs/yaml.md): a file of
  * at most RX_YAML_MAX_BYTES, at most RX_YAML_MAX_NODES nodes with aliases
- * expanded, nesting at most 64 deep. Errors are "file:line:col: problem"
+ * expanded, of which aliases add at most RX_YAML_MAX_ALIAS_NODES, nesting
+ * at most 64 deep. Errors are "file:line:col: problem"
  * (1-based line and column); running out of memory is RX_ENOMEM.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -85,6 +86,7 @@ typedef struct builder {
     const char *file;
     int col_off, set_line;
     long nodes;  /* made so far, aliases expanded */
+    long alias_nodes; /* of those, made by expanding aliases */
     anchor *anc;
     int nanc, capanc;
     rx_err *err;
@@ -207,7 +209,15 @@ static rx_status alias_node(builder *b, const yaml_event_t *ev, ynode **out)
                         "%s:%d:%d: the alias *%s stands inside the node it "
                         "names (a cycle)",
                         b->file, mline(b, m), mcol(b, m), name);
-    rx_status st = count_nodes(b, m, tree_size(b->anc[i].node), 1);
+    const long size = tree_size(b->anc[i].node);
+    b->alias_nodes += size;
+    if (b->alias_nodes > RX_YAML_MAX_ALIAS_NODES)
+        return rx__fail(b->err, RX_ECONFIG,
+                        "%s:%d:%d: aliases expand to more than %d nodes (the "
+                        "bound on a file, docs/yaml.md)",
+                        b->file, mline(b, m), mcol(b, m),
+                        RX_YAML_MAX_ALIAS_NODES);
+    rx_status st = count_nodes(b, m, size, 1);
     if (st != RX_OK)
         return st;
     if (!(*out = tree_copy(b->anc[i].node)))

@@ -11,11 +11,13 @@
 
 enum { YN_SCALAR, YN_SEQ, YN_MAP };
 
-/* The bounds on a file (docs/yaml.md "Size bounds"): its bytes, and its
- * nodes once aliases are expanded (an alias is a copy of its anchor's
- * node, so nested aliases multiply: the bound stops that early). */
+/* The bounds on a file (docs/yaml.md "Size bounds"): its bytes, its nodes
+ * once aliases are expanded, and the nodes the aliases add (an alias is a
+ * copy of its anchor's node, so nested aliases multiply: the last bound
+ * stops that early and cheaply). */
 #define RX_YAML_MAX_BYTES ((long)16 << 20)
 #define RX_YAML_MAX_NODES 1048576
+#define RX_YAML_MAX_ALIAS_NODES 65536
 
 typedef struct ynode ynode;
 struct ynode {
