@@ -54,8 +54,10 @@ build() {
   local t=$1 srcs deps libs
   if [ "$t" = config ]; then
     # Only the loader and the status/message helpers: no OpenMP or BLAS.
-    srcs=(fuzz/fuzz_config.c src/io/config.c src/core/status.c src/core/names.c)
-    deps=(src/io/config.h)
+    srcs=(fuzz/fuzz_config.c src/io/yaml.c src/io/config.c
+          src/io/config_leaf.c src/config/*.c src/core/status.c
+          src/core/names.c)
+    deps=(src/io/config.h src/io/yaml.h src/config/config.h)
     libs=($(pkg-config --cflags --libs yaml-0.1) -lm)
   else
     # the data layer with the RNG (splits, batches) and the allocator
@@ -90,17 +92,17 @@ for t in "${targets[@]}"; do
 done
 [ "${RX_FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 
-# the dictionary: fuzz/config.dict plus the schema's names from config.c
+# the dictionary: fuzz/config.dict plus the schema's names from schema.c
 config_dict() {
   cat fuzz/config.dict
-  grep -oE '^ +\{"[A-Za-z_0-9.]+", K_' src/io/config.c |
+  grep -oE '^ +\{"[A-Za-z_0-9.]+", K_' src/config/schema.c |
     sed -E 's/^ +\{"([^"]+)".*/\1/' > "$out/keys.txt"
   awk '{printf "path_%d=\"%s\"\n", NR, $1}' "$out/keys.txt"
   tr '.' '\n' < "$out/keys.txt" | sort -u |
     awk '{printf "name_%d=\"%s: \"\n", NR, $1}'
   # string literals of the name tables (may span lines)
-  awk '/static const char \*const [a-z_]+\[\] = \{/,/NULL\};/' \
-    src/io/config.c | grep -oE '"[A-Za-z_0-9]+"' | sort -u |
+  awk '/^const char \*const rx__[a-z_]+\[\] = \{/,/NULL\};/' \
+    src/config/schema.c | grep -oE '"[A-Za-z_0-9]+"' | sort -u |
     awk '{printf "word_%d=%s\n", NR, $1}'
 }
 

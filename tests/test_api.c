@@ -333,7 +333,10 @@ int main(void)
     CHECK(strncmp(err.msg, "target.grad_noise_sd:", 21) == 0);
     d.target.grad_noise_sd = 0;
     CHECK(rx_config_validate(&d, &err) == RX_OK);
-    CHECK(rx_config_window(&d) == 6); /* deo_star default, P 8, S 0.4 */
+    CHECK(d.tempering.scheme == RX_SCHEME_DEO); /* the default: W = 1 */
+    CHECK(rx_config_window(&d) == 1);
+    d.tempering.scheme = RX_SCHEME_DEO_STAR;
+    CHECK(rx_config_window(&d) == 6); /* W*(P 8, S 0.4) */
 
     /* write -> load reproduces the config exactly */
     d.ladder.tau.kind = RX_LADDER_LIST;

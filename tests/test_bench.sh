@@ -293,8 +293,8 @@ expect sub_grid 'grids:
   - chains: [4]
     reps: 0' "^replex: $f/sub_grid.yaml:3:11: grids\[0\].reps: expected an integer in \[1, 1000\], got '0'"
 expect bad_normal 'normals: [gaussian]' \
-    "^replex: $f/bad_normal.yaml:1:11: normals\[0\]: unknown normal method 'gaussian' \(one of ziggurat, box_muller\)"
-expect syntax 'schemes: [deo' "^replex: $f/syntax.yaml:2:1: YAML syntax: "
+    "^replex: $f/bad_normal.yaml:1:11: normals\[0\]: unknown normal method 'gaussian' \(one of box_muller, ziggurat\)"
+expect syntax 'schemes: [deo' "^replex: $f/syntax.yaml:2:1: invalid YAML: "
 expect cli_threads 'iterations: 100' "--threads: expected a comma-separated list" --threads 1,0
 expect cli_option 'iterations: 100' "unknown or incomplete option '--bogus'" --bogus
 

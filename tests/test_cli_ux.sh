@@ -64,6 +64,7 @@ tempering:
   n_chains: 4
   scheme: deo_w
   window: 3
+  window_correction: logW   # unbiased with Metropolis swaps: no warning
 ladder:
   eta: {min: 0.001, max: 0.01}
   tau: [1, 2, 4, 8]

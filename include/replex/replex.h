@@ -199,6 +199,28 @@ typedef struct rx_ladder_spec {
 /** variance_reduction.coefficient meaning "estimate c online". */
 #define RX_VR_ADAPTIVE 1000.0
 
+/** config.sync: how the threads meet. */
+typedef enum rx_sync {
+    RX_SYNC_AUTO = 0,    ///< the partner design where it applies on analytic
+                         ///< targets, else the barrier (default)
+    RX_SYNC_BARRIER = 1, ///< one barrier per iteration
+    RX_SYNC_PARTNER = 2  ///< the partner design wherever it applies
+} rx_sync;
+
+/** config.balance: moving chains between threads. */
+typedef enum rx_balance {
+    RX_BALANCE_OFF = 0,
+    RX_BALANCE_MEASURED = 1, ///< from measured busy time (default)
+    RX_BALANCE_ROTATE = 2    ///< testing aid: move a boundary every window
+} rx_balance;
+
+/** config.faults.policy: a non-finite energy or gradient of a chain. */
+typedef enum rx_fault_policy {
+    RX_FAULTS_STOP = 0,    ///< error naming chain, position, iteration
+    RX_FAULTS_ROLLBACK = 1 ///< restore the chain's last good state, halve
+                           ///< its step size
+} rx_fault_policy;
+
 /** Window value meaning "compute W* from P and S". */
 #define RX_WINDOW_AUTO 0
 
@@ -212,11 +234,11 @@ typedef struct rx_config {
     uint64_t seed;      ///< RNG key (default 1)
     int64_t iterations; ///< K, iterations k = 0..K-1 (default 1000)
     int threads;        ///< 0 = omp_get_max_threads() (default 0)
-    int sync;           ///< 0 auto (default): the partner design where
+    rx_sync sync;       ///< 0 auto (default): the partner design where
                         ///< it applies on analytic targets, else the
                         ///< barrier; 1 barrier; 2 partner wherever it
                         ///< applies (network and data targets too)
-    int balance;        ///< 0 off, 1 measured (default): move chains
+    rx_balance balance; ///< 0 off, 1 measured (default): move chains
                         ///< (barrier design) or positions (partner
                         ///< design) between threads from measured busy
                         ///< time, 2 rotate (testing aid)
@@ -311,7 +333,8 @@ typedef struct rx_config {
     /* tempering */
     struct {
         int n_chains;            ///< P >= 2 (default 16)
-        rx_scheme scheme;        ///< default deo_star
+        rx_scheme scheme;        ///< default deo (unbiased with exact
+                                 ///< Metropolis swaps)
         int window;              ///< W >= 1 or RX_WINDOW_AUTO (default auto)
         int parity_phase;        ///< 0 = Algorithm 1, 1 = prose (default 0)
         rx_rule rule;            ///< default metropolis
@@ -404,7 +427,7 @@ typedef struct rx_config {
 
     /* numerical faults: a non-finite energy or gradient of a chain */
     struct {
-        int policy;          ///< 0 stop (error naming chain, position,
+        rx_fault_policy policy; ///< 0 stop (error naming chain, position,
                              ///< iteration, last finite values), 1 rollback
                              ///< (restore the chain's last good state and
                              ///< halve its step size) (default 0)

@@ -254,6 +254,14 @@ static int no_args(int argc, char **argv, const cmd_help *h)
 /* run and validate.                                                         */
 /* ------------------------------------------------------------------------ */
 
+/* A logger without a progress line to break. */
+static void log_plain(void *user, int level, const char *msg)
+{
+    static const char *const lv[] = {"error", "warning", "info", "debug"};
+    (void)user;
+    fprintf(stderr, "replex: %s: %s\n", lv[level & 3], msg);
+}
+
 static void log_stderr(void *user, int level, const char *msg)
 {
     static const char *const lv[] = {"error", "warning", "info", "debug"};
@@ -661,7 +669,10 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     }
     rx_config cfg;
     rx_err err = {""};
-    rx_status st = rx_config_load(o.file, o.sets, o.nsets, &cfg, &err);
+    /* the config's warnings (biased combinations, silent mistakes) are
+     * printed by run and validate alike, once, even with -q */
+    rx_status st = rx__config_load_log(o.file, o.sets, o.nsets, &cfg,
+                                       (rx_logger){NULL, log_plain}, &err);
     if (st != RX_OK) {
         fprintf(stderr, "replex: %s\n", err.msg);
         free(o.sets);

@@ -1,27 +1,22 @@
 /*
- * Internal view of the configuration schema (used by the CLI's `keys`
- * command and by the test that checks docs/yaml.md documents every key).
+ * The configuration's internal declarations live in src/config/config.h
+ * (below the engine); this header re-includes them for the files that
+ * still include it from here, and adds the loader's internal entry.
  */
 #ifndef RX_IO_CONFIG_H
 #define RX_IO_CONFIG_H
 
-#include "replex/replex.h"
+#include "../config/config.h"
 
-typedef struct rx__keyinfo {
-    const char *path;    /* dotted key path */
-    const char *type;    /* human type */
-    const char *deflt;   /* default as YAML text */
-    const char *doc;     /* one-line description */
-} rx__keyinfo;
+/* The most runs a sweep block may make (its lists' lengths multiplied);
+ * validate and run refuse more with the location of the list. */
+#define RX_SWEEP_MAX_RUNS 100000
 
-/* The DEO* window note's rule (rx_run's log and replex bench): W*(P, r)
- * for the pairs' condition rate r (1 for r >= 1) when it and the window W
- * that ran differ by a factor of 2 or more; 0 otherwise (and for r <= 0 or
- * W < 1). */
-RX_API int rx__window_off(int P, int W, double r);
-
-/* Number of schema keys, and key i (0 <= i < count). */
-RX_API int rx__config_nkeys(void);
-RX_API rx__keyinfo rx__config_key(int i);
+/* rx_config_load, and the warnings of the loaded config (located at the
+ * keys; an empty file) passed once each to log (log.fn NULL: none). */
+RX_API rx_status rx__config_load_log(const char *path,
+                                     const char *const *sets, int n_sets,
+                                     rx_config *out, rx_logger log,
+                                     rx_err *err);
 
 #endif

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../config/config.h"
 #include "../engine/ctx.h"
 
 static rx_status io_fail(rx_ctx *c, const char *what, const char *path)
@@ -67,13 +68,6 @@ static void json_vec(FILE *f, const double *v, int n)
     fputc(']', f);
 }
 
-static const char *scheme_name(rx_scheme s)
-{
-    static const char *const n[] = {"adj", "seo", "deo", "deo_w",
-                                    "deo_star", "ape", "none"};
-    return (unsigned)s < 7 ? n[s] : "?";
-}
-
 static rx_status write_summary(rx_ctx *c, const char *path,
                                const char *source)
 {
@@ -88,12 +82,9 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     fprintf(f, "  \"seed\": %llu,\n  \"iterations\": %lld,\n",
             (unsigned long long)c->cfg.seed, (long long)K);
     fprintf(f, "  \"n_chains\": %d,\n  \"scheme\": \"%s\",\n  \"window\": %d,\n",
-            P, scheme_name(c->cfg.tempering.scheme), c->xc.W);
-    static const char *const rule_names[] = {"metropolis", "bernoulli",
-                                             "deterministic",
-                                             "bias_corrected"};
+            P, rx__scheme_name(c->cfg.tempering.scheme), c->xc.W);
     fprintf(f, "  \"rule\": \"%s\",\n",
-            rule_names[(unsigned)c->cfg.tempering.rule & 3]);
+            rx__rule_name(c->cfg.tempering.rule));
     double per = K > 0 ? 1000.0 / (double)K : 0.0;
     fprintf(f,
             "  \"round_trips\": {\"a5\": %lld, \"l1\": %lld, \"restarts\": "

@@ -1,0 +1,424 @@
+/*
+ * Cross-field validation of a configuration: every message names the key
+ * (located through marks where the config came from a file).
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "../core/internal.h"
+#include "config.h"
+
+static rx_status check_ladder(const rx_ladder_spec *L, const char *path,
+                              int P, const rx__marks *mk, rx_err *err)
+{
+    if (L->kind == RX_LADDER_LIST && L->values.n != P)
+        return rx__key_err(err, mk, path,
+                       "the list has %d values but tempering.n_chains is %d",
+                       L->values.n, P);
+    if (!(L->min > 0.0))
+        return rx__key_err(err, mk, path, "values must be > 0, got %.17g",
+                       L->min);
+    if (L->kind == RX_LADDER_GEOMETRIC && !(L->max >= L->min))
+        return rx__key_err(err, mk, path,
+                       "ladder ends are not ordered: max %.17g < min %.17g",
+                       L->max, L->min);
+    if (L->kind == RX_LADDER_LIST)
+        for (int i = 0; i < L->values.n; ++i) {
+            if (!(L->values.v[i] > 0.0) || !isfinite(L->values.v[i]))
+                return rx__key_err(err, mk, path, "values must be finite and > 0");
+            if (i && L->values.v[i] < L->values.v[i - 1])
+                return rx__key_err(err, mk, path, "ladder must be non-decreasing");
+        }
+    return RX_OK;
+}
+
+/* Integer labels, no repeats. */
+static rx_status check_labels(const rx_vec *v, const char *path,
+                              const rx__marks *mk, rx_err *err)
+{
+    for (int i = 0; i < v->n; ++i) {
+        if (v->v[i] != floor(v->v[i]))
+            return rx__key_err(err, mk, path, "labels must be integers, got %g",
+                           v->v[i]);
+        for (int j = 0; j < i; ++j)
+            if (v->v[j] == v->v[i])
+                return rx__key_err(err, mk, path, "label %g given twice",
+                               v->v[i]);
+    }
+    return RX_OK;
+}
+
+/* The data/model/evaluate sections (shapes are checked against the data
+ * when the run is created). */
+static rx_status validate_network(const rx_config *c, const rx__marks *mk,
+                                  rx_err *err)
+{
+    const int net = c->target.kind == RX_TARGET_NETWORK;
+    if (!net) {
+        if (c->model.n_layers > 0)
+            return rx__key_err(err, mk, "model.layers",
+                           "a model needs target.kind: network");
+        if (c->data.path[0])
+            return rx__key_err(err, mk, "data.path",
+                           "data are used only by target.kind: network");
+        return RX_OK;
+    }
+    if (c->model.n_layers < 1)
+        return rx__key_err(err, mk, "model.layers",
+                       "target.kind network needs at least one layer, e.g. "
+                       "[{dense: 50}, relu, {dense: 1}]");
+    if (c->model.layers[c->model.n_layers - 1].kind != RX_L_DENSE &&
+        c->model.layers[c->model.n_layers - 1].kind != RX_L_CONV2D)
+        return rx__key_err(err, mk, "model.layers",
+                       "the last layer must be dense (its units are the "
+                       "outputs)");
+    const rx_data_format fm = c->data.format;
+    if (fm != RX_DATA_SYNTHETIC && !c->data.path[0])
+        return rx__key_err(err, mk, "data.path",
+                       "data.format %s needs a path",
+                       fm == RX_DATA_CSV ? "csv"
+                       : fm == RX_DATA_IDX ? "idx" : "mnist_json");
+    if (fm == RX_DATA_IDX && !c->data.labels_path[0])
+        return rx__key_err(err, mk, "data.labels_path",
+                       "data.format idx needs the label file");
+    if (fm != RX_DATA_IDX && (c->data.test_path[0] ||
+                              c->data.test_labels_path[0]))
+        return rx__key_err(err, mk, "data.test_path",
+                       "a fixed test set is supported for data.format idx "
+                       "only; other formats use test_fraction");
+    if (!c->data.test_path[0] != !c->data.test_labels_path[0])
+        return rx__key_err(err, mk, c->data.test_path[0] ? "data.test_labels_path"
+                                                     : "data.test_path",
+                       "test_path and test_labels_path go together");
+    const int cls = c->data.task == RX_TASK_CLASSIFICATION ||
+                    fm == RX_DATA_IDX || fm == RX_DATA_MNIST_JSON;
+    if (fm == RX_DATA_SYNTHETIC && c->data.task != RX_TASK_REGRESSION)
+        return rx__key_err(err, mk, "data.task",
+                       "the synthetic data set is a regression set");
+    if ((fm == RX_DATA_IDX || fm == RX_DATA_MNIST_JSON) &&
+        c->data.task != RX_TASK_CLASSIFICATION)
+        return rx__key_err(err, mk, "data.task",
+                       "image data sets are classification tasks; set "
+                       "data.task: classification");
+    rx_status st = check_labels(&c->data.classes, "data.classes", mk, err);
+    if (st == RX_OK)
+        st = check_labels(&c->data.ood_classes, "data.ood_classes", mk, err);
+    if (st != RX_OK)
+        return st;
+    if (!cls && (c->data.classes.n || c->data.ood_classes.n))
+        return rx__key_err(err, mk, c->data.classes.n ? "data.classes"
+                                                  : "data.ood_classes",
+                       "class filters need data.task: classification");
+    for (int i = 0; i < c->data.ood_classes.n; ++i)
+        for (int j = 0; j < c->data.classes.n; ++j)
+            if (c->data.ood_classes.v[i] == c->data.classes.v[j])
+                return rx__key_err(err, mk, "data.ood_classes",
+                               "label %g is also in data.classes",
+                               c->data.ood_classes.v[i]);
+    int lik = c->model.likelihood;
+    if (lik == 0)
+        lik = cls ? 1 : 2;
+    if (cls && lik == 2)
+        return rx__key_err(err, mk, "model.likelihood",
+                       "gaussian likelihood on a classification task");
+    if (!cls && lik == 1)
+        return rx__key_err(err, mk, "model.likelihood",
+                       "softmax likelihood on a regression task");
+    if (c->model.learn_precision && lik != 2)
+        return rx__key_err(err, mk, "model.learn_precision",
+                       "only for the gaussian likelihood");
+    if (!(c->model.noise_var > 0))
+        return rx__key_err(err, mk, "model.noise_var", "must be > 0");
+    if (c->record.all_positions && c->tempering.n_chains > 64)
+        return rx__key_err(err, mk, "record.all_positions",
+                       "keeps every position's network sample; use at most "
+                       "64 chains");
+    return RX_OK;
+}
+
+/* Run size, threads, schedule and window. */
+static rx_status check_run(const rx_config *c, const rx__marks *mk,
+                           rx_err *err)
+{
+    const int P = c->tempering.n_chains;
+    if (c->iterations < 1)
+        return rx__key_err(err, mk, "iterations", "must be >= 1");
+    if (P < 1 || P > 1048576)
+        return rx__key_err(err, mk, "tempering.n_chains",
+                       "must be in [1, 1048576], got %d", P);
+    if (P < 2 && c->tempering.scheme != RX_SCHEME_NONE)
+        return rx__key_err(err, mk, "tempering.n_chains",
+                       "replica exchange needs >= 2 chains, got %d (a single "
+                       "chain only with scheme none)",
+                       P);
+    if (c->threads < 0)
+        return rx__key_err(err, mk, "threads", "must be >= 0");
+    double S = c->tempering.target_swap_rate;
+    if (!(S > 0.0 && S < 1.0))
+        return rx__key_err(err, mk, "tempering.target_swap_rate",
+                       "S must be in (0, 1), got %.17g", S);
+    double a = c->tempering.accept_prob;
+    if (!(a >= 0.0 && a <= 1.0))
+        return rx__key_err(err, mk, "tempering.accept_prob",
+                       "must be in [0, 1], got %.17g", a);
+    if ((unsigned)c->tempering.scheme > RX_SCHEME_NONE)
+        return rx__key_err(err, mk, "tempering.scheme", "unknown scheme");
+    if ((unsigned)c->tempering.rule > RX_RULE_BIAS_CORRECTED)
+        return rx__key_err(err, mk, "tempering.rule", "unknown rule");
+    if (c->tempering.parity_phase != 0 && c->tempering.parity_phase != 1)
+        return rx__key_err(err, mk, "tempering.parity_phase", "must be 0 or 1");
+    double wc = c->tempering.window_correction;
+    if (!(wc >= 0.0 || wc == RX_WCORR_LOGW) || !isfinite(wc))
+        return rx__key_err(err, mk, "tempering.window_correction",
+                       "must be a number >= 0 or logW");
+    int w = c->tempering.window;
+    if (w < 0)
+        return rx__key_err(err, mk, "tempering.window",
+                       "must be a positive integer or auto");
+    if (w != RX_WINDOW_AUTO) {
+        if (c->tempering.scheme == RX_SCHEME_DEO_STAR)
+            return rx__key_err(err, mk, "tempering.window",
+                           "scheme deo_star computes W* itself; use scheme "
+                           "deo_w for a fixed window of %d",
+                           w);
+        if (c->tempering.scheme == RX_SCHEME_DEO && w != 1)
+            return rx__key_err(err, mk, "tempering.window",
+                           "scheme deo uses W = 1; use scheme deo_w for a "
+                           "window of %d",
+                           w);
+        if (c->tempering.scheme != RX_SCHEME_DEO &&
+            c->tempering.scheme != RX_SCHEME_DEO_W)
+            return rx__key_err(err, mk, "tempering.window",
+                           "a window applies only to schemes deo_w and "
+                           "deo_star");
+    }
+    return RX_OK;
+}
+
+/* Ladders, the initial box, recording and its memory bound. */
+static rx_status check_records(const rx_config *c, const rx__marks *mk,
+                               rx_err *err)
+{
+    const int P = c->tempering.n_chains;
+    rx_status st = check_ladder(&c->ladder.eta, "ladder.eta", P, mk, err);
+    if (st == RX_OK)
+        st = check_ladder(&c->ladder.tau, "ladder.tau", P, mk, err);
+    if (st != RX_OK)
+        return st;
+    if (!(c->init.high > c->init.low))
+        return rx__key_err(err, mk, "init.high",
+                       "must be > init.low (%.17g), got %.17g", c->init.low,
+                       c->init.high);
+    if (!(c->record.grid_high > c->record.grid_low))
+        return rx__key_err(err, mk, "record.grid_high",
+                       "must be > record.grid_low");
+    if (c->record.thin < 1)
+        return rx__key_err(err, mk, "record.thin", "must be >= 1");
+    if (c->record.burn_in < 0)
+        return rx__key_err(err, mk, "record.burn_in", "must be >= 0");
+    if (c->record.index_every < 0)
+        return rx__key_err(err, mk, "record.index_every", "must be >= 0");
+    if (c->record.trace_every < 0)
+        return rx__key_err(err, mk, "record.trace_every", "must be >= 0");
+    if (!(c->target.energy_noise_sd >= 0))
+        return rx__key_err(err, mk, "target.energy_noise_sd", "must be >= 0");
+    if (!(c->target.grad_noise_sd >= 0))
+        return rx__key_err(err, mk, "target.grad_noise_sd", "must be >= 0");
+    {
+        /* the in-memory records must fit: index process and samples */
+        const double limit = RX_RECORD_LIMIT_BYTES;
+        double idx = c->record.index_every > 0
+                         ? ((double)c->iterations /
+                                (double)c->record.index_every +
+                            1.0) * (double)P * 4.0
+                         : 0.0;
+        double dim = c->target.kind == RX_TARGET_MIXTURE25 ? 2.0
+                     : c->target.kind == RX_TARGET_MIXTURE_DATA ? 1.0
+                     : c->target.kind == RX_TARGET_GMM
+                         ? (double)c->target.means.cols
+                         : 0.0;
+        double ns = c->iterations > c->record.burn_in
+                        ? (double)(c->iterations - c->record.burn_in) /
+                              (double)c->record.thin *
+                              (c->record.all_positions ? (double)P : 1.0)
+                        : 0.0;
+        if (idx > limit)
+            return rx__key_err(err, mk, "record.index_every",
+                           "the index process would take %.1f GiB in "
+                           "memory (limit %.0f GiB); raise index_every",
+                           idx / 1073741824.0, limit / 1073741824.0);
+        if (ns * dim * 4.0 > limit)
+            return rx__key_err(err, mk, "record.thin",
+                           "the samples would take %.1f GiB in memory "
+                           "(limit %.0f GiB); raise thin",
+                           ns * dim * 4.0 / 1073741824.0,
+                           limit / 1073741824.0);
+    }
+    return RX_OK;
+}
+
+/* The Gaussian-mixture target's arrays. */
+static rx_status check_gmm(const rx_config *c, const rx__marks *mk,
+                           rx_err *err)
+{
+    const int K = c->target.means.rows;
+    if (c->target.kind == RX_TARGET_GMM) {
+        if (K < 1)
+            return rx__key_err(err, mk, "target.means",
+                           "target gmm needs at least one component mean");
+        if (c->target.weights.n != K)
+            return rx__key_err(err, mk, "target.weights",
+                           "has %d values but target.means has %d rows",
+                           c->target.weights.n, K);
+        if (c->target.scales.rows != K ||
+            c->target.scales.cols != c->target.means.cols)
+            return rx__key_err(err, mk, "target.scales",
+                           "shape %dx%d differs from target.means %dx%d",
+                           c->target.scales.rows, c->target.scales.cols, K,
+                           c->target.means.cols);
+        for (int i = 0; i < K; ++i)
+            if (!(c->target.weights.v[i] > 0.0))
+                return rx__key_err(err, mk, "target.weights",
+                               "weights must be > 0");
+        for (int i = 0; i < K * c->target.scales.cols; ++i)
+            if (!(c->target.scales.v[i] > 0.0))
+                return rx__key_err(err, mk, "target.scales",
+                               "scales must be > 0");
+    } else if (c->target.weights.n || K || c->target.scales.rows) {
+        return rx__key_err(err, mk,
+                       c->target.weights.n ? "target.weights"
+                       : K                 ? "target.means"
+                                           : "target.scales",
+                       "only used with target.kind gmm");
+    }
+    return RX_OK;
+}
+
+/* Swap rule, sigma2, steps, ladder adaptation, step sizes. */
+static rx_status check_swaps(const rx_config *c, const rx__marks *mk,
+                             rx_err *err)
+{
+    const int P = c->tempering.n_chains;
+    if (c->target.kind == RX_TARGET_NONE &&
+        c->tempering.rule != RX_RULE_BERNOULLI)
+        return rx__key_err(err, mk, "tempering.rule",
+                       "target none has no energies; use rule bernoulli");
+    if (c->tempering.scheme == RX_SCHEME_APE &&
+        (c->tempering.rule == RX_RULE_DETERMINISTIC))
+        return rx__key_err(err, mk, "tempering.rule",
+                       "ape needs temperatures (metropolis, bias_corrected "
+                       "or bernoulli); the deterministic condition compares "
+                       "neighbours only");
+    double s2 = c->tempering.sigma2;
+    if (!(s2 >= 0.0 || s2 == RX_SIGMA2_AUTO || s2 == RX_SIGMA2_ESTIMATE) ||
+        !isfinite(s2))
+        return rx__key_err(err, mk, "tempering.sigma2",
+                       "must be a number >= 0, auto or estimate");
+    if (s2 == RX_SIGMA2_ESTIMATE && c->target.kind != RX_TARGET_GMM &&
+        c->target.kind != RX_TARGET_MIXTURE25 &&
+        c->target.kind != RX_TARGET_NETWORK &&
+        c->target.kind != RX_TARGET_MIXTURE_DATA)
+        return rx__key_err(err, mk, "tempering.sigma2",
+                       "estimate needs repeated noisy energies, which the "
+                       "analytic targets with energy_noise_sd and network "
+                       "targets (minibatches) provide");
+    if (c->tempering.rule == RX_RULE_BIAS_CORRECTED &&
+        s2 == RX_SIGMA2_AUTO && !(c->target.energy_noise_sd > 0.0))
+        return rx__key_err(err, mk, "tempering.sigma2",
+                       "rule bias_corrected needs sigma2: give a number, or "
+                       "use auto with target.energy_noise_sd > 0");
+    if (!(c->tempering.sigma2_factor >= 1.0))
+        return rx__key_err(err, mk, "tempering.sigma2_factor", "must be >= 1");
+    if (c->step.target == RX_STEP_SGHMC || c->step.others == RX_STEP_SGHMC) {
+        double eta_max = c->ladder.eta.kind == RX_LADDER_CONSTANT
+                             ? c->ladder.eta.min
+                             : c->ladder.eta.max;
+        if (0.5 * c->step.sghmc_vhat * eta_max > 1.0 - c->step.momentum)
+            return rx__key_err(err, mk, "step.sghmc_vhat",
+                           "beta^ = V^ eta / 2 = %.3g exceeds the friction 1 "
+                           "- rho = %.3g at the largest learning rate",
+                           0.5 * c->step.sghmc_vhat * eta_max,
+                           1.0 - c->step.momentum);
+    }
+    if ((unsigned)c->ladder.adapt > RX_ADAPT_BARRIER)
+        return rx__key_err(err, mk, "ladder.adapt", "unknown value");
+    if (c->ladder.adapt != RX_ADAPT_NONE && P < 3)
+        return rx__key_err(err, mk, "ladder.adapt",
+                       "an adaptive ladder needs n_chains >= 3 (the ends are "
+                       "fixed)");
+    if ((c->ladder.adapt == RX_ADAPT_TAU ||
+         c->ladder.adapt == RX_ADAPT_BARRIER) &&
+        c->tempering.rule == RX_RULE_DETERMINISTIC)
+        return rx__key_err(err, mk, "ladder.adapt",
+                       "the deterministic rule does not use temperatures; "
+                       "adapt eta");
+    if (!(c->stepsize.a > 0) || !(c->stepsize.b >= 0) ||
+        !(c->stepsize.alpha > 0.5 && c->stepsize.alpha <= 1) ||
+        !(c->stepsize.cap > 0))
+        return rx__key_err(err, mk, "stepsize",
+                       "needs a > 0, b >= 0, alpha in (0.5, 1], cap > 0");
+    if (!isfinite(c->correction.init) || !(c->correction.step_scale >= 0))
+        return rx__key_err(err, mk, "correction.step_scale",
+                       "must be >= 0 (and correction.init finite)");
+    if (c->target.kind == RX_TARGET_MIXTURE_DATA &&
+        c->data.batch_size > c->target.n_data)
+        return rx__key_err(err, mk, "data.batch_size",
+                       "%d is larger than target.n_data = %lld",
+                       c->data.batch_size, (long long)c->target.n_data);
+    return RX_OK;
+}
+
+/* The control-variate energies. */
+static rx_status check_vr(const rx_config *c, const rx__marks *mk,
+                          rx_err *err)
+{
+    if (c->variance_reduction.enabled) {
+        const rx_target_kind tk = c->target.kind;
+        if (tk != RX_TARGET_NETWORK && tk != RX_TARGET_MIXTURE_DATA)
+            return rx__key_err(err, mk, "variance_reduction.enabled",
+                           "a control variate needs per-example losses, "
+                           "which target.kind network and mixture_data "
+                           "provide; target.kind %s has none",
+                           rx__target_names[tk]);
+        if (c->variance_reduction.period < 1)
+            return rx__key_err(err, mk, "variance_reduction.period",
+                           "the anchor period m must be >= 1, got %lld",
+                           (long long)c->variance_reduction.period);
+        double cf = c->variance_reduction.coefficient;
+        if (!(cf == RX_VR_ADAPTIVE || (cf >= -2.0 && cf <= 2.0)))
+            return rx__key_err(err, mk, "variance_reduction.coefficient",
+                           "must be in [-2, 2] or adaptive");
+        if (tk == RX_TARGET_MIXTURE_DATA &&
+            c->variance_reduction.anchor_batch > c->target.n_data)
+            return rx__key_err(err, mk, "variance_reduction.anchor_batch",
+                           "%lld rows, but target.n_data is %lld (0 = the "
+                           "full data)",
+                           (long long)c->variance_reduction.anchor_batch,
+                           (long long)c->target.n_data);
+    }
+    return RX_OK;
+}
+
+rx_status rx__config_check(const rx_config *c, const rx__marks *mk,
+                           rx_err *err)
+{
+    rx_status st = check_run(c, mk, err);
+    if (st == RX_OK)
+        st = check_records(c, mk, err);
+    if (st == RX_OK)
+        st = check_gmm(c, mk, err);
+    if (st == RX_OK)
+        st = check_swaps(c, mk, err);
+    if (st == RX_OK)
+        st = check_vr(c, mk, err);
+    if (st == RX_OK)
+        st = validate_network(c, mk, err);
+    return st;
+}
+
+rx_status rx_config_validate(const rx_config *c, rx_err *err)
+{
+    if (!c)
+        return rx__fail(err, RX_EINVAL, "rx_config_validate: NULL config");
+    return rx__config_check(c, NULL, err);
+}

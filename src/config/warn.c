@@ -1,0 +1,143 @@
+/*
+ * Warnings of a valid configuration: combinations known to be biased, and
+ * silent mistakes. Each is logged once, at RX_LOG_WARN, located at the key
+ * the user set (docs/yaml.md "Warnings").
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "config.h"
+
+/* One warning: "WHERE: what", WHERE the location of key `path`. */
+static void warn(rx_logger log, const rx__marks *mk, const char *path,
+                 const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void warn(rx_logger log, const rx__marks *mk, const char *path,
+                 const char *fmt, ...)
+{
+    char msg[1024];
+    rx__key_where(mk, path, msg, sizeof msg);
+    size_t l = 0;
+    while (msg[l])
+        ++l;
+    if (l + 2 < sizeof msg) {
+        msg[l++] = ':';
+        msg[l++] = ' ';
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg + l, sizeof msg - l, fmt, ap);
+        va_end(ap);
+    }
+    log.fn(log.user, RX_LOG_WARN, msg);
+}
+
+/* The user set this key (in the file or with --set). */
+static int given(const rx__marks *mk, const char *path)
+{
+    int i = rx__key_index(path);
+    return mk && i >= 0 && mk->src[i];
+}
+
+/* The key of a combination to point at: the first one the user set. */
+static const char *pick(const rx__marks *mk, const char *a, const char *b,
+                        const char *c)
+{
+    if (given(mk, a) || (!given(mk, b) && (!c || !given(mk, c))))
+        return a;
+    return given(mk, b) || !c ? b : c;
+}
+
+/* The swap energies are minibatch (or injected-noise) estimates. */
+static int noisy_energies(const rx_config *c)
+{
+    if (c->target.energy_noise_sd > 0.0)
+        return 1;
+    if (c->target.kind == RX_TARGET_NETWORK)
+        return 1; /* minibatches; VR reduces the noise, does not remove it */
+    return c->target.kind == RX_TARGET_MIXTURE_DATA &&
+           (int64_t)c->data.batch_size < c->target.n_data;
+}
+
+/* The largest temperature of the ladder. */
+static double top_tau(const rx_ladder_spec *L)
+{
+    if (L->kind == RX_LADDER_LIST && L->values.n > 0)
+        return L->values.v[L->values.n - 1];
+    return L->kind == RX_LADDER_CONSTANT ? L->min : L->max;
+}
+
+/* Combinations known to give a biased target chain. */
+static int biased(const rx_config *c, const rx__marks *mk, rx_logger log)
+{
+    int n = 0;
+    const int metro = c->tempering.rule == RX_RULE_METROPOLIS;
+    const int W = rx_config_window(c);
+    if (metro && W > 1 && c->tempering.window_correction == 0.0 &&
+        c->tempering.n_chains > 1) {
+        warn(log, mk, pick(mk, "tempering.scheme", "tempering.rule", NULL),
+             "BIASED: a swap window W = %d (scheme %s) with Metropolis "
+             "swaps and no window correction: at most one swap "
+             "per pair per window biases the target chain (deo.md 2.5); use "
+             "scheme deo, or set tempering.window_correction (logW), or the "
+             "deterministic rule on noisy energies where the papers use "
+             "DEO*",
+             W, rx__scheme_name(c->tempering.scheme));
+        ++n;
+    }
+    if (metro && noisy_energies(c) && c->tempering.n_chains > 1 &&
+        c->tempering.scheme != RX_SCHEME_NONE) {
+        const char *why = c->target.energy_noise_sd > 0.0
+                              ? "target.energy_noise_sd > 0"
+                              : "minibatch energies";
+        warn(log, mk,
+             pick(mk, "tempering.rule",
+                  c->target.energy_noise_sd > 0.0 ? "target.energy_noise_sd"
+                                                  : "target.kind",
+                  NULL),
+             "BIASED: the metropolis rule on noisy energies (%s): the noise "
+             "in the energy difference inflates the swaps (deo.md 2.2); use "
+             "rule bias_corrected (with tempering.sigma2) or deterministic",
+             why);
+        ++n;
+    }
+    const int mom = c->step.target == RX_STEP_SGHMC ||
+                    c->step.target == RX_STEP_MSGD ||
+                    c->step.others == RX_STEP_SGHMC ||
+                    c->step.others == RX_STEP_MSGD;
+    if (mom && c->step.state_on_swap == RX_STATE_RESET &&
+        c->tempering.scheme != RX_SCHEME_NONE) {
+        warn(log, mk, "step.state_on_swap",
+             "BIASED: reset zeroes the momentum of a particle that changes "
+             "position, which narrows SGHMC's samples (on the Gaussian of "
+             "tests/test_steps.c: sd 36 %% too small, variance 60 %%); use "
+             "follow (the default)");
+        ++n;
+    }
+    return n;
+}
+
+int rx__config_warnings(const rx_config *c, const rx__marks *mk,
+                        rx_logger log)
+{
+    if (!c || !log.fn)
+        return 0;
+    int n = biased(c, mk, log);
+    if (c->record.burn_in >= c->iterations) {
+        warn(log, mk, "record.burn_in",
+             "%lld >= iterations (%lld): no sample will be kept",
+             (long long)c->record.burn_in, (long long)c->iterations);
+        ++n;
+    }
+    const double top = top_tau(&c->ladder.tau);
+    if (top < 1.0) {
+        warn(log, mk, "ladder.tau",
+             "the top temperature %.17g is below 1: every chain is colder "
+             "than the target, none explores more freely",
+             top);
+        ++n;
+    }
+    return n;
+}
