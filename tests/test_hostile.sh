@@ -28,5 +28,37 @@ else
   echo "gnuplot not installed: the apostrophe case skipped"
 fi
 
+# --- bad arguments found before the run ---
+"$R" run yaml/default.yaml -o "" -q 2>"$tmp/e.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "empty" "$tmp/e.err" && ok ||
+  bad "-o '': exit $rc ($(head -c 200 "$tmp/e.err"))"
+"$R" run --resume "" -q 2>"$tmp/e.err"; rc=$?
+[ $rc -eq 2 ] && ok || bad "--resume '': exit $rc"
+# a sweep whose data file is missing: exit 2, no directory (as one run)
+"$R" run yaml/uci_boston_20splits.yaml -o "$tmp/deep/sw" -q \
+  --set data.path="$tmp/nope.csv" 2>"$tmp/e.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "nope.csv" "$tmp/e.err" && ok ||
+  bad "sweep with a missing data file: exit $rc ($(head -c 200 "$tmp/e.err"))"
+[ ! -e "$tmp/deep" ] && ok || bad "sweep with a missing data file created a directory"
+"$R" run yaml/uci_boston.yaml -o "$tmp/deep1/r" -q \
+  --set data.path="$tmp/nope.csv" 2>/dev/null; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$tmp/deep1" ] && ok ||
+  bad "run with a missing data file: exit $rc or created a directory"
+# a gzip CSV that inflates beyond the bound (256 MiB): refused, named
+python3 -c '
+import gzip, sys
+row = b"1.5,2.5,3.5\n"
+with gzip.open(sys.argv[1], "wb", compresslevel=9) as f:
+    blk = row * (1 << 20)
+    for _ in range(300 * (1 << 20) // len(blk) + 1):
+        f.write(blk)
+' "$tmp/bomb.csv.gz"
+"$R" run yaml/uci_boston.yaml -o "$tmp/gz" -q --set data.path="$tmp/bomb.csv.gz" \
+  --set data.skip_rows=0 --set data.header=no --set data.target_column=2 \
+  2>"$tmp/e.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "bomb.csv.gz: inflates to more than 256 MiB" "$tmp/e.err" &&
+  ok || bad "gzip bomb: exit $rc ($(head -c 300 "$tmp/e.err"))"
+[ ! -e "$tmp/gz" ] && ok || bad "gzip bomb: a directory was created"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -403,6 +403,11 @@ static int parse_opts(int argc, char **argv, const cmd_help *h, int is_run,
             return EXIT_BADINPUT;
         }
     }
+    if ((o->out && !o->out[0]) || (o->resume && !o->resume[0])) {
+        fprintf(stderr, "replex %s: %s: an empty directory name\n", cmd,
+                o->resume && !o->resume[0] ? "--resume" : "-o");
+        return EXIT_BADINPUT;
+    }
     if (o->resume && o->file) {
         fprintf(stderr, "replex %s: --resume DIR takes its configuration "
                 "from DIR.partial; give no FILE.yaml ('%s')\n", cmd, o->file);
@@ -492,10 +497,6 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
         rx_config_free(cfg);
         return EXIT_BADINPUT;
     }
-    if (check_writable(out) != 0) {
-        rx_config_free(cfg);
-        return EXIT_BADINPUT;
-    }
     rx_cli_progress pr;
     rx_cli_progress_init(&pr, o->quiet || o->progress_every == 0,
                          o->progress_every, o->progress_interval);
@@ -511,6 +512,12 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                        st == RX_EIO
                    ? EXIT_BADINPUT
                    : EXIT_RUNFAIL;
+    }
+    /* after rx_create: a missing data file creates no directory */
+    if (check_writable(out) != 0) {
+        rx_config_free(cfg);
+        rx_destroy(&ctx);
+        return EXIT_BADINPUT;
     }
     int rc = EXIT_OK;
     char pd[4200], pck[4200], pcf[4200], psr[4200];
@@ -691,13 +698,6 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     }
     if (sw.n_keys > 0) {
         rx_config_free(&cfg);
-        if (rx_cli_mkdir_parents(o.out) != 0) {
-            fprintf(stderr, "replex: %s: cannot create the parent "
-                    "directories: %s\n", o.out, strerror(errno));
-            rx_sweep_free(&sw);
-            free(o.sets);
-            return EXIT_BADINPUT;
-        }
         rx_cli_progress pr;
         rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0,
                              o.progress_every, o.progress_interval);
