@@ -60,5 +60,28 @@ with gzip.open(sys.argv[1], "wb", compresslevel=9) as f:
   ok || bad "gzip bomb: exit $rc ($(head -c 300 "$tmp/e.err"))"
 [ ! -e "$tmp/gz" ] && ok || bad "gzip bomb: a directory was created"
 
+# --- every output file is strict JSON: non-finite numbers, odd names ---
+strict_json() { # file [expected source]
+  python3 - "$@" <<'PY'
+import json, sys
+def no(c): raise ValueError("not JSON: " + c)
+d = json.loads(open(sys.argv[1], encoding="utf-8").read(), parse_constant=no)
+if len(sys.argv) > 2 and d["source"] != sys.argv[2]:
+    raise SystemExit("source is %r, expected %r" % (d["source"], sys.argv[2]))
+PY
+}
+"$R" run yaml/mlp_synthetic.yaml --set iterations=2000 --set ladder.eta=1 \
+  --set faults.policy=rollback -o "$tmp/nan" -q --no-plots ||
+  bad "the diverging rollback run failed"
+grep -q '"nll": null, "nll_not_finite": "nan"' "$tmp/nan/summary.json" && ok ||
+  bad "the diverging run's nll is not null with its reason"
+strict_json "$tmp/nan/summary.json" && ok || bad "summary.json with a NaN is not JSON"
+odd="$tmp/we\"ird\\name
+.yaml"
+cp yaml/default.yaml "$odd"
+"$R" run "$odd" -o "$tmp/odd" "${short[@]}" --no-plots || bad "run of $odd failed"
+strict_json "$tmp/odd/summary.json" "$odd" && ok ||
+  bad "summary.json of a file name with a quote, backslash and newline"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
