@@ -83,5 +83,30 @@ cp yaml/default.yaml "$odd"
 strict_json "$tmp/odd/summary.json" "$odd" && ok ||
   bad "summary.json of a file name with a quote, backslash and newline"
 
+# --- --force replaces only a directory replex wrote ---
+mkdir -p "$tmp/p/work" "$tmp/p/userdir" "$tmp/p/home"
+echo keep > "$tmp/p/beside"; echo keep > "$tmp/p/userdir/data"
+echo keep > "$tmp/p/home/notes"
+for o in . .. "$tmp/p/work" "$tmp/p/userdir" "$tmp/p/beside" "$tmp/p/home"; do
+  (cd "$tmp/p/work" && HOME="$tmp/p/home" "$R" run "$src/yaml/default.yaml" \
+     -o "$o" --force "${short[@]}" --no-plots 2>"$tmp/e.err"); rc=$?
+  [ $rc -eq 2 ] && grep -q "force" "$tmp/e.err" && ok ||
+    bad "-o $o --force: exit $rc ($(head -c 200 "$tmp/e.err"))"
+  [ -f "$tmp/p/beside" ] && [ -f "$tmp/p/userdir/data" ] &&
+    [ -f "$tmp/p/home/notes" ] && [ -d "$tmp/p/work" ] &&
+    [ -z "$(ls -A "$tmp/p/work")" ] && ok || bad "-o $o --force touched files"
+done
+# a sweep with --force into a directory replex did not write
+"$R" run yaml/sweep_s_2d.yaml -o "$tmp/p/userdir" --force "${short[@]}" \
+  --no-plots 2>/dev/null; rc=$?
+[ $rc -eq 2 ] && [ "$(ls -A "$tmp/p/userdir")" = data ] && ok ||
+  bad "sweep --force into a user directory: exit $rc"
+# a run directory replex wrote is still replaced
+"$R" run yaml/default.yaml -o "$tmp/p/run" "${short[@]}" --no-plots &&
+  touch "$tmp/p/run/old" &&
+  "$R" run yaml/default.yaml -o "$tmp/p/run" --force "${short[@]}" --no-plots &&
+  [ ! -e "$tmp/p/run/old" ] && [ -s "$tmp/p/run/summary.json" ] && ok ||
+  bad "--force did not replace a replex run directory"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -15,6 +15,7 @@
 
 #include "../io/config.h"
 #include "bench.h"
+#include "outdir.h"
 #include "plots.h"
 #include "progress.h"
 #include "sweep.h"
@@ -44,7 +45,8 @@ static const cmd_help CMDS[] = {
      "                         depend on it\n"
      "  --set key.path=value   override one key, repeatable (default none);\n"
      "                         `replex keys` lists the keys\n"
-     "  --force                replace an existing DIR (default off)\n"
+     "  --force                replace an existing DIR that replex wrote\n"
+     "                         (it holds a .replex file; default off)\n"
      "  --resume DIR           continue the interrupted run of DIR from\n"
      "                         DIR.partial/checkpoint.bin (no FILE.yaml)\n"
      "  -q, --quiet            print nothing but errors: no progress, no\n"
@@ -494,6 +496,10 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                 "replex: %s: already exists; choose another -o or pass "
                 "--force\n",
                 out);
+        rx_config_free(cfg);
+        return EXIT_BADINPUT;
+    }
+    if ((o->force || resuming) && rx_cli_force_ok(out) != 0) {
         rx_config_free(cfg);
         return EXIT_BADINPUT;
     }

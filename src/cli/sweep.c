@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../io/marker.h"
+#include "outdir.h"
 #include "plots.h"
 #include "progress.h"
 #include "sweep.h"
@@ -169,8 +171,11 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
                 "pass --force\n", out);
         rc = EXIT_BADINPUT;
     }
+    if (rc == 0 && force && rx_cli_force_ok(out) != 0)
+        rc = EXIT_BADINPUT;
     if (rc == 0 && (rx_cli_mkdir_parents(out) != 0 ||
-                    (mkdir(out, 0777) != 0 && errno != EEXIST))) {
+                    (mkdir(out, 0777) != 0 && errno != EEXIST) ||
+                    rx_cli_write_marker(out, RX_MARKER_SWEEP) != 0)) {
         fprintf(stderr, "replex: %s: cannot create: %s\n", out,
                 strerror(errno));
         rc = EXIT_BADINPUT;

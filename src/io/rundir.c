@@ -16,6 +16,7 @@
 
 #include "../engine/ctx.h"
 #include "json.h"
+#include "marker.h"
 
 static rx_status io_fail(rx_ctx *c, const char *what, const char *path)
 {
@@ -491,6 +492,13 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
         st = io_fail(c, "cannot create directory", tmp);
         goto out;
     }
+    snprintf(p, L + 32, "%s/" RX_MARKER_FILE, tmp);
+    FILE *mf = fopen(p, "w");
+    int mbad = !mf || fputs(RX_MARKER_RUN, mf) < 0;
+    if ((mf && fclose(mf) != 0) || mbad) {
+        st = io_fail(c, "cannot write", p);
+        goto fail;
+    }
     snprintf(p, L + 32, "%s/config.yaml", tmp);
     st = rx_config_write(&c->cfg, p, &c->err);
     if (st != RX_OK)
@@ -509,7 +517,14 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
     if ((st = write_npy(c, p, "<f4", c->samples, 4, c->samples ? c->n_samples : 0,
                         (int64_t)c->dim)) != RX_OK)
         goto fail;
-    if (force && stat(dir, &sb) == 0 && rm_rf(dir) != 0) {
+    snprintf(p, L + 32, "%s/" RX_MARKER_FILE, dir);
+    if (force && lstat(dir, &sb) == 0 &&
+        (!S_ISDIR(sb.st_mode) || lstat(p, &sb) != 0)) {
+        st = rx__fail(&c->err, RX_EIO, "%s: not a directory replex wrote "
+                      "(no " RX_MARKER_FILE " file): not replaced", dir);
+        goto fail;
+    }
+    if (force && lstat(dir, &sb) == 0 && rm_rf(dir) != 0) {
         st = io_fail(c, "cannot replace", dir);
         goto fail;
     }
