@@ -108,5 +108,45 @@ done
   [ ! -e "$tmp/p/run/old" ] && [ -s "$tmp/p/run/summary.json" ] && ok ||
   bad "--force did not replace a replex run directory"
 
+# --- a live run's DIR.partial is locked; a dead run's temporaries go ---
+live=(yaml/mixture25_deo_star.yaml -q --no-plots --set iterations=4000000
+      --set checkpoint.every=20000)
+"$R" run "${live[@]}" -o "$tmp/l/run" &
+pid=$!
+for _ in $(seq 1 500); do [ -f "$tmp/l/run.partial/checkpoint.bin" ] && break; sleep 0.01; done
+for how in "" --force --resume; do
+  if [ "$how" = --resume ]; then args=(run --resume "$tmp/l/run" -q --no-plots)
+  else args=(run "${live[@]}" -o "$tmp/l/run" $how); fi
+  timeout 30 "$R" "${args[@]}" 2>"$tmp/e.err"; rc=$?
+  [ $rc -eq 2 ] && grep -q "in use by a running replex (process $pid)" "$tmp/e.err" &&
+    ok || bad "second owner ($how): exit $rc ($(head -c 300 "$tmp/e.err"))"
+done
+kill -0 "$pid" 2>/dev/null && ok || bad "the first run did not survive a second owner"
+kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+# the killed run's temporaries: its PID is gone and its lock free
+mkdir "$tmp/l/run.tmp-$pid" "$tmp/l/run.probe-$pid" "$tmp/l/run.tmp-$$" \
+  "$tmp/l/run.tmp-999999999"
+touch "$tmp/l/run.tmp-$pid/.replex" "$tmp/l/run.tmp-$pid/samples.npy" \
+  "$tmp/l/run.tmp-$$/.replex" "$tmp/l/run.tmp-999999999/mine"
+"$R" run --resume "$tmp/l/run" -q --no-plots 2>"$tmp/e.err" &
+pid2=$!
+for _ in $(seq 1 500); do [ ! -e "$tmp/l/run.tmp-$pid" ] && break; sleep 0.01; done
+kill -9 "$pid2" 2>/dev/null; wait "$pid2" 2>/dev/null
+[ ! -e "$tmp/l/run.tmp-$pid" ] && [ ! -e "$tmp/l/run.probe-$pid" ] && ok ||
+  bad "resume left a dead run's temporaries: $(ls -d "$tmp"/l/run.* | tr '\n' ' ')"
+[ -d "$tmp/l/run.tmp-$$" ] && [ -f "$tmp/l/run.tmp-999999999/mine" ] && ok ||
+  bad "a live process's temporary or a directory replex did not write was removed"
+# and a new run beside them (no checkpoint) removes them too
+mkdir "$tmp/l/two.tmp-$pid2"; touch "$tmp/l/two.tmp-$pid2/.replex"
+"$R" run yaml/default.yaml -o "$tmp/l/two" "${short[@]}" --no-plots &&
+  [ ! -e "$tmp/l/two.tmp-$pid2" ] && ok || bad "a run left a dead run's temporary"
+# the very first checkpoint fails: no claim of a previous one
+( ulimit -f 8; trap '' XFSZ
+  "$R" run yaml/mixture25_deo_star.yaml -o "$tmp/l/fx" -q --no-plots \
+    --set iterations=400000 --set checkpoint.every=20000 2>"$tmp/e.err" ); rc=$?
+[ $rc -eq 1 ] && ! grep -q "previous checkpoint is intact" "$tmp/e.err" &&
+  grep -q "no checkpoint had been written yet" "$tmp/e.err" && ok ||
+  bad "first checkpoint failed: exit $rc ($(head -c 300 "$tmp/e.err"))"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -180,6 +180,8 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
                 strerror(errno));
         rc = EXIT_BADINPUT;
     }
+    if (rc == 0)
+        rx_cli_clean_stale(out, 1, 0); /* killed runs' run-N.tmp-PID */
     if (rc != 0 && ctx0) {
         rx_destroy(&ctx0);
         rx_config_free(&c0);
