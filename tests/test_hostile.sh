@@ -148,5 +148,48 @@ mkdir "$tmp/l/two.tmp-$pid2"; touch "$tmp/l/two.tmp-$pid2/.replex"
   grep -q "no checkpoint had been written yet" "$tmp/e.err" && ok ||
   bad "first checkpoint failed: exit $rc ($(head -c 300 "$tmp/e.err"))"
 
+# --- a resume refuses a changed configuration, naming keys and values ---
+"$R" run yaml/mixture25_deo_star.yaml -o "$tmp/c/run" -q --no-plots \
+  --set iterations=400000 --set checkpoint.every=20000 &
+pid=$!
+for _ in $(seq 1 500); do [ -f "$tmp/c/run.partial/checkpoint.bin" ] && break; sleep 0.01; done
+kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+cf=$tmp/c/run.partial/config.yaml
+cp "$cf" "$tmp/c/orig.yaml"
+edit() { # sed-expression expected-message
+  cp "$tmp/c/orig.yaml" "$cf"; sed -i "$1" "$cf"
+  timeout 60 "$R" run --resume "$tmp/c/run" -q --no-plots 2>"$tmp/e.err"; rc=$?
+  [ $rc -eq 2 ] && grep -qF "$2" "$tmp/e.err" && [ ! -e "$tmp/c/run" ] && ok ||
+    bad "resume after '$1': exit $rc ($(head -c 400 "$tmp/e.err"))"
+}
+edit 's/^  rule: metropolis/  rule: deterministic/' \
+  "tempering.rule: metropolis in the checkpoint, deterministic now"
+edit 's/^  scheme: deo_star/  scheme: deo/' \
+  "tempering.scheme: deo_star in the checkpoint, deo now"
+edit 's/^  tau: {min: 1, max: 30}/  tau: {min: 1, max: 20}/' \
+  "ladder.tau: {min: 1, max: 30} in the checkpoint, {min: 1, max: 20} now"
+edit 's/^  energy_noise_sd: 0$/  energy_noise_sd: 0.5/' \
+  "target.energy_noise_sd: 0 in the checkpoint, 0.5 now"
+edit 's/^  thin: 10$/  thin: 5/' "record.thin: 10 in the checkpoint, 5 now"
+edit 's/^  scheme: deo_star/  scheme: deo/; s/^  rule: metropolis/  rule: bernoulli/' \
+  "in 2 keys: tempering.scheme: deo_star in the checkpoint, deo now; tempering.rule: metropolis in the checkpoint, bernoulli now"
+# -o elsewhere with --resume
+cp "$tmp/c/orig.yaml" "$cf"
+"$R" run --resume "$tmp/c/run" -o "$tmp/c/other" -q --no-plots 2>"$tmp/e.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "not allowed" "$tmp/e.err" && [ ! -e "$tmp/c/other" ] &&
+  ok || bad "--resume DIR -o OTHER: exit $rc ($(head -c 200 "$tmp/e.err"))"
+# keys that do not change results may differ: threads, checkpoint.every
+sed -i 's/^threads: 0/threads: 1/; s/^  every: 20000/  every: 40000/' "$cf"
+"$R" run --resume "$tmp/c/run" -q --no-plots --threads 2 --set iterations=1 \
+  2>/dev/null && bad "--resume with --set was accepted"
+"$R" run --resume "$tmp/c/run" -q --no-plots --threads 2 &
+pid=$!
+for _ in $(seq 1 300); do
+  [ -f "$tmp/c/run.partial/lock" ] && grep -q "^$pid$" "$tmp/c/run.partial/lock" 2>/dev/null &&
+    break; sleep 0.01; done
+sleep 0.5
+if kill -0 "$pid" 2>/dev/null; then ok; kill -9 "$pid"; wait "$pid" 2>/dev/null
+else wait "$pid"; rc=$?; [ $rc -eq 0 ] && ok || bad "resume with other threads and checkpoint.every: exit $rc"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

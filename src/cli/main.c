@@ -653,17 +653,31 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
     return rc;
 }
 
-/* replex run --resume DIR: the configuration and source name come from
- * DIR.partial; --threads may differ from the interrupted run. */
-static int resume_run(const run_opts *o0)
+/* DIR of `--resume DIR` (or of DIR.partial), without trailing slashes. */
+static void resume_dir(const char *arg, char *out, size_t cap)
 {
-    char out[4200];
-    snprintf(out, sizeof out, "%s", o0->resume);
+    snprintf(out, cap, "%s", arg);
     size_t l = strlen(out);
     while (l > 1 && out[l - 1] == '/')
         out[--l] = '\0';
     if (l > 8 && !strcmp(out + l - 8, ".partial"))
         out[l - 8] = '\0';
+}
+
+/* replex run --resume DIR: the configuration and source name come from
+ * DIR.partial; --threads may differ from the interrupted run. */
+static int resume_run(const run_opts *o0)
+{
+    char out[4200], other[4200];
+    resume_dir(o0->resume, out, sizeof out);
+    if (o0->out) {
+        resume_dir(o0->out, other, sizeof other);
+        if (strcmp(other, out) != 0) {
+            fprintf(stderr, "replex: --resume %s writes %s; -o %s is not "
+                    "allowed with it\n", o0->resume, out, o0->out);
+            return EXIT_BADINPUT;
+        }
+    }
     char pd[4200], pck[4200], pcf[4200], psr[4200];
     partial_paths(out, pd, pck, pcf, psr, sizeof pd);
     struct stat sb;
