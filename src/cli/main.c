@@ -15,6 +15,7 @@
 
 #include "../io/config.h"
 #include "bench.h"
+#include "outdir.h"
 #include "plots.h"
 #include "progress.h"
 #include "sweep.h"
@@ -44,7 +45,8 @@ static const cmd_help CMDS[] = {
      "                         depend on it\n"
      "  --set key.path=value   override one key, repeatable (default none);\n"
      "                         `replex keys` lists the keys\n"
-     "  --force                replace an existing DIR (default off)\n"
+     "  --force                replace an existing DIR that replex wrote\n"
+     "                         (it holds a .replex file; default off)\n"
      "  --resume DIR           continue the interrupted run of DIR from\n"
      "                         DIR.partial/checkpoint.bin (no FILE.yaml)\n"
      "  -q, --quiet            print nothing but errors: no progress, no\n"
@@ -411,6 +413,11 @@ static int parse_opts(int argc, char **argv, const cmd_help *h, int is_run,
             return EXIT_BADINPUT;
         }
     }
+    if ((o->out && !o->out[0]) || (o->resume && !o->resume[0])) {
+        fprintf(stderr, "replex %s: %s: an empty directory name\n", cmd,
+                o->resume && !o->resume[0] ? "--resume" : "-o");
+        return EXIT_BADINPUT;
+    }
     if (o->resume && o->file) {
         fprintf(stderr, "replex %s: --resume DIR takes its configuration "
                 "from DIR.partial; give no FILE.yaml ('%s')\n", cmd, o->file);
@@ -441,7 +448,9 @@ static void partial_paths(const char *out, char *dir, char *ck, char *cf,
     snprintf(src, cap, "%s.partial/source", out);
 }
 
-static void partial_remove(const char *out)
+/* Removes DIR.partial's files (not its lock, which the caller holds;
+ * with dir, the lock file and the directory too). */
+static void partial_remove(const char *out, int dir)
 {
     char d[4200], ck[4200], cf[4200], sr[4200];
     partial_paths(out, d, ck, cf, sr, sizeof d);
@@ -451,40 +460,70 @@ static void partial_remove(const char *out)
     char tmp[4300];
     snprintf(tmp, sizeof tmp, "%s.tmp", ck);
     remove(tmp);
-    rmdir(d);
+    if (dir) {
+        snprintf(tmp, sizeof tmp, "%s/lock", d);
+        remove(tmp);
+        rmdir(d);
+    }
 }
 
-/* Starts DIR.partial for a checkpointing run; 0 or an exit status. */
+/* Starts DIR.partial for a checkpointing run and takes its lock (*lock);
+ * 0 or an exit status. A live owner is named and refused, --force or
+ * not. */
 static int partial_start(const run_opts *o, const rx_config *cfg,
-                         const char *source)
+                         const char *source, int *lock)
 {
     char d[4200], ck[4200], cf[4200], sr[4200];
     partial_paths(o->out, d, ck, cf, sr, sizeof d);
-    struct stat sb;
-    if (stat(d, &sb) == 0) {
-        if (!o->force) {
-            fprintf(stderr, "replex: %s exists (an interrupted run): "
-                    "continue it with `replex run --resume %s`, or pass "
-                    "--force to start over\n", d, o->out);
+    int existed = 0;
+    if (mkdir(d, 0777) != 0) {
+        if (errno != EEXIST) {
+            fprintf(stderr, "replex: %s: cannot create: %s\n", d,
+                    strerror(errno));
             return EXIT_BADINPUT;
         }
-        partial_remove(o->out);
+        existed = 1;
     }
-    if (mkdir(d, 0777) != 0) {
-        fprintf(stderr, "replex: %s: cannot create: %s\n", d,
-                strerror(errno));
+    if ((*lock = rx_cli_lock_partial(d)) < 0)
+        return EXIT_BADINPUT;
+    if (existed && !o->force) {
+        fprintf(stderr, "replex: %s exists (an interrupted run): "
+                "continue it with `replex run --resume %s`, or pass "
+                "--force to start over\n", d, o->out);
+        rx_cli_unlock_partial(*lock, d, 0);
+        *lock = -1;
         return EXIT_BADINPUT;
     }
+    if (existed)
+        partial_remove(o->out, 0);
     rx_err err = {""};
     FILE *f = NULL;
     if (rx_config_write(cfg, cf, &err) != RX_OK ||
         !(f = fopen(sr, "w")) || fputs(source, f) < 0 || fclose(f) != 0) {
         fprintf(stderr, "replex: %s: cannot write the run's configuration: "
                 "%s\n", d, err.msg[0] ? err.msg : strerror(errno));
-        partial_remove(o->out);
+        rx_cli_unlock_partial(*lock, d, 1);
+        *lock = -1;
+        partial_remove(o->out, 1);
         return EXIT_RUNFAIL;
     }
     return 0;
+}
+
+/* The engine says "(the previous checkpoint is intact)" after any failed
+ * checkpoint; where none had been written, says that instead. */
+static void print_run_failure(const char *msg, const char *ck)
+{
+    static const char said[] = " (the previous checkpoint is intact)";
+    const char *at = strstr(msg, said);
+    struct stat sb;
+    if (!at || stat(ck, &sb) == 0) {
+        fprintf(stderr, "replex: run failed: %s\n", msg);
+        return;
+    }
+    fprintf(stderr, "replex: run failed: %.*s (no checkpoint had been "
+            "written yet: nothing to resume)%s\n", (int)(at - msg), msg,
+            at + sizeof said - 1);
 }
 
 static int run_one(const run_opts *o, rx_config *cfg, const char *source,
@@ -500,7 +539,7 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
         rx_config_free(cfg);
         return EXIT_BADINPUT;
     }
-    if (check_writable(out) != 0) {
+    if ((o->force || resuming) && rx_cli_force_ok(out) != 0) {
         rx_config_free(cfg);
         return EXIT_BADINPUT;
     }
@@ -520,21 +559,36 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                    ? EXIT_BADINPUT
                    : EXIT_RUNFAIL;
     }
+    /* after rx_create: a missing data file creates no directory */
+    if (check_writable(out) != 0) {
+        rx_config_free(cfg);
+        rx_destroy(&ctx);
+        return EXIT_BADINPUT;
+    }
     int rc = EXIT_OK;
     char pd[4200], pck[4200], pcf[4200], psr[4200];
     partial_paths(out, pd, pck, pcf, psr, sizeof pd);
     const int ckpt = resuming || cfg->checkpoint.every > 0;
+    int lock = -1;
+    if (resuming && (lock = rx_cli_lock_partial(pd)) < 0) {
+        rx_config_free(cfg);
+        rx_destroy(&ctx);
+        return EXIT_BADINPUT;
+    }
     if (resuming && (st = rx_checkpoint_resume(ctx, pck)) != RX_OK) {
         fprintf(stderr, "replex: --resume %s: %s\n", out, rx_errmsg(ctx));
+        rx_cli_unlock_partial(lock, pd, 0);
         rx_config_free(cfg);
         rx_destroy(&ctx);
         return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
     }
-    if (!resuming && ckpt && (rc = partial_start(o, cfg, source)) != 0) {
+    if (!resuming && ckpt && (rc = partial_start(o, cfg, source, &lock))) {
         rx_config_free(cfg);
         rx_destroy(&ctx);
         return rc;
     }
+    /* a killed run's temporaries beside out (out is ours now if locked) */
+    rx_cli_clean_stale(out, 0, lock >= 0);
     if (ckpt) {
         rx_checkpoint_enable(ctx, pck, cfg->checkpoint.every);
         rx_set_stop_flag(ctx, rx_cli_signal_flag());
@@ -560,15 +614,19 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                 (long long)cfg->iterations);
         rc = EXIT_RUNFAIL;
     } else if (st != RX_OK) {
-        fprintf(stderr, "replex: run failed: %s\n", rx_errmsg(ctx));
+        print_run_failure(rx_errmsg(ctx), pck);
         rc = EXIT_RUNFAIL;
     } else if ((st = rx_write_rundir(ctx, out, o->force || resuming,
                                      source)) != RX_OK) {
         fprintf(stderr, "replex: %s\n", rx_errmsg(ctx));
         rc = EXIT_RUNFAIL;
     } else if (ckpt) {
-        partial_remove(out); /* the run directory is complete */
+        partial_remove(out, 0); /* the run directory is complete */
+        rx_cli_unlock_partial(lock, pd, 1);
+        lock = -1;
+        rmdir(pd);
     }
+    rx_cli_unlock_partial(lock, pd, 0);
     if (rc == EXIT_OK && !o->no_plots && !rx_cli_interrupted()) {
         char why[256];
         int r = rx_cli_plots(ctx, cfg, out, why, sizeof why);
@@ -603,17 +661,31 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
     return rc;
 }
 
-/* replex run --resume DIR: the configuration and source name come from
- * DIR.partial; --threads may differ from the interrupted run. */
-static int resume_run(const run_opts *o0)
+/* DIR of `--resume DIR` (or of DIR.partial), without trailing slashes. */
+static void resume_dir(const char *arg, char *out, size_t cap)
 {
-    char out[4200];
-    snprintf(out, sizeof out, "%s", o0->resume);
+    snprintf(out, cap, "%s", arg);
     size_t l = strlen(out);
     while (l > 1 && out[l - 1] == '/')
         out[--l] = '\0';
     if (l > 8 && !strcmp(out + l - 8, ".partial"))
         out[l - 8] = '\0';
+}
+
+/* replex run --resume DIR: the configuration and source name come from
+ * DIR.partial; --threads may differ from the interrupted run. */
+static int resume_run(const run_opts *o0)
+{
+    char out[4200], other[4200];
+    resume_dir(o0->resume, out, sizeof out);
+    if (o0->out) {
+        resume_dir(o0->out, other, sizeof other);
+        if (strcmp(other, out) != 0) {
+            fprintf(stderr, "replex: --resume %s writes %s; -o %s is not "
+                    "allowed with it\n", o0->resume, out, o0->out);
+            return EXIT_BADINPUT;
+        }
+    }
     char pd[4200], pck[4200], pcf[4200], psr[4200];
     partial_paths(out, pd, pck, pcf, psr, sizeof pd);
     struct stat sb;
@@ -702,13 +774,6 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     }
     if (sw.n_keys > 0) {
         rx_config_free(&cfg);
-        if (rx_cli_mkdir_parents(o.out) != 0) {
-            fprintf(stderr, "replex: %s: cannot create the parent "
-                    "directories: %s\n", o.out, strerror(errno));
-            rx_sweep_free(&sw);
-            free(o.sets);
-            return EXIT_BADINPUT;
-        }
         rx_cli_progress pr;
         rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0,
                              o.progress_every, o.progress_interval);

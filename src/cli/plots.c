@@ -6,27 +6,91 @@
  * beside the true density. Writes CSV data, plots.gp and SVG files into the run
  * directory's plots/. Part of the CLI: the library never starts programs.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "plots.h"
 
+extern char **environ;
+
+/* Is an executable gnuplot in a directory of PATH? (No shell: the
+ * directories are searched here, as execvp would.) */
 int rx_cli_have_gnuplot(void)
 {
-    return system("command -v gnuplot >/dev/null 2>&1") == 0;
+    const char *path = getenv("PATH");
+    if (!path || !path[0])
+        path = "/usr/bin:/bin";
+    char buf[4200];
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        snprintf(buf, sizeof buf, "%.*s/gnuplot", (int)(n ? n : 1),
+                 n ? path : ".");
+        if (access(buf, X_OK) == 0)
+            return 1;
+        path += n + (path[n] == ':');
+    }
+    return 0;
+}
+
+/* gnuplot SCRIPT (argv[1], no shell) with stderr to LOG, in directory CWD
+ * (NULL: this process's). 0 when it exits 0. */
+static int spawn_gnuplot(const char *cwd, const char *script,
+                         const char *log)
+{
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return -1;
+    int bad = 0;
+    if (cwd)
+        bad |= posix_spawn_file_actions_addchdir_np(&fa, cwd);
+    bad |= posix_spawn_file_actions_addopen(&fa, 2, log,
+                                            O_WRONLY | O_CREAT | O_TRUNC,
+                                            0666);
+    bad |= posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY,
+                                            0);
+    pid_t pid;
+    char *argv[] = {"gnuplot", (char *)script, NULL};
+    if (!bad && posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ) != 0)
+        bad = 1;
+    posix_spawn_file_actions_destroy(&fa);
+    if (bad)
+        return -1;
+    int ws;
+    while (waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : -1;
 }
 
 int rx_cli_run_gnuplot(const char *dir, const char *script, char *why,
                        size_t cap)
 {
-    char cmd[8400];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s/plots/%s' 2>'%s/plots/"
-             "gnuplot.log'", dir, script, dir);
-    if (system(cmd) != 0) {
+    char sp[4200], lp[4200];
+    snprintf(sp, sizeof sp, "%s/plots/%s", dir, script);
+    snprintf(lp, sizeof lp, "%s/plots/gnuplot.log", dir);
+    if (spawn_gnuplot(NULL, sp, lp) != 0) {
+        snprintf(why, cap, "gnuplot failed; see %s/plots/gnuplot.log", dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* gnuplot run inside DIR on plots/SCRIPT, whose paths are relative to DIR:
+ * the directory's name never enters the script, whatever it holds. */
+static int run_gnuplot_in(const char *dir, const char *script, char *why,
+                          size_t cap)
+{
+    char sp[600];
+    snprintf(sp, sizeof sp, "plots/%s", script);
+    if (spawn_gnuplot(dir, sp, "plots/gnuplot.log") != 0) {
         snprintf(why, cap, "gnuplot failed; see %s/plots/gnuplot.log", dir);
         return -1;
     }
@@ -124,43 +188,42 @@ int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
             free(pos);
             fclose(f);
             int shown = P < 32 ? P : 32;
-            fprintf(gp, "set output '%s/plots/index.svg'\n", dir);
+            fprintf(gp, "set output 'plots/index.svg'\n");
             fprintf(gp, "set title 'index process: position of each "
                         "particle (particle 1 bold)'\n");
             fprintf(gp, "set xlabel 'iteration'; set ylabel 'position'\n");
             fprintf(gp, "set yrange [0.5:%d.5]\n", P);
-            fprintf(gp, "plot for [i=3:%d] '%s/plots/index.csv' using 1:i "
-                        "with steps lc rgb '#c0c0c0' lw 1, '%s/plots/"
+            fprintf(gp, "plot for [i=3:%d] 'plots/index.csv' using 1:i "
+                        "with steps lc rgb '#c0c0c0' lw 1, 'plots/"
                         "index.csv' using 1:2 with steps lc rgb '#d62728' "
                         "lw 3\n",
-                    shown + 1, dir, dir);
+                    shown + 1);
             fprintf(gp, "unset yrange\n");
         }
     }
     /* trace columns: 1 k, 2 a5, 3 l1, 4 restarts, 5 mean_cond, 6 C,
      * 7.. cond_p (P-1), swaps_p (P-1), eta_q (P), tau_q (P) */
     const int c_cond = 7, c_eta = 7 + 2 * (P - 1), c_tau = c_eta + P;
-    fprintf(gp, "set output '%s/plots/acceptance.svg'\n", dir);
+    fprintf(gp, "set output 'plots/acceptance.svg'\n");
     fprintf(gp, "set title 'swap-condition rate of each pair per trace "
                 "interval (thick: mean)'\nset xlabel 'iteration'; "
                 "set ylabel 'rate'\n");
-    fprintf(gp, "plot for [i=%d:%d] '%s/trace.csv' every ::1 using 1:i with "
-                "lines lw 1, '%s/trace.csv' every ::1 using 1:5 with lines "
+    fprintf(gp, "plot for [i=%d:%d] 'trace.csv' every ::1 using 1:i with "
+                "lines lw 1, 'trace.csv' every ::1 using 1:5 with lines "
                 "lw 3 lc rgb 'black'\n",
-            c_cond, c_cond + P - 2, dir, dir);
-    fprintf(gp, "set output '%s/plots/ladder.svg'\n", dir);
+            c_cond, c_cond + P - 2);
+    fprintf(gp, "set output 'plots/ladder.svg'\n");
     fprintf(gp, "set multiplot layout 1,2\nset logscale y\n");
     fprintf(gp, "set title 'learning rates'\nplot for [i=%d:%d] "
-                "'%s/trace.csv' every ::1 using 1:i with lines\n",
-            c_eta, c_eta + P - 1, dir);
+                "'trace.csv' every ::1 using 1:i with lines\n",
+            c_eta, c_eta + P - 1);
     fprintf(gp, "set title 'temperatures'\nplot for [i=%d:%d] "
-                "'%s/trace.csv' every ::1 using 1:i with lines\n",
-            c_tau, c_tau + P - 1, dir);
+                "'trace.csv' every ::1 using 1:i with lines\n",
+            c_tau, c_tau + P - 1);
     fprintf(gp, "unset multiplot\nunset logscale y\n");
-    fprintf(gp, "set output '%s/plots/correction.svg'\n", dir);
+    fprintf(gp, "set output 'plots/correction.svg'\n");
     fprintf(gp, "set title 'correction buffer C'\nset ylabel 'C'\n");
-    fprintf(gp, "plot '%s/trace.csv' every ::1 using 1:6 with lines lw 2\n",
-            dir);
+    fprintf(gp, "plot 'trace.csv' every ::1 using 1:6 with lines lw 2\n");
 
     /* 2-D: histogram of the target samples beside the true density */
     if (r.dim == 2) {
@@ -180,18 +243,16 @@ int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
                                 pt[x + y * B], pe[x + y * B]);
                     fputc('\n', f);
                 }
-                fprintf(gp, "set output '%s/plots/density.svg'\n", dir);
+                fprintf(gp, "set output 'plots/density.svg'\n");
                 fprintf(gp, "set terminal svg size 1000,480\nset multiplot "
                             "layout 1,2\nset view map\nset size ratio 1\n"
                             "unset xlabel; unset ylabel\n");
                 fprintf(gp, "set title 'true density (grid)'\nsplot "
-                            "'%s/plots/density.csv' using 1:2:3 with "
-                            "image\n",
-                            dir);
+                            "'plots/density.csv' using 1:2:3 with "
+                            "image\n");
                 fprintf(gp, "set title 'target-chain samples'\nsplot "
-                            "'%s/plots/density.csv' using 1:2:4 with "
-                            "image\nunset multiplot\n",
-                            dir);
+                            "'plots/density.csv' using 1:2:4 with "
+                            "image\nunset multiplot\n");
             }
             if (f)
                 fclose(f);
@@ -200,7 +261,7 @@ int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
         }
     }
     fclose(gp);
-    return rx_cli_run_gnuplot(dir, "plots.gp", why, cap);
+    return run_gnuplot_in(dir, "plots.gp", why, cap);
 }
 
 int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
@@ -225,17 +286,17 @@ int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
         for (char *c = name; *c; ++c)
             if (*c == '.')
                 *c = '_';
-        fprintf(gp, "set output '%s/plots/sweep_%s.svg'\n", out, name);
+        fprintf(gp, "set output 'plots/sweep_%s.svg'\n", name);
         fprintf(gp, "set title 'sweep of %s (every run a point)'\n",
                 sw->keys[i]);
         fprintf(gp, "set xlabel '%s'\nset ylabel 'A.5 round trips per "
                     "1000'\nset y2label 'TV distance'\n",
                 sw->keys[i]);
-        fprintf(gp, "plot '%s/sweep.csv' every ::1 using %d:%d with points "
+        fprintf(gp, "plot 'sweep.csv' every ::1 using %d:%d with points "
                     "pt 7 title 'round trips', '' every ::1 using %d:%d axes "
                     "x1y2 with points pt 5 title 'TV'\n",
-                out, i + 2, ncol + 1, i + 2, ncol + 6);
+                i + 2, ncol + 1, i + 2, ncol + 6);
     }
     fclose(gp);
-    return rx_cli_run_gnuplot(out, "sweep.gp", why, cap);
+    return run_gnuplot_in(out, "sweep.gp", why, cap);
 }

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "../io/marker.h"
+#include "outdir.h"
 #include "plots.h"
 #include "progress.h"
 #include "sweep.h"
@@ -70,6 +73,29 @@ static const char *combo_value(const rx_sweep *sw, long idx, int key)
     return "";
 }
 
+/* The data files a run names must be readable before anything is
+ * created: exit 2 naming the key (a single run's rx_create does the same
+ * before its directory). 0 when they are. */
+static int check_data_files(const char *file, long r, const rx_config *c)
+{
+    const struct {
+        const char *key, *path;
+    } f[] = {{"data.path", c->data.path},
+             {"data.labels_path", c->data.labels_path},
+             {"data.test_path", c->data.test_path},
+             {"data.test_labels_path", c->data.test_labels_path}};
+    if (c->target.kind != RX_TARGET_NETWORK ||
+        c->data.format == RX_DATA_SYNTHETIC)
+        return 0;
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i)
+        if (f[i].path[0] && access(f[i].path, R_OK) != 0) {
+            fprintf(stderr, "replex: %s: sweep run %ld: %s: %s: %s\n", file,
+                    r + 1, f[i].key, f[i].path, strerror(errno));
+            return EXIT_BADINPUT;
+        }
+    return 0;
+}
+
 int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
                  const rx_sweep *sw, const char *out, int threads, int force,
                  int quiet, int plots, rx_cli_progress *pr)
@@ -107,7 +133,8 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
     for (int i = 0; i < sw->n_keys; ++i)
         all[nsets + i] = combo[i];
     rx_err err;
-    /* validate every combination first */
+    /* validate every combination first, and that its data files can be
+     * read */
     for (long r = 0; r < n && rc == 0; ++r) {
         combo_sets(sw, r, combo);
         rx_config c;
@@ -115,7 +142,27 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
             fprintf(stderr, "replex: sweep run %ld: %s\n", r + 1, err.msg);
             rc = EXIT_BADINPUT;
         } else {
+            rc = check_data_files(file, r, &c);
             rx_config_free(&c);
+        }
+    }
+    /* the first run's context before any directory: its data are read
+     * (a malformed file is bad input, as for a single run) */
+    rx_config c0;
+    rx_ctx *ctx0 = NULL;
+    if (rc == 0) {
+        combo_sets(sw, 0, combo);
+        rx_status st0 = rx_config_load(file, all, ns, &c0, &err);
+        if (st0 == RX_OK) {
+            if (threads >= 0)
+                c0.threads = threads;
+            st0 = rx_create(&ctx0, &c0, NULL, (rx_logger){0}, &err);
+            if (st0 != RX_OK)
+                rx_config_free(&c0);
+        }
+        if (st0 != RX_OK) {
+            fprintf(stderr, "replex: sweep run 1: %s\n", err.msg);
+            rc = st0 == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
         }
     }
     struct stat sb;
@@ -124,24 +171,39 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
                 "pass --force\n", out);
         rc = EXIT_BADINPUT;
     }
-    if (rc == 0 && mkdir(out, 0777) != 0 && errno != EEXIST) {
+    if (rc == 0 && force && rx_cli_force_ok(out) != 0)
+        rc = EXIT_BADINPUT;
+    if (rc == 0 && (rx_cli_mkdir_parents(out) != 0 ||
+                    (mkdir(out, 0777) != 0 && errno != EEXIST) ||
+                    rx_cli_write_marker(out, RX_MARKER_SWEEP) != 0)) {
         fprintf(stderr, "replex: %s: cannot create: %s\n", out,
                 strerror(errno));
         rc = EXIT_BADINPUT;
+    }
+    if (rc == 0)
+        rx_cli_clean_stale(out, 1, 0); /* killed runs' run-N.tmp-PID */
+    if (rc != 0 && ctx0) {
+        rx_destroy(&ctx0);
+        rx_config_free(&c0);
     }
     for (long r = 0; r < n && rc == 0; ++r) {
         combo_sets(sw, r, combo);
         rx_config c;
         rx_ctx *ctx = NULL;
-        if (rx_config_load(file, all, ns, &c, &err) != RX_OK) {
+        rx_status st = RX_OK;
+        if (r == 0) {
+            c = c0;
+            ctx = ctx0;
+        } else if (rx_config_load(file, all, ns, &c, &err) != RX_OK) {
             rc = EXIT_BADINPUT;
             break;
+        } else {
+            if (threads >= 0)
+                c.threads = threads;
+            st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
         }
-        if (threads >= 0)
-            c.threads = threads;
         char dir[4200];
         snprintf(dir, sizeof dir, "%s/run-%03ld", out, r + 1);
-        rx_status st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
         char label[64];
         snprintf(label, sizeof label, "run %ld/%ld", r + 1, n);
         if (st == RX_OK && pr)

@@ -81,8 +81,12 @@ static int grow(unsigned char **buf, size_t *cap, size_t need)
     return 1;
 }
 
+/* The most bytes a gzip data file may inflate to (docs/yaml.md data.path):
+ * a small file that would inflate without end is refused, not read. */
+#define GZIP_MAX ((size_t)256 << 20)
+
 /*
- * Inflates every gzip member of in[0..n). The output capacity starts at
+ * Inflates every gzip member of in[0..n), to at most GZIP_MAX bytes. The output capacity starts at
  * the last member's ISIZE trailer (the whole size for the usual single
  * member) so that a 47 MB image file is not copied by repeated doubling.
  * Returns RX_EDATA for a truncated or corrupt stream, naming the
@@ -99,7 +103,8 @@ static rx_status gunzip(const char *path, const unsigned char *in, size_t n,
                (size_t)in[n - 2] << 16 | (size_t)in[n - 1] << 24;
     if (hint / 1032 > n) /* beyond deflate's largest ratio: not trusted */
         hint = 0;
-    if (!grow(&o, &cap, (hint > n ? hint : 4 * n) + 1))
+    size_t first = hint > n ? hint : 4 * n;
+    if (!grow(&o, &cap, (first < GZIP_MAX ? first : GZIP_MAX) + 1))
         return rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
 
     z_stream zs;
@@ -111,14 +116,23 @@ static rx_status gunzip(const char *path, const unsigned char *in, size_t n,
     size_t pos = 0; /* compressed bytes consumed */
     rx_status st = RX_OK;
     for (;;) {
-        if (used + 1 >= cap && !grow(&o, &cap, cap * 2)) {
+        size_t lim = cap - 1 < GZIP_MAX ? cap - 1 : GZIP_MAX;
+        if (used >= lim && lim == GZIP_MAX) {
+            st = rx__fail(err, RX_EDATA,
+                          "%s: inflates to more than %zu MiB, the bound for "
+                          "a gzip data file (gunzip it and give the plain "
+                          "file)", path, GZIP_MAX >> 20);
+            break;
+        }
+        if (used >= lim && !grow(&o, &cap, cap * 2)) {
             st = rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
             break;
         }
+        lim = cap - 1 < GZIP_MAX ? cap - 1 : GZIP_MAX;
         size_t in_chunk = n - pos < (size_t)1 << 30 ? n - pos
                                                      : (size_t)1 << 30;
-        size_t out_chunk = cap - 1 - used < (size_t)1 << 30
-                               ? cap - 1 - used
+        size_t out_chunk = lim - used < (size_t)1 << 30
+                               ? lim - used
                                : (size_t)1 << 30;
         zs.next_in = (Bytef *)(uintptr_t)(in + pos);
         zs.avail_in = (uInt)in_chunk;

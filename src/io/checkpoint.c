@@ -13,7 +13,9 @@
  * one, with any thread count.
  *
  * File: "RXCKPT" 0x00 0x01, version, byte-order mark, the run's identity
- * (seed, K, P, dim, record settings), k, the blocks, and a CRC-32 (zlib) of
+ * (seed, K, P, dim, record settings), k, the result-affecting configuration
+ * (a digest, then every such key's value: src/io/digest.h; a resume with
+ * other values is refused, naming them), the blocks, and a CRC-32 (zlib) of
  * everything before it. Written to PATH.tmp, flushed, fsync'ed and renamed
  * over PATH, so a crash (even SIGKILL) mid-write leaves the previous
  * checkpoint intact. Native byte order: resume on the same architecture.
@@ -27,9 +29,11 @@
 #include <zlib.h>
 
 #include "../engine/ctx.h"
+#include "digest.h"
 
 static const char MAGIC[8] = {'R', 'X', 'C', 'K', 'P', 'T', 0, 1};
-#define CK_VERSION 1u
+#define CK_VERSION 2u
+#define CK_CFG_MAX (1u << 20) /* bytes of configuration text */
 #define CK_BOM 0x01020304u
 
 typedef struct ckhdr {
@@ -99,6 +103,23 @@ static void fill_hdr(const rx_ctx *c, int64_t k, ckhdr *h)
     h->stride_pscal = (int32_t)rx__part_stride(c);
 }
 
+/* The result-affecting configuration of c as text (scratch file beside
+ * the checkpoint path). */
+static rx_status ckpt_canon(const rx_ctx *c, const char *path, char **text,
+                            rx_err *err)
+{
+    char scratch[4200];
+    snprintf(scratch, sizeof scratch, "%s.cfg-%ld", path, (long)getpid());
+    rx_status st = rx__config_canon(&c->cfg, scratch, text, err);
+    if (st == RX_OK && strlen(*text) > CK_CFG_MAX) {
+        free(*text);
+        *text = NULL;
+        st = rx__fail(err, RX_ECONFIG, "the configuration is longer than "
+                      "a checkpoint holds (%u bytes)", CK_CFG_MAX);
+    }
+    return st;
+}
+
 /* The blocks after the header, in one order for writing and reading. */
 static void xstate_io(ckio *io, rx__xstate *x, int P, int wr)
 {
@@ -159,6 +180,21 @@ static rx_status write_ckpt(rx_ctx *c, int64_t k)
     ckhdr h;
     fill_hdr(c, k, &h);
     put(&w, &h, sizeof h);
+    char *canon = NULL;
+    rx_err cerr = {""};
+    if (ckpt_canon(c, c->ckpt_path, &canon, &cerr) != RX_OK) {
+        fclose(w.f);
+        remove(tmp);
+        snprintf(c->ckpt_err, sizeof c->ckpt_err, "cannot record the "
+                 "configuration: %s", cerr.msg);
+        return RX_EIO;
+    }
+    uint32_t clen = (uint32_t)strlen(canon);
+    uint64_t dig = rx__digest64(canon, clen);
+    put(&w, &dig, sizeof dig);
+    put(&w, &clen, sizeof clen);
+    put(&w, canon, clen);
+    free(canon);
     const size_t stride = rx__part_stride(c);
     double *buf = malloc(sizeof(double) * stride);
     if (!buf) {
@@ -221,6 +257,84 @@ rx_status rx_checkpoint_enable(rx_ctx *c, const char *path, int64_t every)
     return RX_OK;
 }
 
+/* The header fields that differ, "name: A in the checkpoint, B now; ...";
+ * 0 when none does. */
+static int header_diff(const ckhdr *h, const ckhdr *w, char *msg, size_t cap)
+{
+    const struct {
+        const char *name;
+        long long a, b;
+    } f[] = {
+        {"seed", (long long)h->seed, (long long)w->seed},
+        {"iterations", h->K, w->K},
+        {"chains", h->P, w->P},
+        {"parameter dimension", h->dim, w->dim},
+        {"record.burn_in", h->burn_in, w->burn_in},
+        {"record.thin", h->thin, w->thin},
+        {"index rows every", h->index_every, w->index_every},
+        {"trace rows every", h->trace_every, w->trace_every},
+        {"positions kept per sample", h->per, w->per},
+        {"trace columns", h->n_cols, w->n_cols},
+        {"sample rows", h->rows, w->rows},
+        {"doubles per particle", h->stride_pscal, w->stride_pscal},
+    };
+    size_t n = 0;
+    int cnt = 0;
+    msg[0] = '\0';
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i)
+        if (f[i].a != f[i].b) {
+            if (n < cap)
+                n += (size_t)snprintf(msg + n, cap - n,
+                                      "%s%s %lld in the checkpoint, %lld now",
+                                      cnt ? "; " : "", f[i].name, f[i].a,
+                                      f[i].b);
+            ++cnt;
+        }
+    return cnt;
+}
+
+/* Reads the recorded configuration and refuses a resume whose
+ * result-affecting keys differ, naming them with both values. */
+static rx_status check_config(rx_ctx *c, const char *path, ckio *r)
+{
+    uint64_t dig = 0;
+    uint32_t len = 0;
+    get(r, &dig, sizeof dig);
+    get(r, &len, sizeof len);
+    if (r->bad)
+        return rx__fail(&c->err, RX_EDATA, "%s: truncated checkpoint", path);
+    if (len > CK_CFG_MAX)
+        return rx__fail(&c->err, RX_EDATA, "%s: inconsistent header "
+                        "(configuration of %u bytes)", path, len);
+    char *then = malloc((size_t)len + 1), *now = NULL;
+    if (!then)
+        return rx__fail(&c->err, RX_ENOMEM, "%s: out of memory", path);
+    get(r, then, len);
+    then[len] = '\0';
+    rx_status st = RX_OK;
+    rx_err cerr = {""};
+    if (r->bad)
+        st = rx__fail(&c->err, RX_EDATA, "%s: truncated checkpoint", path);
+    else if (rx__digest64(then, len) != dig || strlen(then) != len)
+        st = rx__fail(&c->err, RX_EDATA, "%s: checksum mismatch (the file "
+                      "is corrupt)", path);
+    else if ((st = ckpt_canon(c, path, &now, &cerr)) != RX_OK)
+        st = rx__fail(&c->err, st, "%s: %s", path, cerr.msg);
+    else if (rx__digest64(now, strlen(now)) != dig) {
+        char msg[800];
+        int n = rx__config_canon_diff(then, now, msg, sizeof msg);
+        st = rx__fail(&c->err, RX_ECONFIG, "%s: the configuration differs "
+                      "from the interrupted run's in %d key%s: %s; a resume "
+                      "continues the same configuration (only threads, sync, "
+                      "balance, balance_noise, checkpoint.every and "
+                      "record.phase_timing may change)", path, n,
+                      n == 1 ? "" : "s", msg);
+    }
+    free(then);
+    free(now);
+    return st;
+}
+
 #define CK_FAIL(...)                                                         \
     do {                                                                     \
         st = rx__fail(&c->err, RX_EDATA, __VA_ARGS__);                       \
@@ -242,6 +356,7 @@ rx_status rx_checkpoint_resume(rx_ctx *c, const char *path)
     rx_status st = RX_OK;
     double *parts = NULL;
     ckhdr h, want;
+    char diff[768];
     get(&r, &h, sizeof h);
     if (r.bad)
         CK_FAIL("%s: not a replex checkpoint (too short)", path);
@@ -252,20 +367,13 @@ rx_status rx_checkpoint_resume(rx_ctx *c, const char *path)
     if (h.version != CK_VERSION)
         CK_FAIL("%s: checkpoint format %u, this replex reads %u", path,
                 h.version, CK_VERSION);
+    if ((st = check_config(c, path, &r)) != RX_OK)
+        goto out;
     fill_hdr(c, h.k, &want);
     want.n_index = h.n_index;
     want.n_trace = h.n_trace;
-    if (h.seed != want.seed || h.K != want.K || h.P != want.P ||
-        h.dim != want.dim || h.burn_in != want.burn_in ||
-        h.thin != want.thin || h.index_every != want.index_every ||
-        h.trace_every != want.trace_every || h.per != want.per ||
-        h.n_cols != want.n_cols || h.rows != want.rows ||
-        h.stride_pscal != want.stride_pscal)
-        CK_FAIL("%s: written by a different run (seed %llu, %lld iterations, "
-                "%d chains, dim %lld; this run: seed %llu, %lld, %d, %lld)",
-                path, (unsigned long long)h.seed, (long long)h.K, (int)h.P,
-                (long long)h.dim, (unsigned long long)want.seed,
-                (long long)want.K, (int)want.P, (long long)want.dim);
+    if (header_diff(&h, &want, diff, sizeof diff))
+        CK_FAIL("%s: written by a different run: %s", path, diff);
     if (h.k < 1 || h.k >= h.K || h.n_index < 0 ||
         h.n_index > c->rec.cap_index || h.n_trace < 0 ||
         h.n_trace > c->rec.cap_trace)

@@ -16,6 +16,8 @@
 
 #include "../config/config.h"
 #include "../engine/ctx.h"
+#include "json.h"
+#include "marker.h"
 
 static rx_status io_fail(rx_ctx *c, const char *what, const char *path)
 {
@@ -60,14 +62,6 @@ static rx_status write_npy(rx_ctx *c, const char *path, const char *descr,
     return RX_OK;
 }
 
-static void json_vec(FILE *f, const double *v, int n)
-{
-    fputc('[', f);
-    for (int i = 0; i < n; ++i)
-        fprintf(f, "%s%.17g", i ? ", " : "", v[i]);
-    fputc(']', f);
-}
-
 static rx_status write_summary(rx_ctx *c, const char *path,
                                const char *source)
 {
@@ -78,7 +72,9 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     const int64_t K = c->iters_done;
     const rx__recorder *r = &c->rec;
     fprintf(f, "{\n  \"replex_version\": \"%s\",\n", RX_VERSION_STRING);
-    fprintf(f, "  \"source\": \"%s\",\n", source ? source : "");
+    fprintf(f, "  \"source\": ");
+    rx__json_str(f, source);
+    fprintf(f, ",\n");
     fprintf(f, "  \"seed\": %llu,\n  \"iterations\": %lld,\n",
             (unsigned long long)c->cfg.seed, (long long)K);
     fprintf(f, "  \"n_chains\": %d,\n  \"scheme\": \"%s\",\n  \"window\": %d,\n",
@@ -88,34 +84,40 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     double per = K > 0 ? 1000.0 / (double)K : 0.0;
     fprintf(f,
             "  \"round_trips\": {\"a5\": %lld, \"l1\": %lld, \"restarts\": "
-            "%lld, \"a5_per_1000\": %.17g, \"l1_per_1000\": %.17g},\n",
+            "%lld, ",
             (long long)r->trips_a5, (long long)r->trips_l1,
-            (long long)r->restarts, (double)r->trips_a5 * per,
-            (double)r->trips_l1 * per);
+            (long long)r->restarts);
+    rx__json_kv(f, "a5_per_1000", (double)r->trips_a5 * per);
+    fputs(", ", f);
+    rx__json_kv(f, "l1_per_1000", (double)r->trips_l1 * per);
+    fputs("},\n", f);
     int64_t sc = 0, se = 0;
     for (int p = 0; p < P - 1; ++p) {
         sc += r->pairs[p].conditions;
         se += r->pairs[p].evaluated;
     }
-    fprintf(f, "  \"swaps\": {\"total\": %lld, \"condition_rate_mean\": %.17g, "
-               "\"per_pair\": [\n",
-            (long long)r->total_swaps, se ? (double)sc / (double)se : 0.0);
+    fprintf(f, "  \"swaps\": {\"total\": %lld, ", (long long)r->total_swaps);
+    rx__json_kv(f, "condition_rate_mean", se ? (double)sc / (double)se : 0.0);
+    fprintf(f, ", \"per_pair\": [\n");
     for (int p = 0; p < P - 1; ++p) {
         const rx_pair_stats *s = &r->pairs[p];
         double ev = s->evaluated ? (double)s->evaluated : 1.0;
-        fprintf(f,
-                "    {\"pair\": %d, \"condition_rate\": %.17g, \"swap_rate\": "
-                "%.17g, \"mean_accept_prob\": %.17g, \"attempts\": %lld, "
-                "\"swaps\": %lld}%s\n",
-                p + 1, (double)s->conditions / ev,
-                K ? (double)s->swaps / (double)K : 0.0, s->accept_sum / ev,
+        fprintf(f, "    {\"pair\": %d, ", p + 1);
+        rx__json_kv(f, "condition_rate", (double)s->conditions / ev);
+        fputs(", ", f);
+        rx__json_kv(f, "swap_rate", K ? (double)s->swaps / (double)K : 0.0);
+        fputs(", ", f);
+        rx__json_kv(f, "mean_accept_prob", s->accept_sum / ev);
+        fprintf(f, ", \"attempts\": %lld, \"swaps\": %lld}%s\n",
                 (long long)s->attempts, (long long)s->swaps,
                 p + 2 < P ? "," : "");
     }
-    fprintf(f, "  ]},\n  \"correction\": %.17g,\n", c->C_final);
+    fprintf(f, "  ]},\n  ");
+    rx__json_kv(f, "correction", c->C_final);
+    fprintf(f, ",\n");
     if (c->cfg.tempering.rule == RX_RULE_BIAS_CORRECTED && P > 1) {
-        fprintf(f, "  \"sigma2\": ");
-        json_vec(f, c->s2_final, P - 1);
+        fprintf(f, "  ");
+        rx__json_kvec(f, "sigma2", c->s2_final, P - 1);
         fprintf(f, ",\n");
     }
     double vr_s = 0.0, vr_grad_s = 0.0, vr_equiv = 0.0, vr_equiv_per = 0.0;
@@ -149,31 +151,35 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             double cm = 0.0;
             for (int i = 0; i < P; ++i)
                 cm += c->parts[i] ? c->parts[i]->vr_c : 0.0;
-            fprintf(f, "\"adaptive\", \"coefficient_mean_final\": %.17g",
-                    cm / P);
+            fprintf(f, "\"adaptive\", ");
+            rx__json_kv(f, "coefficient_mean_final", cm / P);
         } else {
-            fprintf(f, "%.17g", c->vc.c0);
+            rx__json_num(f, "%.17g", c->vc.c0);
         }
-        fprintf(f,
-                ", \"anchor_rows\": %lld, \"period_ends\": %lld, "
-                "\"variance_vr_mean\": %.17g, \"variance_std_mean\": "
-                "%.17g, \"variance_ratio\": %.17g,\n    \"cost\": "
-                "{\"extra_forward_rows\": %lld, \"anchor_passes\": %lld, "
-                "\"anchor_forward_rows\": %lld, "
-                "\"extra_forward_batches\": %.17g, "
-                "\"extra_forward_batches_per_chain_iter\": %.17g, "
-                "\"gradient_evaluations\": %.0f}},\n",
+        fprintf(f, ", \"anchor_rows\": %lld, \"period_ends\": %lld, ",
                 (long long)(c->vc.anchor_batch > 0 ? c->vc.anchor_batch
                                                    : c->target->cv.N),
-                (long long)tot.period_ends,
-                tot.period_ends ? tot.var_vr_sum / (double)tot.period_ends
-                                : 0.0,
-                tot.period_ends ? tot.var_std_sum / (double)tot.period_ends
-                                : 0.0,
-                tot.var_vr_sum > 0 ? tot.var_std_sum / tot.var_vr_sum : 0.0,
+                (long long)tot.period_ends);
+        rx__json_kv(f, "variance_vr_mean",
+                    tot.period_ends ? tot.var_vr_sum / (double)tot.period_ends
+                                    : 0.0);
+        fputs(", ", f);
+        rx__json_kv(f, "variance_std_mean",
+                    tot.period_ends ? tot.var_std_sum / (double)tot.period_ends
+                                    : 0.0);
+        fputs(", ", f);
+        rx__json_kv(f, "variance_ratio", tot.var_vr_sum > 0
+                                             ? tot.var_std_sum / tot.var_vr_sum
+                                             : 0.0);
+        fprintf(f, ",\n    \"cost\": {\"extra_forward_rows\": %lld, "
+                "\"anchor_passes\": %lld, \"anchor_forward_rows\": %lld, ",
                 (long long)tot.fwd_rows, (long long)tot.anchor_passes,
-                (long long)tot.anchor_rows, (double)tot.fwd_rows / bs,
-                ngrad > 0 ? (double)tot.fwd_rows / bs / ngrad : 0.0, ngrad);
+                (long long)tot.anchor_rows);
+        rx__json_kv(f, "extra_forward_batches", (double)tot.fwd_rows / bs);
+        fputs(", ", f);
+        rx__json_kv(f, "extra_forward_batches_per_chain_iter",
+                    ngrad > 0 ? (double)tot.fwd_rows / bs / ngrad : 0.0);
+        fprintf(f, ", \"gradient_evaluations\": %.0f}},\n", ngrad);
         /* the measured part goes to the timing line (not deterministic) */
         vr_s = tot.seconds;
         vr_grad_s = grad_s;
@@ -181,10 +187,10 @@ static rx_status write_summary(rx_ctx *c, const char *path,
         vr_equiv_per = per_grad > 0 && ngrad > 0
                            ? tot.seconds / per_grad / ngrad : 0.0;
     }
-    fprintf(f, "  \"ladder\": {\"eta\": ");
-    json_vec(f, c->eta, P);
-    fprintf(f, ", \"tau\": ");
-    json_vec(f, c->tau, P);
+    fprintf(f, "  \"ladder\": {");
+    rx__json_kvec(f, "eta", c->eta, P);
+    fprintf(f, ", ");
+    rx__json_kvec(f, "tau", c->tau, P);
     fprintf(f, "},\n");
     const size_t d = c->dim;
     fprintf(f, "  \"samples\": {\"count\": %lld, \"dim\": %zu",
@@ -205,19 +211,23 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             }
         for (size_t j = 0; j < d; ++j)
             var[j] = sqrt(var[j] / (double)c->n_samples);
-        fprintf(f, ", \"mean\": ");
-        json_vec(f, mean, (int)d);
-        fprintf(f, ", \"sd\": ");
-        json_vec(f, var, (int)d);
+        fprintf(f, ", ");
+        rx__json_kvec(f, "mean", mean, (int)d);
+        fprintf(f, ", ");
+        rx__json_kvec(f, "sd", var, (int)d);
     }
     fprintf(f, "},\n");
     double tv;
-    if (rx_density_tv(c, &tv) == RX_OK)
-        fprintf(f,
-                "  \"density\": {\"grid_bins\": %d, \"grid_low\": %.17g, "
-                "\"grid_high\": %.17g, \"tv_distance\": %.17g},\n",
-                c->cfg.record.grid_bins, c->cfg.record.grid_low,
-                c->cfg.record.grid_high, tv);
+    if (rx_density_tv(c, &tv) == RX_OK) {
+        fprintf(f, "  \"density\": {\"grid_bins\": %d, ",
+                c->cfg.record.grid_bins);
+        rx__json_kv(f, "grid_low", c->cfg.record.grid_low);
+        fputs(", ", f);
+        rx__json_kv(f, "grid_high", c->cfg.record.grid_high);
+        fputs(", ", f);
+        rx__json_kv(f, "tv_distance", tv);
+        fputs("},\n", f);
+    }
     if (c->cfg.target.kind == RX_TARGET_GMM && c->n_samples > 0) {
         int Kc = c->cfg.target.means.rows;
         double *est = malloc(sizeof(double) * (size_t)Kc);
@@ -231,11 +241,13 @@ static rx_status write_summary(rx_ctx *c, const char *path,
                 if (fabs(est[k] - tru[k]) > mx)
                     mx = fabs(est[k] - tru[k]);
             }
-            fprintf(f, "  \"modes\": {\"weights_true\": ");
-            json_vec(f, tru, Kc);
-            fprintf(f, ", \"weights_est\": ");
-            json_vec(f, est, Kc);
-            fprintf(f, ", \"max_abs_error\": %.17g},\n", mx);
+            fprintf(f, "  \"modes\": {");
+            rx__json_kvec(f, "weights_true", tru, Kc);
+            fprintf(f, ", ");
+            rx__json_kvec(f, "weights_est", est, Kc);
+            fprintf(f, ", ");
+            rx__json_kv(f, "max_abs_error", mx);
+            fprintf(f, "},\n");
         }
         free(est);
         free(tru);
@@ -245,12 +257,17 @@ static rx_status write_summary(rx_ctx *c, const char *path,
         if (rx__mixdata_mode_weight(c->target, c->tau[0],
                                     c->cfg.record.grid_low,
                                     c->cfg.record.grid_high, c->samples,
-                                    c->n_samples, &wt, &we) == RX_OK)
-            fprintf(f,
-                    "  \"modes\": {\"split\": %.17g, \"weight_high_true\": "
-                    "%.17g, \"weight_high_est\": %.17g, \"abs_error\": "
-                    "%.17g},\n",
-                    0.5 * c->cfg.target.phi, wt, we, fabs(we - wt));
+                                    c->n_samples, &wt, &we) == RX_OK) {
+            fprintf(f, "  \"modes\": {");
+            rx__json_kv(f, "split", 0.5 * c->cfg.target.phi);
+            fputs(", ", f);
+            rx__json_kv(f, "weight_high_true", wt);
+            fputs(", ", f);
+            rx__json_kv(f, "weight_high_est", we);
+            fputs(", ", f);
+            rx__json_kv(f, "abs_error", fabs(we - wt));
+            fputs("},\n", f);
+        }
     }
     if (c->ev.on) {
         const rx_metrics *ms[2] = {&c->ev.bma, &c->ev.ens};
@@ -262,22 +279,27 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             fprintf(f, "  \"%s\": {\"models\": %lld, \"test_examples\": %lld",
                     names[m], (long long)x->n_models, (long long)x->n_test);
             if (x->classification) {
-                fprintf(f,
-                        ", \"accuracy\": %.17g, \"nll\": %.17g, \"ece\": "
-                        "%.17g, \"brier\": %.17g, \"entropy_test\": %.17g",
-                        x->accuracy, x->nll, x->ece, x->brier,
-                        x->entropy_test);
-                if (x->n_ood > 0)
-                    fprintf(f,
-                            ", \"ood_examples\": %lld, \"entropy_ood\": "
-                            "%.17g, \"entropy_ood_q10_q50_q90\": [%.17g, "
-                            "%.17g, %.17g]",
-                            (long long)x->n_ood, x->entropy_ood,
-                            x->entropy_ood_q[0], x->entropy_ood_q[1],
-                            x->entropy_ood_q[2]);
+                const char *kn[] = {"accuracy", "nll", "ece", "brier",
+                                    "entropy_test"};
+                const double kv[] = {x->accuracy, x->nll, x->ece, x->brier,
+                                     x->entropy_test};
+                for (int j = 0; j < 5; ++j) {
+                    fputs(", ", f);
+                    rx__json_kv(f, kn[j], kv[j]);
+                }
+                if (x->n_ood > 0) {
+                    fprintf(f, ", \"ood_examples\": %lld, ",
+                            (long long)x->n_ood);
+                    rx__json_kv(f, "entropy_ood", x->entropy_ood);
+                    fputs(", ", f);
+                    rx__json_kvec(f, "entropy_ood_q10_q50_q90",
+                                  x->entropy_ood_q, 3);
+                }
             } else {
-                fprintf(f, ", \"rmse\": %.17g, \"nll\": %.17g", x->rmse,
-                        x->nll);
+                fputs(", ", f);
+                rx__json_kv(f, "rmse", x->rmse);
+                fputs(", ", f);
+                rx__json_kv(f, "nll", x->nll);
             }
             fprintf(f, "},\n");
         }
@@ -294,9 +316,11 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             if (!pp || pp->rollbacks == 0)
                 continue;
             fprintf(f, "%s{\"particle\": %d, \"rollbacks\": %d, "
-                    "\"last_iteration\": %lld, \"step_scale\": %.17g}",
+                    "\"last_iteration\": %lld, ",
                     first ? "" : ", ", i, (int)pp->rollbacks,
-                    (long long)pp->last_rollback_k, pp->step_scale);
+                    (long long)pp->last_rollback_k);
+            rx__json_kv(f, "step_scale", pp->step_scale);
+            fputc('}', f);
             first = 0;
         }
         fprintf(f, "]},\n");
@@ -320,8 +344,10 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     }
     if (c->wait_share) {
         fprintf(f, ", \"wait_share\": [");
-        for (int t = 0; t < c->nt_used; ++t)
-            fprintf(f, "%s%.4f", t ? ", " : "", c->wait_share[t]);
+        for (int t = 0; t < c->nt_used; ++t) {
+            fputs(t ? ", " : "", f);
+            rx__json_num(f, "%.4f", c->wait_share[t]);
+        }
         fprintf(f, "]");
     }
     if (c->start_s >= 0.0)
@@ -362,18 +388,21 @@ static rx_status write_summary(rx_ctx *c, const char *path,
         static const char *const names[RX_NPHASES] = {
             "step", "energy", "barrier_wait", "exchange", "adapt", "record"};
         fprintf(f, ", \"us_per_iter\": {");
-        for (int j = 0; j < RX_NPHASES; ++j)
-            fprintf(f, "%s\"%s\": %.4f", j ? ", " : "", names[j],
-                    1e6 * c->phase_s[j] / (double)K);
+        for (int j = 0; j < RX_NPHASES; ++j) {
+            fprintf(f, "%s\"%s\": ", j ? ", " : "", names[j]);
+            rx__json_num(f, "%.4f", 1e6 * c->phase_s[j] / (double)K);
+        }
         fprintf(f, "}");
         if (c->thread_phase_s) {
             fprintf(f, ", \"us_per_iter_by_thread\": [");
             for (int t = 0; t < c->nt_used; ++t) {
                 fprintf(f, "%s[", t ? ", " : "");
-                for (int j = 0; j < RX_NPHASES; ++j)
-                    fprintf(f, "%s%.4f", j ? ", " : "",
-                            1e6 * c->thread_phase_s[t * RX_NPHASES + j] /
-                                (double)K);
+                for (int j = 0; j < RX_NPHASES; ++j) {
+                    fputs(j ? ", " : "", f);
+                    rx__json_num(f, "%.4f",
+                                 1e6 * c->thread_phase_s[t * RX_NPHASES + j] /
+                                     (double)K);
+                }
                 fprintf(f, "]");
             }
             fprintf(f, "]");
@@ -454,6 +483,13 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
         st = io_fail(c, "cannot create directory", tmp);
         goto out;
     }
+    snprintf(p, L + 32, "%s/" RX_MARKER_FILE, tmp);
+    FILE *mf = fopen(p, "w");
+    int mbad = !mf || fputs(RX_MARKER_RUN, mf) < 0;
+    if ((mf && fclose(mf) != 0) || mbad) {
+        st = io_fail(c, "cannot write", p);
+        goto fail;
+    }
     snprintf(p, L + 32, "%s/config.yaml", tmp);
     st = rx_config_write(&c->cfg, p, &c->err);
     if (st != RX_OK)
@@ -472,7 +508,14 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
     if ((st = write_npy(c, p, "<f4", c->samples, 4, c->samples ? c->n_samples : 0,
                         (int64_t)c->dim)) != RX_OK)
         goto fail;
-    if (force && stat(dir, &sb) == 0 && rm_rf(dir) != 0) {
+    snprintf(p, L + 32, "%s/" RX_MARKER_FILE, dir);
+    if (force && lstat(dir, &sb) == 0 &&
+        (!S_ISDIR(sb.st_mode) || lstat(p, &sb) != 0)) {
+        st = rx__fail(&c->err, RX_EIO, "%s: not a directory replex wrote "
+                      "(no " RX_MARKER_FILE " file): not replaced", dir);
+        goto fail;
+    }
+    if (force && lstat(dir, &sb) == 0 && rm_rf(dir) != 0) {
         st = io_fail(c, "cannot replace", dir);
         goto fail;
     }

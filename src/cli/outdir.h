@@ -1,0 +1,38 @@
+/*
+ * Output directories of the CLI: what --force may replace, the lock of a
+ * live run's DIR.partial, and the temporaries a killed run left.
+ */
+#ifndef RX_CLI_OUTDIR_H
+#define RX_CLI_OUTDIR_H
+
+/* 0 when `--force` may replace (or, for a sweep, write into) out: it does
+ * not exist, or it is a directory (not a link) holding replex's marker
+ * file and is not /, $HOME, the working directory or one of its parents.
+ * Otherwise prints why (naming out) and returns -1: exit 2. */
+int rx_cli_force_ok(const char *out);
+
+/* Writes the marker file (content text) into dir; 0 or -1 (errno). */
+int rx_cli_write_marker(const char *dir, const char *text);
+
+#endif
+
+/* The lock of a live run's DIR.partial: DIR.partial/lock, held with
+ * flock while the process owns the directory, with its PID written in.
+ * Returns the open descriptor (close-on-exec), or -1 after printing why:
+ * another process holds it (its PID named) or it cannot be created. */
+int rx_cli_lock_partial(const char *partial);
+
+/* The PID written in partial's lock when another process holds it; 0 when
+ * no one does (or there is no lock file); -1 held, PID unknown. */
+long rx_cli_lock_holder(const char *partial);
+
+/* Releases the lock fd of partial; with remove, deletes the lock file
+ * first (the run is complete and DIR.partial goes). */
+void rx_cli_unlock_partial(int fd, const char *partial, int remove);
+
+/* Removes the temporaries a killed run left beside out: out.tmp-PID and
+ * out.probe-PID (every NAME.tmp-PID / NAME.probe-PID of directory out when
+ * any_name) whose PID is not a live process, that are empty or hold
+ * replex's marker, while no other process holds out.partial's lock
+ * (own_lock: the caller holds it). Returns how many it removed. */
+int rx_cli_clean_stale(const char *out, int any_name, int own_lock);

@@ -1,0 +1,13 @@
+/*
+ * The file replex writes into every run directory and sweep directory it
+ * creates: `--force` (rx_write_rundir with force, the CLI's checks) only
+ * ever replaces or writes into a directory that holds it.
+ */
+#ifndef RX_IO_MARKER_H
+#define RX_IO_MARKER_H
+
+#define RX_MARKER_FILE ".replex"
+#define RX_MARKER_RUN "replex run directory (--force may replace it)\n"
+#define RX_MARKER_SWEEP "replex sweep directory (--force may write into it)\n"
+
+#endif
