@@ -462,7 +462,7 @@ typedef struct rx_config {
 RX_API void rx_config_default(rx_config *c);
 /** Release the arrays a config owns; the struct is reset to defaults. */
 RX_API void rx_config_free(rx_config *c);
-/** Deep copy (dst must not own arrays). */
+/** Deep copy (dst must not own arrays); RX_EINVAL if either is NULL. */
 RX_API rx_status rx_config_copy(rx_config *dst, const rx_config *src);
 
 /**
@@ -496,7 +496,7 @@ RX_API rx_status rx_config_write(const rx_config *c, const char *path,
                                  rx_err *err);
 /** W* = ceil((log P + log log P)/(-log(1-S))), 1 for P <= 3; 0 if invalid. */
 RX_API int rx_optimal_window(int n_chains, double target_swap_rate);
-/** The window a config resolves to (scheme + window + P + S). */
+/** The window a config resolves to (scheme + window + P + S); 0 for NULL. */
 RX_API int rx_config_window(const rx_config *c);
 
 /* ------------------------------------------------------------------------ */
@@ -745,7 +745,8 @@ RX_API rx_status rx_mode_weights(const rx_ctx *c, double *est, int n);
  */
 RX_API int rx_blas_single_thread(void);
 
-/** Version, OpenMP and BLAS facts, one per line, into buf. */
+/** Version, OpenMP and BLAS facts, one per line, into buf (nothing if
+ * buf is NULL or cap is 0). */
 RX_API void rx_build_info(char *buf, size_t cap);
 
 /** Library version string. */

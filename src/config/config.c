@@ -213,6 +213,8 @@ static int dup_mat(rx_mat *d, const rx_mat *s)
 
 rx_status rx_config_copy(rx_config *dst, const rx_config *src)
 {
+    if (!dst || !src)
+        return RX_EINVAL;
     *dst = *src;
     dst->target.weights.v = dst->target.means.v = dst->target.scales.v = NULL;
     dst->ladder.eta.values.v = dst->ladder.tau.values.v = NULL;
@@ -261,6 +263,8 @@ int rx__window_off(int P, int W, double r)
 
 int rx_config_window(const rx_config *c)
 {
+    if (!c)
+        return 0;
     switch (c->tempering.scheme) {
     case RX_SCHEME_DEO_W:
         if (c->tempering.window != RX_WINDOW_AUTO)

@@ -10,6 +10,8 @@ void rx__blas_info(char *buf, size_t cap);
 
 void rx_build_info(char *buf, size_t cap)
 {
+    if (!buf || cap == 0)
+        return;
     char blas[512];
     rx__blas_info(blas, sizeof blas);
     snprintf(buf, cap,

@@ -286,7 +286,13 @@ rx_status rx__config_load_log(const char *path, const char *const *sets,
                               rx_err *err)
 {
     if (!path || !out || n_sets < 0 || (n_sets > 0 && !sets))
-        return rx__fail(err, RX_EINVAL, "rx_config_load: invalid argument");
+        return rx__fail(err, RX_EINVAL,
+                        "rx_config_load: %s is NULL or negative",
+                        !path ? "path" : !out ? "out" : "sets / n_sets");
+    for (int i = 0; i < n_sets; ++i)
+        if (!sets[i])
+            return rx__fail(err, RX_EINVAL,
+                            "rx_config_load: sets[%d] is NULL", i);
     rx_config_default(out);
     ynode *root = NULL;
     int empty = 0;
@@ -478,6 +484,9 @@ static void put_leaf(FILE *f, const rx_config *c, const rx__keydef *kd)
 
 rx_status rx_config_write(const rx_config *c, const char *path, rx_err *err)
 {
+    if (!c || !path)
+        return rx__fail(err, RX_EINVAL, "rx_config_write: %s is NULL",
+                        !c ? "the config" : "path");
     FILE *f = fopen(path, "w");
     if (!f)
         return rx__fail(err, RX_EIO, "%s: cannot write: %s", path,
