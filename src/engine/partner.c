@@ -687,6 +687,32 @@ static inline int pend_push(rx_ctx *c, rx__tstate *ts, rx__edge *nb_right,
     return jq;
 }
 
+/* What this thread has read of the neighbours' rings after iteration k
+ * (dl, dr: the boundary pairs of k still to decide). */
+static inline void consumed(rx__edge *nb_left, rx__edge *nb_right,
+                            const rx__pend *pend, int64_t k, int dl, int dr)
+{
+    if (nb_right)
+        atomic_store_explicit(&nb_right->consumed,
+                              pend->n ? pend->k[pend->head] : k + 1 - dr,
+                              memory_order_release);
+    if (nb_left && (k + 1) % RX_CONSUMED_EVERY == 0)
+        atomic_store_explicit(&nb_left->consumed, k + 1 - dl,
+                              memory_order_release);
+}
+
+/* The index row `row` (iteration k): each thread its own positions. */
+static inline void index_row(const rx__recorder *r, const rx__xstate *xs,
+                             rx__pblk B, int t, int64_t k, int64_t row)
+{
+    if (row >= r->cap_index)
+        return;
+    for (int q = B.lo; q < B.hi; ++q)
+        r->index[row * r->P + q] = xs->at[q];
+    if (t == 0)
+        r->index_iter[row] = k;
+}
+
 int rx__partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                      rx__run *R, int *sense, double *Eloc, int64_t *kout)
 {
@@ -799,25 +825,11 @@ int rx__partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 dr = right_open;
             }
         }
-        /* what this thread has read of the neighbours' rings */
-        if (nbr)
-            atomic_store_explicit(&nb_right->consumed,
-                                  pend.n ? pend.k[pend.head] : k + 1 - dr,
-                                  memory_order_release);
-        if (nbl && (k + 1) % RX_CONSUMED_EVERY == 0)
-            atomic_store_explicit(&nb_left->consumed, k + 1 - dl,
-                                  memory_order_release);
+        consumed(nb_left, nb_right, &pend, k, dl, dr);
         double tx = timing ? rx__now() : 0.0;
         partner_record(c, ts, B.lo, B.hi, pin_hi);
         if (idx_now) {
-            /* the index row of k: each thread its own positions */
-            if (idx_row < r->cap_index) {
-                for (int q = B.lo; q < B.hi; ++q)
-                    r->index[idx_row * P + q] = xs->at[q];
-                if (t == 0)
-                    r->index_iter[idx_row] = k;
-            }
-            idx_row++;
+            index_row(r, xs, B, t, k, idx_row++);
             idx_k += r->index_every;
         }
         double t_gw = 0.0;

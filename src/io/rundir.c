@@ -302,8 +302,9 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             "  \"timing\": {\"threads\": %d, \"wall_s\": %.6f, "
             "\"chain_steps_per_s\": %.1f",
             v->res.threads, v->res.wall_s,
-            v->res.wall_s - v->res.eval_s > 0 ? steps / (v->res.wall_s - v->res.eval_s)
-                                      : 0.0);
+            v->res.wall_s - v->res.eval_s > 0
+                ? steps / (v->res.wall_s - v->res.eval_s)
+                : 0.0);
     fprintf(f, ", \"sync\": \"%s\"", v->res.partner ? "partner" : "barrier");
     if (v->final_cut) {
         fprintf(f, ", \"chains_per_thread\": [");
@@ -311,7 +312,8 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             fprintf(f, "%s%d", t ? ", " : "",
                     v->final_cut[t + 1] - v->final_cut[t]);
         fprintf(f, "], \"balance_changes\": %lld, \"noise_helped\": %lld",
-                (long long)v->res.balance_changes, (long long)v->res.noise_helped);
+                (long long)v->res.balance_changes,
+                (long long)v->res.noise_helped);
     }
     if (v->res.wait_share) {
         fprintf(f, ", \"wait_share\": [");
