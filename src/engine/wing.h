@@ -6,6 +6,7 @@
  *              balance of the barrier design
  *   run.c      rx_run: set-up, the parallel region, the barrier loop
  *   partner.c  the partner design (rings, offers, its loop)
+ *   partner_sync.c  its full barriers (thread 0's assembly, new cuts)
  *   chain.h/.c the chain-step (inline for the two loops), its generic
  *              path, variance-reduction glue, noise drawn ahead
  *   particle.c particle layout, first touch, pack/unpack
@@ -156,6 +157,10 @@ void rx__partner_free(rx__run *R);
  * iteration it left at. Eloc: P doubles and P ints of the thread's own. */
 int rx__partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                      rx__run *R, int *sense, double *Eloc, int64_t *kout);
+/* Thread 0 between the two barriers of a full barrier after iteration k
+ * (partner_sync.c); check: the load balance may move the cuts. */
+void rx__partner_assemble(rx_ctx *c, rx__tstate *ts, int nthr, rx__run *R,
+                          int64_t k, int check);
 
 /* ---- particle.c --------------------------------------------------- */
 
