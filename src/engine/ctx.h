@@ -167,7 +167,7 @@ struct rx_ctx {
     int fused;                  /* step_one: rx__m25_step applies */
     int no_defer;               /* testing: the partner design decides its
                                  * boundary pairs in their own iteration */
-    size_t part_hdr, part_vec;  /* particle_alloc's header and vector
+    size_t part_hdr, part_vec;  /* rx__particle_alloc: header and vector
                                  * sizes (prefetch_particle) */
     int no_prefetch;            /* testing: the partner design does not
                                  * prefetch the neighbours' offers */

@@ -12,8 +12,8 @@
 #include "wing.h"
 
 /* A particle's block: the header, then each vector (theta, grad, ...) in
- * whole cache lines (particle_alloc); set once before the threads start,
- * for particle_alloc and prefetch_particle. */
+ * whole cache lines (rx__particle_alloc); set once before the threads
+ * start, for rx__particle_alloc and prefetch_particle (partner.c). */
 void rx__particle_sizes(rx_ctx *c)
 {
     c->part_hdr = (sizeof(rx__particle) + RX_CACHELINE - 1) / RX_CACHELINE *

@@ -37,17 +37,17 @@
  * Load balance (config balance): each thread counts its busy CPU seconds
  * (its thread CPU clock less the time it waited on rings and barriers);
  * every RX_PLB_WINDOW iterations, at a full barrier, thread 0 moves the
- * cuts towards the less busy threads (lb_plan, as in the barrier design:
- * while the difference exceeds 1.25 times the busier thread's mean cost
- * per position), hands the moved pairs' statistics to their new owner
- * (partner_move_stats), and every thread takes its block's part of the
- * assembled map and the gates of its new pairs. CPU time, not wall time: a thread the system
- * deschedules holds its neighbours up whatever it owns, so those spells
- * must not move positions.
+ * cuts towards the less busy threads (rx__lb_plan, as in the barrier
+ * design: while the difference exceeds 1.25 times the busier thread's mean
+ * cost per position), hands the moved pairs' statistics to their new owner
+ * (partner_sync.c), and every thread takes its block's part of the
+ * assembled map and the gates of its new pairs. CPU time, not wall time: a
+ * thread the system deschedules holds its neighbours up whatever it owns,
+ * so those spells must not move positions.
  */
 enum { RX_RING = 64, RX_GLOBAL_EVERY = 256, RX_CONSUMED_EVERY = 8,
        RX_PEND_BATCH = 16, RX_PEND_AHEAD = 4, RX_PLB_WINDOW = 1024 };
-/* (The full barriers' period adapts to the iteration time, pace_period:
+/* (The full barriers' period adapts to the iteration time, rx__pace_period:
  * stop requests and failures wait for a full barrier; RX_GLOBAL_EVERY
  * under balance: rotate.) */
 
@@ -71,7 +71,7 @@ typedef struct rx__edge {
  * recorder run, before the next step reads them, without loading the
  * header first: the header's first line (all a fused 2-D chain-step
  * touches, ctx.h) or, for other steps, the whole header (hdr bytes), then
- * the first lines of theta and grad, which particle_alloc puts right after
+ * the first lines of theta and grad, which rx__particle_alloc puts right after
  * the header (vec bytes each; all of them on the 2-D target). */
 static inline void prefetch_particle(const rx__particle *p, size_t hdr,
                                      size_t vec, int fused)

@@ -40,7 +40,7 @@ void rx__particle_fail(rx_ctx *c, rx__tstate *ts, int slot, rx_status st,
         (ts->fail_particle < 0 || ts->fail_k < k ||
          (ts->fail_k == k && ts->fail_particle <= i)))
         return;
-    ts->st = RX_OK; /* chain_fail records only into a clean slot */
+    ts->st = RX_OK; /* rx__chain_fail records only into a clean slot */
     rx__chain_fail(c, ts, slot, st, i, k, last);
     ts->fail_q = q;
     ts->fail_coord = coord;

@@ -102,7 +102,8 @@ rx_status rx__tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
     {
         const rx_config *cf = &c->cfg;
         double s2 = cf->tempering.sigma2 == RX_SIGMA2_AUTO
-                        ? cf->target.energy_noise_sd * cf->target.energy_noise_sd
+                        ? cf->target.energy_noise_sd *
+                              cf->target.energy_noise_sd
                     : cf->tempering.sigma2 == RX_SIGMA2_ESTIMATE
                         ? cf->variance.init
                         : cf->tempering.sigma2;

@@ -253,7 +253,8 @@ void rx__barrier_wait_help(rx_ctx *c, rx__tstate *ts, rx__barrier *b,
 /* ---- report.c ----------------------------------------------------- */
 
 /* A failure of this thread in slot (k & 1 inside the loop, 2 during
- * set-up); particle_fail keeps the thread's earliest particle failure. */
+ * set-up); rx__particle_fail keeps the thread's earliest particle
+ * failure. */
 void rx__chain_fail(rx_ctx *c, rx__tstate *ts, int slot, rx_status st,
                     int32_t i, int64_t k, double last);
 void rx__particle_fail(rx_ctx *c, rx__tstate *ts, int slot, rx_status st,
