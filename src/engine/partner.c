@@ -466,10 +466,12 @@ static void partner_global(rx_ctx *c, rx__tstate *ts, int t, int nthr,
         atomic_store_explicit(&nb_right->consumed, k + 1,
                               memory_order_release);
     }
+    int32_t *const gmap = R->gmap;
+    uint8_t *const ggate = R->ggate;
     for (int q = B.lo; q < B.hi; ++q)
-        R->gmap[q] = xs->at[q];
+        gmap[q] = xs->at[q];
     for (int p = B.lo; p <= B.phi; ++p)
-        R->ggate[p] = xs->gate[p];
+        ggate[p] = xs->gate[p];
     /* a cut check: this thread's busy seconds since the last one */
     const int plb = c->cfg.balance && nthr > 1;
     const int check = plb && k + 1 < K &&
@@ -510,12 +512,14 @@ static rx__pblk partner_reblock(const rx_ctx *c, rx__tstate *ts, int t,
     const rx__pblk B = pblk_make(c, R->cuts, t, nthr, nbl, nbr, ord);
     bk->q0 = bk->q = B.lo + nbl;
     bk->q1 = B.hi - nbr;
+    const int32_t *const gmap = R->gmap;
+    const uint8_t *const ggate = R->ggate;
     for (int q = B.lo; q < B.hi; ++q) {
-        xs->at[q] = R->gmap[q];
-        xs->pos[R->gmap[q]] = q;
+        xs->at[q] = gmap[q];
+        xs->pos[gmap[q]] = q;
     }
     for (int p = B.glo; p <= B.phi; ++p)
-        xs->gate[p] = R->ggate[p];
+        xs->gate[p] = ggate[p];
     return B;
 }
 
@@ -577,14 +581,16 @@ static inline void consumed(rx__edge *nb_left, rx__edge *nb_right,
                               memory_order_release);
 }
 
-/* The index row `row` (iteration k): each thread its own positions. */
+/* The index row `row` (iteration k) of P positions: each thread its own
+ * (P by value: a load of r->P could not move out of the copy). */
 static inline void index_row(const rx__recorder *r, const rx__xstate *xs,
-                             rx__pblk B, int t, int64_t k, int64_t row)
+                             rx__pblk B, int P, int t, int64_t k,
+                             int64_t row)
 {
     if (row >= r->cap_index)
         return;
     for (int q = B.lo; q < B.hi; ++q)
-        r->index[row * r->P + q] = xs->at[q];
+        r->index[row * P + q] = xs->at[q];
     if (t == 0)
         r->index_iter[row] = k;
 }
@@ -705,7 +711,7 @@ int rx__partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
         double tx = timing ? rx__now() : 0.0;
         partner_record(c, ts, B.lo, B.hi, pin_hi);
         if (idx_now) {
-            index_row(r, xs, B, t, k, idx_row++);
+            index_row(r, xs, B, P, t, k, idx_row++);
             idx_k += r->index_every;
         }
         double t_gw = 0.0;

@@ -65,9 +65,10 @@ void rx__partner_assemble(rx_ctx *c, rx__tstate *ts, int nthr, rx__run *R,
         rw->restarts += c->ts[u].pc_rs;
         rw->total_swaps += c->ts[u].pc_sw;
     }
+    const int32_t *const gmap = R->gmap;
     for (int q = 0; q < P; ++q) {
-        xs->at[q] = R->gmap[q];
-        xs->pos[R->gmap[q]] = q;
+        xs->at[q] = gmap[q];
+        xs->pos[gmap[q]] = q;
     }
     /* every pair belongs to one thread: these sums are its owner's
      * numbers, bit for bit */
