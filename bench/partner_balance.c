@@ -6,7 +6,7 @@
  * split of positions (8 / 8 at P = 16) leaves the thread of the cold half
  * waiting for the other. Each round runs, interleaved: 1 thread, 2 threads
  * with `balance: off` and 2 threads with the measured balance (the cuts
- * move at full barriers, src/engine/engine.c, partner_loop); all three
+ * move at full barriers, src/engine/partner.c, rx__partner_loop); all three
  * are checked bitwise equal (samples, index process, pair statistics).
  * Printed per round: chain-steps/s of each, the ratio on / off and the
  * number of cut changes; then the medians.

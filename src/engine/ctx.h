@@ -1,5 +1,7 @@
 /*
- * The context: everything one run owns. Internal; read by src/io writers.
+ * The context: everything one run owns. Private to src/engine/: the rest
+ * of the library reads a run through state.h (results, the summary's
+ * view, the checkpoint state). The engine's files share wing.h.
  */
 #ifndef RX_ENGINE_CTX_H
 #define RX_ENGINE_CTX_H
@@ -20,7 +22,7 @@
  * first cache line holds what a chain-step of the fused 2-D target and the
  * partner design's recorder touch, so a particle that a boundary swap hands
  * to the other thread moves three lines to its new core (this one, theta,
- * grad: prefetch_particle in engine.c), not five. */
+ * grad: prefetch_particle in partner.c), not five. */
 typedef struct rx__particle {
     alignas(RX_CACHELINE) double *theta;
     double *grad;
@@ -61,7 +63,7 @@ enum { RX_ZB = 8 }; /* iterations a particle's drawn-ahead normals hold */
 
 /*
  * balance_noise: a chain's Langevin noise for one iteration, drawn ahead
- * by a thread that waits at the barrier (engine.c, "Noise drawn ahead").
+ * by a thread that waits at the barrier (chain.c, "Noise drawn ahead").
  * Values are iteration + 1 (0: none). Two buffers by parity of the
  * iteration: the owner of iteration k reads z[k & 1] while a helper may
  * fill z[(k + 1) & 1].
@@ -126,18 +128,8 @@ typedef struct rx__evalst {
  * (U(anchor), c, its update count, the cost counters). */
 #define RX__VRSCAL 11
 
-/* Doubles per packed particle of this run. */
-size_t rx__part_stride(const rx_ctx *c);
-/* Pack/unpack one particle's resumable state (engine.c). */
-void rx__part_pack(const rx__particle *p, size_t dim, double *out);
-void rx__part_unpack(rx__particle *p, size_t dim, const double *in);
-/* Copy the resumable part of an exchange state (P positions). */
-void rx__xstate_copy(rx__xstate *dst, const rx__xstate *src, int P);
-/* Free the arrays of a resumed exchange state (at, pos, gate, eta block). */
-void rx__xstate_free_resumed(rx__xstate *x);
-
-/* A period paced by time (engine.c, pace_period): the iteration and the
- * time (rx__now) of its last end. */
+/* A period paced by time (report.c, rx__pace_period): the iteration and
+ * the time (rx__now) of its last end. */
 typedef struct rx__pace {
     int64_t k;
     double t;
@@ -174,7 +166,7 @@ struct rx_ctx {
     int fused;                  /* step_one: rx__m25_step applies */
     int no_defer;               /* testing: the partner design decides its
                                  * boundary pairs in their own iteration */
-    size_t part_hdr, part_vec;  /* particle_alloc's header and vector
+    size_t part_hdr, part_vec;  /* rx__particle_alloc: header and vector
                                  * sizes (prefetch_particle) */
     int no_prefetch;            /* testing: the partner design does not
                                  * prefetch the neighbours' offers */
@@ -212,8 +204,11 @@ struct rx_ctx {
     rx__evalst ev;
     /* checkpoints: written by thread 0 after the step phase of an
      * iteration whose flag (by parity) thread 0 set while recording the
-     * previous one; ckpt_fn is installed by src/io/checkpoint.c */
-    rx_status (*ckpt_fn)(rx_ctx *c, int64_t k);
+     * previous one; ckpt_fn is installed by src/io/checkpoint.c
+     * (rx__ckpt_install) */
+    /* the checkpoint writer (state.h, rx__ckpt_writer) */
+    rx_status (*ckpt_fn)(rx_ctx *c, int64_t k, const char *path, char *err,
+                         size_t cap);
     char *ckpt_path;
     int64_t ckpt_every;
     int ckpt_flag[2];
@@ -223,7 +218,7 @@ struct rx_ctx {
     int resumed;
     int64_t ckpts_written;
     char ckpt_err[9000];
-    /* a checkpoint being resumed (filled by src/io/checkpoint.c) */
+    /* a checkpoint being resumed (rx__state_load) */
     double *res_parts;   /* P x (RX__PSCAL + 3 dim): see rx__part_pack */
     rx__xstate res_x;    /* at, pos, gate, eta, tau, beta, s2hat, acc_sum,
                             C, sa_count, round, round_end, nonadj */

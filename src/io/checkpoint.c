@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../engine/ctx.h"
+#include "../engine/state.h"
 #include "digest.h"
 
 static const char MAGIC[8] = {'R', 'X', 'C', 'K', 'P', 'T', 0, 1};
@@ -71,36 +71,29 @@ static void get(ckio *r, void *p, size_t n)
         r->crc = crc32(r->crc, (const Bytef *)p, (uInt)n);
 }
 
-/* Samples rows stored before the step phase of iteration k completes:
- * the kept iterations among 0..k-1. */
-static int64_t rows_before(const rx_config *c, int64_t k)
-{
-    if (k - 1 < c->record.burn_in)
-        return 0;
-    return (k - 1 - c->record.burn_in) / c->record.thin + 1;
-}
-
 static void fill_hdr(const rx_ctx *c, int64_t k, ckhdr *h)
 {
+    rx__ckident id;
+    rx__state_ident(c, k, &id);
     memset(h, 0, sizeof *h);
     memcpy(h->magic, MAGIC, 8);
     h->version = CK_VERSION;
     h->bom = CK_BOM;
-    h->seed = c->cfg.seed;
-    h->K = c->cfg.iterations;
-    h->burn_in = c->cfg.record.burn_in;
-    h->thin = c->cfg.record.thin;
-    h->index_every = c->rec.index_every;
-    h->trace_every = c->rec.trace_every;
-    h->dim = (int64_t)c->dim;
+    h->seed = id.seed;
+    h->K = id.K;
+    h->burn_in = id.burn_in;
+    h->thin = id.thin;
+    h->index_every = id.index_every;
+    h->trace_every = id.trace_every;
+    h->dim = id.dim;
     h->k = k;
-    h->rows = c->samples ? rows_before(&c->cfg, k) : 0;
-    h->n_index = c->rec.n_index;
-    h->n_trace = c->rec.n_trace;
-    h->P = c->P;
-    h->per = c->cfg.record.all_positions ? c->P : 1;
-    h->n_cols = c->rec.n_trace_cols;
-    h->stride_pscal = (int32_t)rx__part_stride(c);
+    h->rows = id.rows;
+    h->n_index = id.n_index;
+    h->n_trace = id.n_trace;
+    h->P = id.P;
+    h->per = id.per;
+    h->n_cols = id.n_cols;
+    h->stride_pscal = id.stride;
 }
 
 /* The result-affecting configuration of c as text (scratch file beside
@@ -110,7 +103,7 @@ static rx_status ckpt_canon(const rx_ctx *c, const char *path, char **text,
 {
     char scratch[4200];
     snprintf(scratch, sizeof scratch, "%s.cfg-%ld", path, (long)getpid());
-    rx_status st = rx__config_canon(&c->cfg, scratch, text, err);
+    rx_status st = rx__config_canon(rx__ctx_cfg(c), scratch, text, err);
     if (st == RX_OK && strlen(*text) > CK_CFG_MAX) {
         free(*text);
         *text = NULL;
@@ -120,61 +113,40 @@ static rx_status ckpt_canon(const rx_ctx *c, const char *path, char **text,
     return st;
 }
 
-/* The blocks after the header, in one order for writing and reading. */
-static void xstate_io(ckio *io, rx__xstate *x, int P, int wr)
+/* The engine's blocks after the header (rx__state_save, rx__state_load)
+ * go through these, with the sizes the header gives. */
+static void put_cb(void *u, void *p, size_t n) { put(u, p, n); }
+
+static void get_cb(void *u, void *p, size_t n) { get(u, p, n); }
+
+static void hdr_ident(const ckhdr *h, rx__ckident *id)
 {
-    void (*f)(ckio *, void *, size_t) =
-        wr ? (void (*)(ckio *, void *, size_t))put : get;
-    const size_t up = (size_t)P;
-    f(io, x->at, sizeof(int32_t) * up);
-    f(io, x->pos, sizeof(int32_t) * up);
-    f(io, x->gate, up - 1);
-    f(io, x->eta, sizeof(double) * up);
-    f(io, x->tau, sizeof(double) * up);
-    f(io, x->beta, sizeof(double) * up);
-    f(io, x->s2hat, sizeof(double) * up);
-    f(io, x->acc_sum, sizeof(double) * up);
-    f(io, &x->C, sizeof x->C);
-    f(io, &x->sa_count, sizeof x->sa_count);
-    f(io, &x->round, sizeof x->round);
-    f(io, &x->round_end, sizeof x->round_end);
-    f(io, &x->nonadjacent_swaps, sizeof x->nonadjacent_swaps);
+    memset(id, 0, sizeof *id);
+    id->seed = h->seed;
+    id->K = h->K;
+    id->burn_in = h->burn_in;
+    id->thin = h->thin;
+    id->index_every = h->index_every;
+    id->trace_every = h->trace_every;
+    id->dim = h->dim;
+    id->k = h->k;
+    id->rows = h->rows;
+    id->n_index = h->n_index;
+    id->n_trace = h->n_trace;
+    id->P = h->P;
+    id->per = h->per;
+    id->n_cols = h->n_cols;
+    id->stride = h->stride_pscal;
 }
 
-static void rec_io(ckio *io, rx__recorder *r, const ckhdr *h, int wr)
-{
-    void (*f)(ckio *, void *, size_t) =
-        wr ? (void (*)(ckio *, void *, size_t))put : get;
-    const size_t up = (size_t)h->P;
-    f(io, &r->trips_a5, sizeof r->trips_a5);
-    f(io, &r->trips_l1, sizeof r->trips_l1);
-    f(io, &r->restarts, sizeof r->restarts);
-    f(io, &r->total_swaps, sizeof r->total_swaps);
-    f(io, &r->seen_nonadjacent, sizeof r->seen_nonadjacent);
-    f(io, r->visited, up);
-    f(io, r->last_end, up);
-    f(io, r->l1_state, up);
-    f(io, r->pairs, sizeof(rx_pair_stats) * (up - 1));
-    f(io, r->win_cond, sizeof(int64_t) * (up - 1));
-    f(io, r->win_eval, sizeof(int64_t) * (up - 1));
-    f(io, r->win_swaps, sizeof(int64_t) * (up - 1));
-    if (h->n_index > 0) {
-        f(io, r->index, sizeof(int32_t) * (size_t)h->n_index * up);
-        f(io, r->index_iter, sizeof(int64_t) * (size_t)h->n_index);
-    }
-    if (h->n_trace > 0)
-        f(io, r->trace,
-          sizeof(double) * (size_t)h->n_trace * (size_t)h->n_cols);
-}
-
-static rx_status write_ckpt(rx_ctx *c, int64_t k)
+static rx_status write_ckpt(rx_ctx *c, int64_t k, const char *path,
+                            char *err, size_t cap)
 {
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", c->ckpt_path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     ckio w = {fopen(tmp, "wb"), crc32(0L, Z_NULL, 0), 0};
     if (!w.f) {
-        snprintf(c->ckpt_err, sizeof c->ckpt_err, "%s: cannot create: %s",
-                 tmp, strerror(errno));
+        snprintf(err, cap, "%s: cannot create: %s", tmp, strerror(errno));
         return RX_EIO;
     }
     ckhdr h;
@@ -182,11 +154,10 @@ static rx_status write_ckpt(rx_ctx *c, int64_t k)
     put(&w, &h, sizeof h);
     char *canon = NULL;
     rx_err cerr = {""};
-    if (ckpt_canon(c, c->ckpt_path, &canon, &cerr) != RX_OK) {
+    if (ckpt_canon(c, path, &canon, &cerr) != RX_OK) {
         fclose(w.f);
         remove(tmp);
-        snprintf(c->ckpt_err, sizeof c->ckpt_err, "cannot record the "
-                 "configuration: %s", cerr.msg);
+        snprintf(err, cap, "cannot record the configuration: %s", cerr.msg);
         return RX_EIO;
     }
     uint32_t clen = (uint32_t)strlen(canon);
@@ -195,24 +166,14 @@ static rx_status write_ckpt(rx_ctx *c, int64_t k)
     put(&w, &clen, sizeof clen);
     put(&w, canon, clen);
     free(canon);
-    const size_t stride = rx__part_stride(c);
-    double *buf = malloc(sizeof(double) * stride);
-    if (!buf) {
+    rx__ckident id;
+    hdr_ident(&h, &id);
+    if (rx__state_save(c, &id, put_cb, &w) != RX_OK) {
         fclose(w.f);
         remove(tmp);
-        snprintf(c->ckpt_err, sizeof c->ckpt_err, "out of memory");
+        snprintf(err, cap, "out of memory");
         return RX_ENOMEM;
     }
-    for (int i = 0; i < c->P; ++i) {
-        rx__part_pack(c->parts[i], c->dim, buf);
-        put(&w, buf, sizeof(double) * stride);
-    }
-    free(buf);
-    xstate_io(&w, &c->ts[0].x, c->P, 1);
-    rec_io(&w, &c->rec, &h, 1);
-    if (h.rows > 0)
-        put(&w, c->samples,
-            sizeof(float) * (size_t)h.rows * (size_t)h.per * c->dim);
     uint32_t crc = (uint32_t)w.crc;
     if (!w.bad && fwrite(&crc, sizeof crc, 1, w.f) != 1)
         w.bad = 1;
@@ -227,13 +188,13 @@ static rx_status write_ckpt(rx_ctx *c, int64_t k)
     }
     if (w.bad) {
         remove(tmp);
-        snprintf(c->ckpt_err, sizeof c->ckpt_err, "%s: write failed: %s",
-                 tmp, err_no ? strerror(err_no) : "short write");
+        snprintf(err, cap, "%s: write failed: %s", tmp,
+                 err_no ? strerror(err_no) : "short write");
         return RX_EIO;
     }
-    if (rename(tmp, c->ckpt_path) != 0) {
-        snprintf(c->ckpt_err, sizeof c->ckpt_err, "%s: rename to %s: %s",
-                 tmp, c->ckpt_path, strerror(errno));
+    if (rename(tmp, path) != 0) {
+        snprintf(err, cap, "%s: rename to %s: %s", tmp, path,
+                 strerror(errno));
         remove(tmp);
         return RX_EIO;
     }
@@ -244,16 +205,9 @@ rx_status rx_checkpoint_enable(rx_ctx *c, const char *path, int64_t every)
 {
     if (!c || !path || !path[0])
         return RX_EINVAL;
-    if (every < 0)
-        every = c->cfg.checkpoint.every;
-    char *p = strdup(path);
-    if (!p)
-        return rx__fail(&c->err, RX_ENOMEM, "rx_checkpoint_enable: out of "
-                        "memory");
-    free(c->ckpt_path);
-    c->ckpt_path = p;
-    c->ckpt_every = every;
-    c->ckpt_fn = write_ckpt;
+    if (rx__ckpt_install(c, path, every, write_ckpt) != RX_OK)
+        return rx__fail(rx__ctx_err(c), RX_ENOMEM, "rx_checkpoint_enable: "
+                        "out of memory");
     return RX_OK;
 }
 
@@ -302,28 +256,28 @@ static rx_status check_config(rx_ctx *c, const char *path, ckio *r)
     get(r, &dig, sizeof dig);
     get(r, &len, sizeof len);
     if (r->bad)
-        return rx__fail(&c->err, RX_EDATA, "%s: truncated checkpoint", path);
+        return rx__fail(rx__ctx_err(c), RX_EDATA, "%s: truncated checkpoint", path);
     if (len > CK_CFG_MAX)
-        return rx__fail(&c->err, RX_EDATA, "%s: inconsistent header "
+        return rx__fail(rx__ctx_err(c), RX_EDATA, "%s: inconsistent header "
                         "(configuration of %u bytes)", path, len);
     char *then = malloc((size_t)len + 1), *now = NULL;
     if (!then)
-        return rx__fail(&c->err, RX_ENOMEM, "%s: out of memory", path);
+        return rx__fail(rx__ctx_err(c), RX_ENOMEM, "%s: out of memory", path);
     get(r, then, len);
     then[len] = '\0';
     rx_status st = RX_OK;
     rx_err cerr = {""};
     if (r->bad)
-        st = rx__fail(&c->err, RX_EDATA, "%s: truncated checkpoint", path);
+        st = rx__fail(rx__ctx_err(c), RX_EDATA, "%s: truncated checkpoint", path);
     else if (rx__digest64(then, len) != dig || strlen(then) != len)
-        st = rx__fail(&c->err, RX_EDATA, "%s: checksum mismatch (the file "
+        st = rx__fail(rx__ctx_err(c), RX_EDATA, "%s: checksum mismatch (the file "
                       "is corrupt)", path);
     else if ((st = ckpt_canon(c, path, &now, &cerr)) != RX_OK)
-        st = rx__fail(&c->err, st, "%s: %s", path, cerr.msg);
+        st = rx__fail(rx__ctx_err(c), st, "%s: %s", path, cerr.msg);
     else if (rx__digest64(now, strlen(now)) != dig) {
         char msg[800];
         int n = rx__config_canon_diff(then, now, msg, sizeof msg);
-        st = rx__fail(&c->err, RX_ECONFIG, "%s: the configuration differs "
+        st = rx__fail(rx__ctx_err(c), RX_ECONFIG, "%s: the configuration differs "
                       "from the interrupted run's in %d key%s: %s; a resume "
                       "continues the same configuration (only threads, sync, "
                       "balance, balance_noise, checkpoint.every and "
@@ -337,7 +291,7 @@ static rx_status check_config(rx_ctx *c, const char *path, ckio *r)
 
 #define CK_FAIL(...)                                                         \
     do {                                                                     \
-        st = rx__fail(&c->err, RX_EDATA, __VA_ARGS__);                       \
+        st = rx__fail(rx__ctx_err(c), RX_EDATA, __VA_ARGS__);                \
         goto out;                                                            \
     } while (0)
 
@@ -346,17 +300,17 @@ rx_status rx_checkpoint_resume(rx_ctx *c, const char *path)
 {
     if (!c || !path)
         return RX_EINVAL;
-    if (c->ran)
-        return rx__fail(&c->err, RX_EINVAL, "rx_checkpoint_resume: this "
-                        "context has already run");
+    if (rx__ctx_ran(c))
+        return rx__fail(rx__ctx_err(c), RX_EINVAL, "rx_checkpoint_resume: "
+                        "this context has already run");
     ckio r = {fopen(path, "rb"), crc32(0L, Z_NULL, 0), 0};
     if (!r.f)
-        return rx__fail(&c->err, RX_EIO, "%s: cannot open: %s", path,
+        return rx__fail(rx__ctx_err(c), RX_EIO, "%s: cannot open: %s", path,
                         strerror(errno));
     rx_status st = RX_OK;
-    double *parts = NULL;
     ckhdr h, want;
     char diff[768];
+    rx__ckident run, file; /* this run's limits; the file's blocks */
     get(&r, &h, sizeof h);
     if (r.bad)
         CK_FAIL("%s: not a replex checkpoint (too short)", path);
@@ -370,45 +324,21 @@ rx_status rx_checkpoint_resume(rx_ctx *c, const char *path)
     if ((st = check_config(c, path, &r)) != RX_OK)
         goto out;
     fill_hdr(c, h.k, &want);
+    rx__state_ident(c, h.k, &run);
     want.n_index = h.n_index;
     want.n_trace = h.n_trace;
     if (header_diff(&h, &want, diff, sizeof diff))
         CK_FAIL("%s: written by a different run: %s", path, diff);
     if (h.k < 1 || h.k >= h.K || h.n_index < 0 ||
-        h.n_index > c->rec.cap_index || h.n_trace < 0 ||
-        h.n_trace > c->rec.cap_trace)
+        h.n_index > run.cap_index || h.n_trace < 0 ||
+        h.n_trace > run.cap_trace)
         CK_FAIL("%s: inconsistent header (iteration %lld of %lld)", path,
                 (long long)h.k, (long long)h.K);
-    const size_t stride = rx__part_stride(c);
-    parts = malloc(sizeof(double) * stride * (size_t)c->P);
-    if (!parts) {
-        st = rx__fail(&c->err, RX_ENOMEM, "%s: out of memory", path);
+    hdr_ident(&h, &file);
+    if (rx__state_load(c, &file, get_cb, &r) != RX_OK) {
+        st = rx__fail(rx__ctx_err(c), RX_ENOMEM, "%s: out of memory", path);
         goto out;
     }
-    get(&r, parts, sizeof(double) * stride * (size_t)c->P);
-    {
-        rx__xstate *x = &c->res_x;
-        const size_t up = (size_t)c->P;
-        rx__xstate_free_resumed(x);
-        x->at = malloc(sizeof(int32_t) * up);
-        x->pos = malloc(sizeof(int32_t) * up);
-        x->gate = malloc(up);
-        x->eta = malloc(sizeof(double) * 5 * up);
-        if (!x->at || !x->pos || !x->gate || !x->eta) {
-            rx__xstate_free_resumed(x);
-            st = rx__fail(&c->err, RX_ENOMEM, "%s: out of memory", path);
-            goto out;
-        }
-        x->tau = x->eta + up;
-        x->beta = x->tau + up;
-        x->s2hat = x->beta + up;
-        x->acc_sum = x->s2hat + up;
-        xstate_io(&r, x, c->P, 0);
-    }
-    rec_io(&r, &c->rec, &h, 0);
-    if (h.rows > 0 && c->samples)
-        get(&r, c->samples,
-            sizeof(float) * (size_t)h.rows * (size_t)h.per * c->dim);
     uint32_t crc_file = 0;
     uLong crc_calc = r.crc;
     if (!r.bad && fread(&crc_file, sizeof crc_file, 1, r.f) != 1)
@@ -419,19 +349,10 @@ rx_status rx_checkpoint_resume(rx_ctx *c, const char *path)
         CK_FAIL("%s: checksum mismatch (the file is corrupt)", path);
     if (fgetc(r.f) != EOF)
         CK_FAIL("%s: trailing bytes after the checksum", path);
-    for (int i = 0; i < c->P; ++i)
-        if ((int32_t)parts[(size_t)i * stride + 3] < 0 ||
-            (int32_t)parts[(size_t)i * stride + 3] >= c->P)
-            CK_FAIL("%s: particle %d has an invalid position", path, i);
-    free(c->res_parts);
-    c->res_parts = parts;
-    parts = NULL;
-    c->rec.n_index = h.n_index;
-    c->rec.n_trace = h.n_trace;
-    c->k0 = h.k;
-    c->resumed = 1;
+    const int bad = rx__state_resume(c, &file);
+    if (bad >= 0)
+        CK_FAIL("%s: particle %d has an invalid position", path, bad);
 out:
-    free(parts);
     fclose(r.f);
     return st;
 }

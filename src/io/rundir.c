@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 #include "../config/config.h"
-#include "../engine/ctx.h"
+#include "../engine/state.h"
 #include "json.h"
 #include "marker.h"
 
 static rx_status io_fail(rx_ctx *c, const char *what, const char *path)
 {
-    return rx__fail(&c->err, RX_EIO, "%s: %s: %s", path, what,
+    return rx__fail(rx__ctx_err(c), RX_EIO, "%s: %s: %s", path, what,
                     strerror(errno));
 }
 
@@ -68,19 +68,22 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     FILE *f = fopen(path, "w");
     if (!f)
         return io_fail(c, "cannot create", path);
-    const int P = c->P;
-    const int64_t K = c->iters_done;
-    const rx__recorder *r = &c->rec;
+    rx__runview view;
+    rx__run_view(c, &view);
+    const rx__runview *v = &view;
+    const int P = v->res.n_chains;
+    const int64_t K = v->res.iterations;
+    const rx__recorder *r = v->rec;
     fprintf(f, "{\n  \"replex_version\": \"%s\",\n", RX_VERSION_STRING);
     fprintf(f, "  \"source\": ");
     rx__json_str(f, source);
     fprintf(f, ",\n");
     fprintf(f, "  \"seed\": %llu,\n  \"iterations\": %lld,\n",
-            (unsigned long long)c->cfg.seed, (long long)K);
+            (unsigned long long)v->cfg->seed, (long long)K);
     fprintf(f, "  \"n_chains\": %d,\n  \"scheme\": \"%s\",\n  \"window\": %d,\n",
-            P, rx__scheme_name(c->cfg.tempering.scheme), c->xc.W);
+            P, rx__scheme_name(v->cfg->tempering.scheme), v->res.window);
     fprintf(f, "  \"rule\": \"%s\",\n",
-            rx__rule_name(c->cfg.tempering.rule));
+            rx__rule_name(v->cfg->tempering.rule));
     double per = K > 0 ? 1000.0 / (double)K : 0.0;
     fprintf(f,
             "  \"round_trips\": {\"a5\": %lld, \"l1\": %lld, \"restarts\": "
@@ -113,52 +116,34 @@ static rx_status write_summary(rx_ctx *c, const char *path,
                 p + 2 < P ? "," : "");
     }
     fprintf(f, "  ]},\n  ");
-    rx__json_kv(f, "correction", c->C_final);
+    rx__json_kv(f, "correction", v->res.correction);
     fprintf(f, ",\n");
-    if (c->cfg.tempering.rule == RX_RULE_BIAS_CORRECTED && P > 1) {
+    if (v->cfg->tempering.rule == RX_RULE_BIAS_CORRECTED && P > 1) {
         fprintf(f, "  ");
-        rx__json_kvec(f, "sigma2", c->s2_final, P - 1);
+        rx__json_kvec(f, "sigma2", v->res.sigma2, P - 1);
         fprintf(f, ",\n");
     }
     double vr_s = 0.0, vr_grad_s = 0.0, vr_equiv = 0.0, vr_equiv_per = 0.0;
-    if (c->vc.on && c->parts) {
+    if (v->vr_on) {
         /* cost accounting: forward evaluations beyond the gradient pass,
          * in minibatch units and measured seconds (resgld_vr.md 3.3) */
-        rx__vrcost tot;
-        memset(&tot, 0, sizeof tot);
-        double grad_s = 0.0;
-        for (int i = 0; i < P; ++i) {
-            const rx__particle *pp = c->parts[i];
-            if (!pp)
-                continue;
-            tot.fwd_rows += pp->vr_cost.fwd_rows;
-            tot.anchor_rows += pp->vr_cost.anchor_rows;
-            tot.anchor_passes += pp->vr_cost.anchor_passes;
-            tot.period_ends += pp->vr_cost.period_ends;
-            tot.var_vr_sum += pp->vr_cost.var_vr_sum;
-            tot.var_std_sum += pp->vr_cost.var_std_sum;
-            tot.seconds += pp->vr_cost.seconds;
-            grad_s += pp->grad_s;
-        }
-        const double bs = (double)c->target->cv.bs;
-        const double ngrad = (double)c->iters_done * (double)P;
+        const rx__vrcost tot = v->vr_cost;
+        const double grad_s = v->vr_grad_s;
+        const double bs = v->vr_batch;
+        const double ngrad = (double)K * (double)P;
         const double per_grad = ngrad > 0 ? grad_s / ngrad : 0.0;
         fprintf(f,
                 "  \"variance_reduction\": {\"period\": %lld, "
                 "\"coefficient\": ",
-                (long long)c->vc.m);
-        if (c->vc.adaptive) {
-            double cm = 0.0;
-            for (int i = 0; i < P; ++i)
-                cm += c->parts[i] ? c->parts[i]->vr_c : 0.0;
+                (long long)v->vr_period);
+        if (v->vr_adaptive) {
             fprintf(f, "\"adaptive\", ");
-            rx__json_kv(f, "coefficient_mean_final", cm / P);
+            rx__json_kv(f, "coefficient_mean_final", v->vr_c_mean);
         } else {
-            rx__json_num(f, "%.17g", c->vc.c0);
+            rx__json_num(f, "%.17g", v->vr_c0);
         }
         fprintf(f, ", \"anchor_rows\": %lld, \"period_ends\": %lld, ",
-                (long long)(c->vc.anchor_batch > 0 ? c->vc.anchor_batch
-                                                   : c->target->cv.N),
+                (long long)v->vr_anchor_rows,
                 (long long)tot.period_ends);
         rx__json_kv(f, "variance_vr_mean",
                     tot.period_ends ? tot.var_vr_sum / (double)tot.period_ends
@@ -188,29 +173,29 @@ static rx_status write_summary(rx_ctx *c, const char *path,
                            ? tot.seconds / per_grad / ngrad : 0.0;
     }
     fprintf(f, "  \"ladder\": {");
-    rx__json_kvec(f, "eta", c->eta, P);
+    rx__json_kvec(f, "eta", v->res.eta, P);
     fprintf(f, ", ");
-    rx__json_kvec(f, "tau", c->tau, P);
+    rx__json_kvec(f, "tau", v->res.tau, P);
     fprintf(f, "},\n");
-    const size_t d = c->dim;
+    const size_t d = v->res.dim;
     fprintf(f, "  \"samples\": {\"count\": %lld, \"dim\": %zu",
-            (long long)c->n_samples, d);
-    if (c->n_samples > 0 && d > 0 && d <= 64) {
+            (long long)v->res.n_samples, d);
+    if (v->res.n_samples > 0 && d > 0 && d <= 64) {
         double mean[64], var[64];
         for (size_t j = 0; j < d; ++j)
             mean[j] = var[j] = 0.0;
-        for (int64_t s = 0; s < c->n_samples; ++s)
+        for (int64_t s = 0; s < v->res.n_samples; ++s)
             for (size_t j = 0; j < d; ++j)
-                mean[j] += c->samples[(size_t)s * d + j];
+                mean[j] += v->res.samples[(size_t)s * d + j];
         for (size_t j = 0; j < d; ++j)
-            mean[j] /= (double)c->n_samples;
-        for (int64_t s = 0; s < c->n_samples; ++s)
+            mean[j] /= (double)v->res.n_samples;
+        for (int64_t s = 0; s < v->res.n_samples; ++s)
             for (size_t j = 0; j < d; ++j) {
-                double z = c->samples[(size_t)s * d + j] - mean[j];
+                double z = v->res.samples[(size_t)s * d + j] - mean[j];
                 var[j] += z * z;
             }
         for (size_t j = 0; j < d; ++j)
-            var[j] = sqrt(var[j] / (double)c->n_samples);
+            var[j] = sqrt(var[j] / (double)v->res.n_samples);
         fprintf(f, ", ");
         rx__json_kvec(f, "mean", mean, (int)d);
         fprintf(f, ", ");
@@ -220,24 +205,24 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     double tv;
     if (rx_density_tv(c, &tv) == RX_OK) {
         fprintf(f, "  \"density\": {\"grid_bins\": %d, ",
-                c->cfg.record.grid_bins);
-        rx__json_kv(f, "grid_low", c->cfg.record.grid_low);
+                v->cfg->record.grid_bins);
+        rx__json_kv(f, "grid_low", v->cfg->record.grid_low);
         fputs(", ", f);
-        rx__json_kv(f, "grid_high", c->cfg.record.grid_high);
+        rx__json_kv(f, "grid_high", v->cfg->record.grid_high);
         fputs(", ", f);
         rx__json_kv(f, "tv_distance", tv);
         fputs("},\n", f);
     }
-    if (c->cfg.target.kind == RX_TARGET_GMM && c->n_samples > 0) {
-        int Kc = c->cfg.target.means.rows;
+    if (v->cfg->target.kind == RX_TARGET_GMM && v->res.n_samples > 0) {
+        int Kc = v->cfg->target.means.rows;
         double *est = malloc(sizeof(double) * (size_t)Kc);
         double *tru = malloc(sizeof(double) * (size_t)Kc);
         if (est && tru && rx_mode_weights(c, est, Kc) == RX_OK) {
             double tot = 0.0, mx = 0.0;
             for (int k = 0; k < Kc; ++k)
-                tot += c->cfg.target.weights.v[k];
+                tot += v->cfg->target.weights.v[k];
             for (int k = 0; k < Kc; ++k) {
-                tru[k] = c->cfg.target.weights.v[k] / tot;
+                tru[k] = v->cfg->target.weights.v[k] / tot;
                 if (fabs(est[k] - tru[k]) > mx)
                     mx = fabs(est[k] - tru[k]);
             }
@@ -252,14 +237,14 @@ static rx_status write_summary(rx_ctx *c, const char *path,
         free(est);
         free(tru);
     }
-    if (c->cfg.target.kind == RX_TARGET_MIXTURE_DATA && c->n_samples > 0) {
+    if (v->cfg->target.kind == RX_TARGET_MIXTURE_DATA && v->res.n_samples > 0) {
         double wt = 0.0, we = 0.0;
-        if (rx__mixdata_mode_weight(c->target, c->tau[0],
-                                    c->cfg.record.grid_low,
-                                    c->cfg.record.grid_high, c->samples,
-                                    c->n_samples, &wt, &we) == RX_OK) {
+        if (rx__mixdata_mode_weight(v->target, v->res.tau[0],
+                                    v->cfg->record.grid_low,
+                                    v->cfg->record.grid_high, v->res.samples,
+                                    v->res.n_samples, &wt, &we) == RX_OK) {
             fprintf(f, "  \"modes\": {");
-            rx__json_kv(f, "split", 0.5 * c->cfg.target.phi);
+            rx__json_kv(f, "split", 0.5 * v->cfg->target.phi);
             fputs(", ", f);
             rx__json_kv(f, "weight_high_true", wt);
             fputs(", ", f);
@@ -269,8 +254,8 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             fputs("},\n", f);
         }
     }
-    if (c->ev.on) {
-        const rx_metrics *ms[2] = {&c->ev.bma, &c->ev.ens};
+    if (v->evaluated) {
+        const rx_metrics *ms[2] = {&v->res.bma, &v->res.ensemble};
         const char *names[2] = {"metrics", "metrics_final_ensemble"};
         for (int m = 0; m < 2; ++m) {
             const rx_metrics *x = ms[m];
@@ -304,22 +289,24 @@ static rx_status write_summary(rx_ctx *c, const char *path,
             fprintf(f, "},\n");
         }
     }
-    if (c->cfg.faults.policy == 1 && c->parts) {
+    if (v->cfg->faults.policy == 1) {
         int64_t tot = 0;
+        int32_t nrb;
+        int64_t lk;
+        double scale;
         for (int i = 0; i < P; ++i)
-            tot += c->parts[i] ? c->parts[i]->rollbacks : 0;
+            tot += rx__particle_faults(c, i, &nrb, &lk, &scale) ? nrb : 0;
         fprintf(f, "  \"faults\": {\"policy\": \"rollback\", \"rollbacks\": "
                 "%lld, \"chains\": [", (long long)tot);
         int first = 1;
         for (int i = 0; i < P; ++i) {
-            const rx__particle *pp = c->parts[i];
-            if (!pp || pp->rollbacks == 0)
+            if (!rx__particle_faults(c, i, &nrb, &lk, &scale) || nrb == 0)
                 continue;
             fprintf(f, "%s{\"particle\": %d, \"rollbacks\": %d, "
                     "\"last_iteration\": %lld, ",
-                    first ? "" : ", ", i, (int)pp->rollbacks,
-                    (long long)pp->last_rollback_k);
-            rx__json_kv(f, "step_scale", pp->step_scale);
+                    first ? "" : ", ", i, (int)nrb,
+                    (long long)lk);
+            rx__json_kv(f, "step_scale", scale);
             fputc('}', f);
             first = 0;
         }
@@ -330,50 +317,52 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     fprintf(f,
             "  \"timing\": {\"threads\": %d, \"wall_s\": %.6f, "
             "\"chain_steps_per_s\": %.1f",
-            c->nt_used, c->wall_s,
-            c->wall_s - c->eval_s > 0 ? steps / (c->wall_s - c->eval_s)
-                                      : 0.0);
-    fprintf(f, ", \"sync\": \"%s\"", c->partner ? "partner" : "barrier");
-    if (c->final_cut) {
+            v->res.threads, v->res.wall_s,
+            v->res.wall_s - v->res.eval_s > 0
+                ? steps / (v->res.wall_s - v->res.eval_s)
+                : 0.0);
+    fprintf(f, ", \"sync\": \"%s\"", v->res.partner ? "partner" : "barrier");
+    if (v->final_cut) {
         fprintf(f, ", \"chains_per_thread\": [");
-        for (int t = 0; t < c->nt_used; ++t)
+        for (int t = 0; t < v->res.threads; ++t)
             fprintf(f, "%s%d", t ? ", " : "",
-                    c->final_cut[t + 1] - c->final_cut[t]);
+                    v->final_cut[t + 1] - v->final_cut[t]);
         fprintf(f, "], \"balance_changes\": %lld, \"noise_helped\": %lld",
-                (long long)c->lb_changes, (long long)c->noise_helped);
+                (long long)v->res.balance_changes,
+                (long long)v->res.noise_helped);
     }
-    if (c->wait_share) {
+    if (v->res.wait_share) {
         fprintf(f, ", \"wait_share\": [");
-        for (int t = 0; t < c->nt_used; ++t) {
+        for (int t = 0; t < v->res.threads; ++t) {
             fputs(t ? ", " : "", f);
-            rx__json_num(f, "%.4f", c->wait_share[t]);
+            rx__json_num(f, "%.4f", v->res.wait_share[t]);
         }
         fprintf(f, "]");
     }
-    if (c->start_s >= 0.0)
-        fprintf(f, ", \"start_s\": %.6f", c->start_s);
+    if (v->res.start_s >= 0.0)
+        fprintf(f, ", \"start_s\": %.6f", v->res.start_s);
     else
         fprintf(f, ", \"start_s\": null");
-    if (c->steal_share >= 0.0)
-        fprintf(f, ", \"steal_share\": %.4f", c->steal_share);
+    if (v->res.steal_share >= 0.0)
+        fprintf(f, ", \"steal_share\": %.4f", v->res.steal_share);
     else
         fprintf(f, ", \"steal_share\": null");
-    if (c->vc.on)
+    if (v->vr_on)
         fprintf(f,
                 ", \"variance_reduction\": {\"seconds\": %.6f, "
                 "\"gradient_seconds\": %.6f, \"gradient_equivalents\": "
                 "%.6g, \"gradient_equivalents_per_chain_iter\": %.6g}",
                 vr_s, vr_grad_s, vr_equiv, vr_equiv_per);
-    if (c->ev.on) {
-        fprintf(f, ", \"evaluation_s\": %.6f", c->eval_s);
+    if (v->evaluated) {
+        fprintf(f, ", \"evaluation_s\": %.6f", v->res.eval_s);
         /* what the run needs: data once, P particles (theta, gradient and
          * optimiser state in double), the samples, per-thread scratch */
-        int stateful = c->parts && c->parts[0] && c->parts[0]->state;
+        int stateful = v->stateful;
         /* faults.policy rollback keeps a second copy of each */
-        double parts = (double)c->P * (double)c->dim * 8.0 *
+        double parts = (double)P * (double)d * 8.0 *
                        (stateful ? 3 : 2) *
-                       (c->cfg.faults.policy == 1 ? 2 : 1);
-        double smp = (double)c->n_samples * (double)c->dim * 4.0;
+                       (v->cfg->faults.policy == 1 ? 2 : 1);
+        double smp = (double)v->res.n_samples * (double)d * 4.0;
         struct rusage ru;
         double peak = getrusage(RUSAGE_SELF, &ru) == 0
                           ? (double)ru.ru_maxrss * 1024.0 : 0.0;
@@ -381,26 +370,26 @@ static rx_status write_summary(rx_ctx *c, const char *path,
                 ", \"memory_mb\": {\"peak_rss\": %.1f, \"data\": %.1f, "
                 "\"particles\": %.1f, \"samples\": %.1f, \"scratch\": "
                 "%.1f}",
-                peak / 1048576.0, c->mem_data / 1048576.0, parts / 1048576.0,
-                smp / 1048576.0, c->mem_scratch / 1048576.0);
+                peak / 1048576.0, v->mem_data / 1048576.0, parts / 1048576.0,
+                smp / 1048576.0, v->mem_scratch / 1048576.0);
     }
-    if (c->cfg.record.phase_timing && K > 0) {
+    if (v->cfg->record.phase_timing && K > 0) {
         static const char *const names[RX_NPHASES] = {
             "step", "energy", "barrier_wait", "exchange", "adapt", "record"};
         fprintf(f, ", \"us_per_iter\": {");
         for (int j = 0; j < RX_NPHASES; ++j) {
             fprintf(f, "%s\"%s\": ", j ? ", " : "", names[j]);
-            rx__json_num(f, "%.4f", 1e6 * c->phase_s[j] / (double)K);
+            rx__json_num(f, "%.4f", 1e6 * v->res.phase_s[j] / (double)K);
         }
         fprintf(f, "}");
-        if (c->thread_phase_s) {
+        if (v->res.thread_phase_s) {
             fprintf(f, ", \"us_per_iter_by_thread\": [");
-            for (int t = 0; t < c->nt_used; ++t) {
+            for (int t = 0; t < v->res.threads; ++t) {
                 fprintf(f, "%s[", t ? ", " : "");
                 for (int j = 0; j < RX_NPHASES; ++j) {
                     fputs(j ? ", " : "", f);
                     rx__json_num(f, "%.4f",
-                                 1e6 * c->thread_phase_s[t * RX_NPHASES + j] /
+                                 1e6 * v->res.thread_phase_s[t * RX_NPHASES + j] /
                                      (double)K);
                 }
                 fprintf(f, "]");
@@ -419,18 +408,21 @@ static rx_status write_trace(rx_ctx *c, const char *path)
     FILE *f = fopen(path, "w");
     if (!f)
         return io_fail(c, "cannot create", path);
-    size_t cap = rx__rec_trace_header_len(&c->rec) + 1;
+    rx__runview view;
+    rx__run_view(c, &view);
+    const rx__recorder *rec = view.rec;
+    size_t cap = rx__rec_trace_header_len(rec) + 1;
     char *hdr = malloc(cap);
     if (!hdr) {
         fclose(f);
-        return rx__fail(&c->err, RX_ENOMEM, "out of memory");
+        return rx__fail(rx__ctx_err(c), RX_ENOMEM, "out of memory");
     }
-    rx__rec_trace_header(&c->rec, hdr, cap);
+    rx__rec_trace_header(rec, hdr, cap);
     fprintf(f, "%s\n", hdr);
     free(hdr);
-    const int nc = c->rec.n_trace_cols;
-    for (int64_t i = 0; i < c->rec.n_trace; ++i) {
-        const double *row = c->rec.trace + (size_t)i * (size_t)nc;
+    const int nc = rec->n_trace_cols;
+    for (int64_t i = 0; i < rec->n_trace; ++i) {
+        const double *row = rec->trace + (size_t)i * (size_t)nc;
         for (int j = 0; j < nc; ++j)
             fprintf(f, j ? ",%.10g" : "%.10g", row[j]);
         fputc('\n', f);
@@ -457,15 +449,15 @@ static int rm_rf(const char *dir)
 rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
                           const char *source)
 {
-    rx_ctx *c = (rx_ctx *)cc; /* only c->err is written */
+    rx_ctx *c = (rx_ctx *)cc; /* only its error slot is written */
     if (!c || !dir || !dir[0])
         return RX_EINVAL;
-    if (!c->ran)
-        return rx__fail(&c->err, RX_EINVAL,
+    if (!rx__ctx_ran(c))
+        return rx__fail(rx__ctx_err(c), RX_EINVAL,
                         "rx_write_rundir: the context has not run");
     struct stat sb;
     if (stat(dir, &sb) == 0 && !force)
-        return rx__fail(&c->err, RX_EIO,
+        return rx__fail(rx__ctx_err(c), RX_EIO,
                         "%s: already exists; choose another -o or pass "
                         "--force",
                         dir);
@@ -474,7 +466,7 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
     if (!tmp || !p) {
         free(tmp);
         free(p);
-        return rx__fail(&c->err, RX_ENOMEM, "out of memory");
+        return rx__fail(rx__ctx_err(c), RX_ENOMEM, "out of memory");
     }
     snprintf(tmp, L, "%s.tmp-%ld", dir, (long)getpid());
     rm_rf(tmp);
@@ -491,7 +483,9 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
         goto fail;
     }
     snprintf(p, L + 32, "%s/config.yaml", tmp);
-    st = rx_config_write(&c->cfg, p, &c->err);
+    rx__runview v;
+    rx__run_view(c, &v);
+    st = rx_config_write(v.cfg, p, rx__ctx_err(c));
     if (st != RX_OK)
         goto fail;
     snprintf(p, L + 32, "%s/summary.json", tmp);
@@ -501,17 +495,18 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
     if ((st = write_trace(c, p)) != RX_OK)
         goto fail;
     snprintf(p, L + 32, "%s/index.npy", tmp);
-    if ((st = write_npy(c, p, "<i4", c->rec.index, 4, c->rec.n_index,
-                        c->P)) != RX_OK)
+    if ((st = write_npy(c, p, "<i4", v.res.index, 4, v.res.n_index,
+                        v.res.n_chains)) != RX_OK)
         goto fail;
     snprintf(p, L + 32, "%s/samples.npy", tmp);
-    if ((st = write_npy(c, p, "<f4", c->samples, 4, c->samples ? c->n_samples : 0,
-                        (int64_t)c->dim)) != RX_OK)
+    if ((st = write_npy(c, p, "<f4", v.res.samples, 4,
+                        v.res.samples ? v.res.n_samples : 0,
+                        (int64_t)v.res.dim)) != RX_OK)
         goto fail;
     snprintf(p, L + 32, "%s/" RX_MARKER_FILE, dir);
     if (force && lstat(dir, &sb) == 0 &&
         (!S_ISDIR(sb.st_mode) || lstat(p, &sb) != 0)) {
-        st = rx__fail(&c->err, RX_EIO, "%s: not a directory replex wrote "
+        st = rx__fail(rx__ctx_err(c), RX_EIO, "%s: not a directory replex wrote "
                       "(no " RX_MARKER_FILE " file): not replaced", dir);
         goto fail;
     }

@@ -7,20 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/ctx.h"
+#include "diag.h"
 
 #define SUB 4 /* midpoint sub-samples per bin and axis for the true mass */
 
-rx_status rx_density_grid(const rx_ctx *c, double *ptrue, double *pemp)
+rx_status rx__density_grid(const rx__diag_in *c, double *ptrue,
+                           double *pemp)
 {
     if (!c || !ptrue || !pemp)
         return RX_EINVAL;
     const size_t d = c->dim;
-    if ((d != 1 && d != 2) || !c->ran || c->n_samples == 0 ||
+    if ((d != 1 && d != 2) || c->n_samples == 0 ||
         !c->target->eval)
         return RX_ENOTSUP;
-    const int B = c->cfg.record.grid_bins;
-    const double lo = c->cfg.record.grid_low, hi = c->cfg.record.grid_high;
+    const int B = c->cfg->record.grid_bins;
+    const double lo = c->cfg->record.grid_low, hi = c->cfg->record.grid_high;
     const double h = (hi - lo) / B;
     const size_t ncell = d == 1 ? (size_t)B : (size_t)B * (size_t)B;
     for (size_t k = 0; k < ncell; ++k)
@@ -73,19 +74,19 @@ rx_status rx_density_grid(const rx_ctx *c, double *ptrue, double *pemp)
     return st;
 }
 
-rx_status rx_density_tv(const rx_ctx *c, double *tv)
+rx_status rx__density_tv(const rx__diag_in *c, double *tv)
 {
     if (!c || !tv)
         return RX_EINVAL;
     const size_t d = c->dim;
-    if ((d != 1 && d != 2) || !c->ran || c->n_samples == 0 ||
+    if ((d != 1 && d != 2) || c->n_samples == 0 ||
         !c->target->eval)
         return RX_ENOTSUP;
-    const int B = c->cfg.record.grid_bins;
+    const int B = c->cfg->record.grid_bins;
     const size_t ncell = d == 1 ? (size_t)B : (size_t)B * (size_t)B;
     double *pt = malloc(ncell * sizeof(double));
     double *pe = malloc(ncell * sizeof(double));
-    rx_status st = pt && pe ? rx_density_grid(c, pt, pe) : RX_ENOMEM;
+    rx_status st = pt && pe ? rx__density_grid(c, pt, pe) : RX_ENOMEM;
     if (st == RX_OK) {
         double acc = 0.0;
         for (size_t k = 0; k < ncell; ++k)
@@ -97,13 +98,13 @@ rx_status rx_density_tv(const rx_ctx *c, double *tv)
     return st;
 }
 
-rx_status rx_mode_weights(const rx_ctx *c, double *est, int n)
+rx_status rx__mode_weights(const rx__diag_in *c, double *est, int n)
 {
     if (!c || !est)
         return RX_EINVAL;
-    if (c->cfg.target.kind != RX_TARGET_GMM || !c->ran || c->n_samples == 0)
+    if (c->cfg->target.kind != RX_TARGET_GMM || c->n_samples == 0)
         return RX_ENOTSUP;
-    const int K = c->cfg.target.means.rows;
+    const int K = c->cfg->target.means.rows;
     if (n != K)
         return RX_EINVAL;
     const size_t d = c->dim;
@@ -112,8 +113,8 @@ rx_status rx_mode_weights(const rx_ctx *c, double *est, int n)
         return RX_ENOMEM;
     for (int k = 0; k < K; ++k)
         est[k] = 0.0;
-    const double *w = c->cfg.target.weights.v;
-    const double *mu = c->cfg.target.means.v, *sc = c->cfg.target.scales.v;
+    const double *w = c->cfg->target.weights.v;
+    const double *mu = c->cfg->target.means.v, *sc = c->cfg->target.scales.v;
     for (int64_t s = 0; s < c->n_samples; ++s) {
         const float *x = c->samples + (size_t)s * d;
         double mx = -INFINITY;

@@ -1,0 +1,275 @@
+/*
+ * The chain-step's out-of-line parts: the generic step (any rule, any
+ * target), the control-variate glue of variance reduction, the sigma^2
+ * estimate's stochastic approximation, and the noise that a thread
+ * waiting at the barrier draws for other threads' chains. The inline
+ * chain-step both loops call is in chain.h.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "wing.h"
+
+/*
+ * One stochastic-approximation step of sigma_p^2 (resgld_vr.md 1.5) at
+ * iteration k, after the exchange (replicated on every thread): the raw
+ * estimate of pair p is (s^2 of the particle now at p + s^2 of the one at
+ * p+1) / 2, each s^2 from J noisy energies at the point the particle
+ * reached in this iteration's step. The first step takes it as is; then
+ * gamma_m = 1/m (harmonic) or the configured constant.
+ */
+void rx__sigma2_sa(const rx_ctx *c, rx__xstate *xs, int64_t k)
+{
+    const int P = c->P;
+    int64_t m = ++xs->sa_count;
+    double g = c->cfg.variance.gamma > 0.0 ? c->cfg.variance.gamma
+                                           : 1.0 / (double)m;
+    for (int p = 0; p < P - 1; ++p) {
+        /* per chain: (s_p^2 + s_p+1^2) / 2; literal: Var(difference) */
+        double raw = (c->cfg.variance.difference ? 1.0 : 0.5) *
+                     (c->parts[xs->at[p]]->var_raw[k & 1] +
+                      c->parts[xs->at[p + 1]]->var_raw[k & 1]);
+        xs->s2hat[p] = m == 1 ? raw : (1.0 - g) * xs->s2hat[p] + g * raw;
+    }
+}
+
+/*
+ * Control variates after particle i's gradient pass of iteration k (eval
+ * counter k + 1, per-example losses in ts->vrw->pe): at a period end
+ * ((k + 1) % m == 0) first the variance and adaptive c with the OLD anchor
+ * (resgld_vr.md 3.4), then the anchor becomes theta and U(anchor) is
+ * recomputed; then the VR energy replaces p->energy. k = -1: set-up.
+ */
+rx_status rx__vr_after_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p,
+                            int i, int64_t k)
+{
+    const rx__vrconf *vc = &c->vc;
+    const rx__target *t = c->target;
+    rx__vrws *vw = ts->vrw;
+    const uint64_t seed = c->cfg.seed;
+    double t0 = rx__now();
+    rx_status st = RX_OK;
+    const int refresh = k < 0 || (k + 1) % vc->m == 0;
+    if (k >= 0 && refresh) {
+        double vv = 0.0, vs = 0.0;
+        st = rx__vr_period_end(t, ts->tws, vw, vc, p->theta, p->anchor,
+                               p->vr_lhat, &p->vr_c, &p->vr_nc, seed,
+                               (uint32_t)i, (uint64_t)k, &vv, &vs,
+                               &p->vr_cost);
+        if (c->s2_estimate)
+            p->var_raw[k & 1] = vv;
+    }
+    if (st == RX_OK && refresh) {
+        memcpy(p->anchor, p->theta, sizeof(double) * c->dim);
+        st = rx__vr_anchor_energy(t, ts->tws, vw, vc, p->anchor, seed,
+                                  (uint32_t)i,
+                                  k < 0 ? UINT64_MAX : (uint64_t)k,
+                                  &p->vr_lhat, &p->vr_cost);
+    }
+    if (st == RX_OK) {
+        const int32_t *idx = t->cv.batch(t, ts->tws, (uint32_t)i,
+                                         (uint64_t)(k + 1));
+        st = rx__vr_energy(t, ts->tws, vw, p->theta, vw->pe, idx, p->anchor,
+                           refresh ? vw->pe : NULL, p->vr_lhat, p->vr_c,
+                           &p->energy, &p->vr_cost);
+    }
+    p->vr_cost.seconds += rx__now() - t0;
+    return st;
+}
+
+/*
+ * Noise drawn ahead (balance_noise). Under the barrier design a thread that
+ * reaches the barrier first would only spin there; instead it draws the
+ * Langevin noise of other threads' chains (their step streams are pure
+ * functions of (seed, chain, k), so any thread can draw them) into the
+ * chain's buffer: for the current iteration k where the owner has not
+ * reached the chain yet (that shortens the step phase everybody waits
+ * for), else for k + 1. Load balance below the granularity of one chain,
+ * with the same numbers: the owner uses the buffer's draws and continues
+ * the stream after them. A chain's noise of an iteration is claimed once,
+ * by its owner (which then draws it as usual) or by a helper (CAS on
+ * claim, values k + 1); a helper drawing for k + 1 hands over after
+ * RX_ZHELP_CHUNK draws once the barrier has opened, and the owner draws
+ * the rest. A helper claims k + 1 only after the owner has passed the
+ * chain in k (taken), so the owner never finds its k claimed for a later
+ * iteration.
+ */
+enum { RX_ZHELP_MIN_DIM = 256, RX_ZHELP_CHUNK = 4 * RX_STEP_CHUNK };
+
+/* The owner of chain i at iteration k: NULL when it draws its noise
+ * itself; else the draws made ahead (*nz of them) and *s the stream after
+ * them. */
+static const double *zhelp_take(rx__zhelp *h, int64_t k, rx__stream *s,
+                                size_t *nz)
+{
+    const long long want = (long long)k + 1;
+    const double *z = NULL;
+    long long cl = atomic_load_explicit(&h->claim, memory_order_acquire);
+    while (cl < want &&
+           !atomic_compare_exchange_weak_explicit(&h->claim, &cl, want,
+                                                  memory_order_acq_rel,
+                                                  memory_order_acquire))
+        ;
+    if (cl == want) { /* a helper's: wait until it is done */
+        const int b = (int)(k & 1);
+        spin_until(&h->ready[b], want, 1);
+        *nz = h->nz[b];
+        *s = h->s[b];
+        z = h->z[b];
+    }
+    atomic_store_explicit(&h->taken, want, memory_order_release);
+    return z;
+}
+
+/* A helper waiting at a barrier (sense not yet s): draw chain i's noise of
+ * iteration kn unless someone has claimed it. */
+static void zhelp_fill(rx_ctx *c, rx__tstate *ts, int i, int64_t kn,
+                       const rx__barrier *b, int s, int timing)
+{
+    rx__zhelp *h = &c->zh[i];
+    const long long want = (long long)kn + 1;
+    long long cl = atomic_load_explicit(&h->claim, memory_order_acquire);
+    for (;;) {
+        if (cl >= want)
+            return;
+        if (atomic_compare_exchange_weak_explicit(
+                &h->claim, &cl, want, memory_order_acq_rel,
+                memory_order_acquire))
+            break;
+    }
+    const double t0 = timing ? rx__now() : 0.0;
+    const int bf = (int)(kn & 1);
+    rx__stream st;
+    rx__stream_init(&st, c->cfg.seed, (uint32_t)i, RX_STREAM_STEP,
+                    (uint64_t)kn);
+    st.normal = (int)c->cfg.rng.normal;
+    size_t j0 = 0;
+    while (j0 < c->dim) {
+        size_t n = c->dim - j0 < RX_ZHELP_CHUNK ? c->dim - j0
+                                                : RX_ZHELP_CHUNK;
+        rx__normal_fill(&st, h->z[bf] + j0, n);
+        j0 += n;
+        /* the barrier opened (never while the owner still needs this
+         * iteration's draws): the owner draws the rest */
+        if (atomic_load_explicit(&b->sense, memory_order_relaxed) == s)
+            break;
+    }
+    h->nz[bf] = j0;
+    h->s[bf] = st;
+    atomic_store_explicit(&h->ready[bf], want, memory_order_release);
+    ts->helped++;
+    if (timing)
+        ts->help_s += rx__now() - t0;
+}
+
+/* barrier_wait after the step phase of iteration k, drawing noise while
+ * waiting for the chains of other threads (outside own_lo..own_hi-1), the
+ * highest index first (the owners step in increasing order); cur: the
+ * chains are stepped in k (not the step phase a resumed run skips). */
+void rx__barrier_wait_help(rx_ctx *c, rx__tstate *ts, rx__barrier *b,
+                           int *local_sense, int64_t k, int cur, int own_lo,
+                           int own_hi, int timing)
+{
+    int s;
+    if (barrier_arrive(b, local_sense, &s))
+        return;
+    for (int i = c->P - 1; i >= 0; --i) {
+        if (i >= own_lo && i < own_hi)
+            continue;
+        if (atomic_load_explicit(&b->sense, memory_order_acquire) == s)
+            return;
+        /* the owner has passed chain i in k: help with k + 1 */
+        const int64_t kn =
+            atomic_load_explicit(&c->zh[i].taken, memory_order_acquire) >
+                    (long long)k
+                ? k + 1
+                : k;
+        if (kn < c->cfg.iterations && (kn > k || cur))
+            zhelp_fill(c, ts, i, kn, b, s, timing);
+    }
+    barrier_spin(b, s);
+}
+
+/* The buffers of balance_noise when the run uses them, else NULL. */
+rx__zhelp *rx__zhelp_alloc(const rx_ctx *c)
+{
+    const rx_config *g = &c->cfg;
+    if (!g->balance_noise || c->partner || c->nt_req < 2 ||
+        c->dim < RX_ZHELP_MIN_DIM || !rx__step_draws_dim(g->step.target) ||
+        !rx__step_draws_dim(g->step.others))
+        return NULL;
+    rx__zhelp *zh = rx__calloc_aligned(sizeof *zh * (size_t)c->P,
+                                       RX_CACHELINE);
+    for (int i = 0; zh && i < c->P; ++i) {
+        atomic_init(&zh[i].claim, 0);
+        atomic_init(&zh[i].taken, 0);
+        atomic_init(&zh[i].ready[0], 0);
+        atomic_init(&zh[i].ready[1], 0);
+        for (int b = 0; b < 2; ++b) {
+            zh[i].z[b] = rx__calloc_aligned(sizeof(double) * c->dim,
+                                            RX_CACHELINE);
+            if (!zh[i].z[b]) {
+                for (int u = 0; u <= i; ++u)
+                    for (int v = 0; v < 2; ++v)
+                        rx__free_aligned(zh[u].z[v]);
+                rx__free_aligned(zh);
+                return NULL; /* no memory: run without it */
+            }
+        }
+    }
+    return zh;
+}
+
+void rx__zhelp_free(rx_ctx *c)
+{
+    for (int i = 0; c->zh && i < c->P; ++i)
+        for (int b = 0; b < 2; ++b)
+            rx__free_aligned(c->zh[i].z[b]);
+    rx__free_aligned(c->zh);
+    c->zh = NULL;
+}
+
+/* The generic chain-step: the update rule, then the (noisy) energy and
+ * gradient at the new point; *t_en: the evaluation's seconds. */
+rx_status rx__step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
+                        int q, int64_t k, double cyc, int timing,
+                        double *t_en)
+{
+    const uint64_t seed = c->cfg.seed;
+    const rx_step_kind kind_target = c->cfg.step.target;
+    const rx_step_kind kind_other = c->cfg.step.others;
+    const int vr = c->vc.on;
+    rx__stream s;
+    rx__stream_init(&s, seed, (uint32_t)i, RX_STREAM_STEP,
+                    (uint64_t)k);
+    s.normal = (int)c->cfg.rng.normal;
+    rx_step_kind kind = q == 0 ? kind_target : kind_other;
+    if (q != p->last_q && p->state) {
+        int q0 = p->last_q;
+        rx__step_on_move(c->cfg.step.state_on_swap,
+                         q0 == 0 ? kind_target : kind_other,
+                         kind, p->state, c->dim,
+                         ts->x.eta[q0], ts->x.tau[q0],
+                         ts->x.eta[q], ts->x.tau[q]);
+    }
+    p->last_q = q;
+    if (c->cfg.faults.policy == 1)
+        rollback_copy(p, c->dim, 1);
+    size_t nz = 0;
+    const double *zpre = c->zh ? zhelp_take(&c->zh[i], k, &s, &nz) : NULL;
+    rx__step_apply(kind, &c->sc, p->theta, p->state, p->grad,
+                   c->dim,
+                   ts->x.eta[q] * cyc * p->step_scale,
+                   ts->x.tau[q], &s, zpre, nz);
+    double tg = vr || timing ? rx__now() : 0.0;
+    rx_status st = rx__target_eval_pe(
+        c->target, ts->tws, p->theta, &p->energy, p->grad, seed,
+        (uint32_t)i, (uint64_t)k + 1, vr ? ts->vrw->pe : NULL);
+    if (vr || timing) {
+        double dg = rx__now() - tg;
+        p->grad_s += vr ? dg : 0.0;
+        *t_en += dg;
+    }
+    return st;
+}

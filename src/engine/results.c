@@ -1,0 +1,141 @@
+/*
+ * What a finished run hands out: the public results (a borrowed view),
+ * the summary's view for the run directory (state.h), and the accuracy
+ * diagnostics of the samples (computed in src/record/diag.c from what
+ * the engine hands it).
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "../record/diag.h"
+#include "state.h"
+#include "wing.h"
+
+rx_status rx_get_results(const rx_ctx *c, rx_results *r)
+{
+    if (!c || !r)
+        return RX_EINVAL;
+    memset(r, 0, sizeof *r);
+    r->n_chains = c->P;
+    r->window = c->xc.W;
+    r->threads = c->nt_used;
+    r->iterations = c->iters_done;
+    r->trips_a5 = c->rec.trips_a5;
+    r->trips_l1 = c->rec.trips_l1;
+    r->restarts = c->rec.restarts;
+    r->total_swaps = c->rec.total_swaps;
+    r->pairs = c->rec.pairs;
+    r->correction = c->C_final;
+    r->sigma2 = c->s2_final;
+    r->eta = c->eta;
+    r->tau = c->tau;
+    r->n_samples = c->ran ? c->n_samples : 0;
+    r->dim = c->dim;
+    r->samples = c->samples;
+    r->n_index = c->rec.n_index;
+    r->index = c->rec.index;
+    r->index_iter = c->rec.index_iter;
+    r->wall_s = c->wall_s;
+    for (int j = 0; j < RX_NPHASES; ++j)
+        r->phase_s[j] = c->phase_s[j];
+    r->thread_phase_s = c->thread_phase_s;
+    r->balance_changes = c->lb_changes;
+    r->noise_helped = c->noise_helped;
+    r->wait_share = c->wait_share;
+    r->steal_share = c->steal_share;
+    r->start_s = c->start_s;
+    r->partner = c->partner;
+    if (c->ran) {
+        r->bma = c->ev.bma;
+        r->ensemble = c->ev.ens;
+    }
+    r->eval_s = c->eval_s;
+    return RX_OK;
+}
+
+void rx__run_view(const rx_ctx *c, rx__runview *v)
+{
+    memset(v, 0, sizeof *v);
+    rx_get_results(c, &v->res);
+    v->cfg = &c->cfg;
+    v->rec = &c->rec;
+    v->target = c->target;
+    v->evaluated = c->ev.on;
+    v->stateful = c->parts && c->parts[0] && c->parts[0]->state;
+    v->final_cut = c->final_cut;
+    v->mem_data = c->mem_data;
+    v->mem_scratch = c->mem_scratch;
+    v->vr_on = c->vc.on && c->parts;
+    if (!v->vr_on)
+        return;
+    v->vr_adaptive = c->vc.adaptive;
+    v->vr_period = c->vc.m;
+    v->vr_anchor_rows =
+        c->vc.anchor_batch > 0 ? c->vc.anchor_batch : c->target->cv.N;
+    v->vr_c0 = c->vc.c0;
+    v->vr_batch = (double)c->target->cv.bs;
+    /* cost accounting: forward evaluations beyond the gradient pass, in
+     * minibatch units and measured seconds (resgld_vr.md 3.3) */
+    rx__vrcost *tot = &v->vr_cost;
+    double cm = 0.0;
+    for (int i = 0; i < c->P; ++i) {
+        const rx__particle *pp = c->parts[i];
+        cm += pp ? pp->vr_c : 0.0;
+        if (!pp)
+            continue;
+        tot->fwd_rows += pp->vr_cost.fwd_rows;
+        tot->anchor_rows += pp->vr_cost.anchor_rows;
+        tot->anchor_passes += pp->vr_cost.anchor_passes;
+        tot->period_ends += pp->vr_cost.period_ends;
+        tot->var_vr_sum += pp->vr_cost.var_vr_sum;
+        tot->var_std_sum += pp->vr_cost.var_std_sum;
+        tot->seconds += pp->vr_cost.seconds;
+        v->vr_grad_s += pp->grad_s;
+    }
+    v->vr_c_mean = cm / c->P;
+}
+
+int rx__particle_faults(const rx_ctx *c, int i, int32_t *rollbacks,
+                        int64_t *last_k, double *step_scale)
+{
+    const rx__particle *p = c->parts && i >= 0 && i < c->P ? c->parts[i]
+                                                           : NULL;
+    if (!p)
+        return 0;
+    *rollbacks = p->rollbacks;
+    *last_k = p->last_rollback_k;
+    *step_scale = p->step_scale;
+    return 1;
+}
+
+/* The diagnostics' inputs: the target position's samples of a run. */
+static rx__diag_in diag_in(const rx_ctx *c)
+{
+    rx__diag_in in = {c->target, &c->cfg, c->samples,
+                      c->ran ? c->n_samples : 0, c->dim};
+    return in;
+}
+
+rx_status rx_density_grid(const rx_ctx *c, double *ptrue, double *pemp)
+{
+    if (!c)
+        return RX_EINVAL;
+    const rx__diag_in in = diag_in(c);
+    return rx__density_grid(&in, ptrue, pemp);
+}
+
+rx_status rx_density_tv(const rx_ctx *c, double *tv)
+{
+    if (!c)
+        return RX_EINVAL;
+    const rx__diag_in in = diag_in(c);
+    return rx__density_tv(&in, tv);
+}
+
+rx_status rx_mode_weights(const rx_ctx *c, double *est, int n)
+{
+    if (!c)
+        return RX_EINVAL;
+    const rx__diag_in in = diag_in(c);
+    return rx__mode_weights(&in, est, n);
+}

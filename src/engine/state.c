@@ -1,0 +1,209 @@
+/*
+ * The resumable state of a run (state.h): what a checkpoint holds and how
+ * it is packed and restored, in one order for writing and reading. The
+ * random streams are pure functions of (seed, entity, purpose, k) and the
+ * minibatches of (seed, entity, k), so the iteration number restores
+ * them: a resumed run continues to the same bits as an uninterrupted one,
+ * with any thread count.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "state.h"
+#include "wing.h"
+
+void rx__xstate_copy(rx__xstate *dst, const rx__xstate *src, int P)
+{
+    const size_t up = (size_t)P;
+    memcpy(dst->at, src->at, sizeof(int32_t) * up);
+    memcpy(dst->pos, src->pos, sizeof(int32_t) * up);
+    memcpy(dst->gate, src->gate, up > 1 ? up - 1 : 0);
+    memcpy(dst->eta, src->eta, sizeof(double) * up);
+    memcpy(dst->tau, src->tau, sizeof(double) * up);
+    memcpy(dst->beta, src->beta, sizeof(double) * up);
+    memcpy(dst->s2hat, src->s2hat, sizeof(double) * up);
+    memcpy(dst->acc_sum, src->acc_sum, sizeof(double) * up);
+    dst->C = src->C;
+    dst->sa_count = src->sa_count;
+    dst->round = src->round;
+    dst->round_end = src->round_end;
+    dst->nonadjacent_swaps = src->nonadjacent_swaps;
+}
+
+void rx__xstate_free_resumed(rx__xstate *x)
+{
+    free(x->at);
+    free(x->pos);
+    free(x->gate);
+    free(x->eta);
+    x->at = x->pos = NULL;
+    x->gate = NULL;
+    x->eta = NULL;
+}
+
+rx_err *rx__ctx_err(rx_ctx *c) { return &c->err; }
+
+int rx__ctx_ran(const rx_ctx *c) { return c->ran; }
+
+const rx_config *rx__ctx_cfg(const rx_ctx *c) { return &c->cfg; }
+
+/* Samples rows stored before the step phase of iteration k completes:
+ * the kept iterations among 0..k-1. */
+static int64_t rows_before(const rx_config *c, int64_t k)
+{
+    if (k - 1 < c->record.burn_in)
+        return 0;
+    return (k - 1 - c->record.burn_in) / c->record.thin + 1;
+}
+
+void rx__state_ident(const rx_ctx *c, int64_t k, rx__ckident *id)
+{
+    memset(id, 0, sizeof *id);
+    id->seed = c->cfg.seed;
+    id->K = c->cfg.iterations;
+    id->burn_in = c->cfg.record.burn_in;
+    id->thin = c->cfg.record.thin;
+    id->index_every = c->rec.index_every;
+    id->trace_every = c->rec.trace_every;
+    id->dim = (int64_t)c->dim;
+    id->k = k;
+    id->rows = c->samples ? rows_before(&c->cfg, k) : 0;
+    id->n_index = c->rec.n_index;
+    id->n_trace = c->rec.n_trace;
+    id->cap_index = c->rec.cap_index;
+    id->cap_trace = c->rec.cap_trace;
+    id->P = c->P;
+    id->per = c->cfg.record.all_positions ? c->P : 1;
+    id->n_cols = c->rec.n_trace_cols;
+    id->stride = (int32_t)rx__part_stride(c);
+}
+
+/* The exchange state's blocks (P positions). */
+static void xstate_io(rx__state_io f, void *u, rx__xstate *x, int P)
+{
+    const size_t up = (size_t)P;
+    f(u, x->at, sizeof(int32_t) * up);
+    f(u, x->pos, sizeof(int32_t) * up);
+    f(u, x->gate, up - 1);
+    f(u, x->eta, sizeof(double) * up);
+    f(u, x->tau, sizeof(double) * up);
+    f(u, x->beta, sizeof(double) * up);
+    f(u, x->s2hat, sizeof(double) * up);
+    f(u, x->acc_sum, sizeof(double) * up);
+    f(u, &x->C, sizeof x->C);
+    f(u, &x->sa_count, sizeof x->sa_count);
+    f(u, &x->round, sizeof x->round);
+    f(u, &x->round_end, sizeof x->round_end);
+    f(u, &x->nonadjacent_swaps, sizeof x->nonadjacent_swaps);
+}
+
+/* The recorders' blocks (counts from id). */
+static void rec_io(rx__state_io f, void *u, rx__recorder *r,
+                   const rx__ckident *id)
+{
+    const size_t up = (size_t)id->P;
+    f(u, &r->trips_a5, sizeof r->trips_a5);
+    f(u, &r->trips_l1, sizeof r->trips_l1);
+    f(u, &r->restarts, sizeof r->restarts);
+    f(u, &r->total_swaps, sizeof r->total_swaps);
+    f(u, &r->seen_nonadjacent, sizeof r->seen_nonadjacent);
+    f(u, r->visited, up);
+    f(u, r->last_end, up);
+    f(u, r->l1_state, up);
+    f(u, r->pairs, sizeof(rx_pair_stats) * (up - 1));
+    f(u, r->win_cond, sizeof(int64_t) * (up - 1));
+    f(u, r->win_eval, sizeof(int64_t) * (up - 1));
+    f(u, r->win_swaps, sizeof(int64_t) * (up - 1));
+    if (id->n_index > 0) {
+        f(u, r->index, sizeof(int32_t) * (size_t)id->n_index * up);
+        f(u, r->index_iter, sizeof(int64_t) * (size_t)id->n_index);
+    }
+    if (id->n_trace > 0)
+        f(u, r->trace,
+          sizeof(double) * (size_t)id->n_trace * (size_t)id->n_cols);
+}
+
+rx_status rx__state_save(rx_ctx *c, const rx__ckident *id, rx__state_io put,
+                         void *user)
+{
+    const size_t stride = rx__part_stride(c);
+    double *buf = malloc(sizeof(double) * stride);
+    if (!buf)
+        return RX_ENOMEM;
+    for (int i = 0; i < c->P; ++i) {
+        rx__part_pack(c->parts[i], c->dim, buf);
+        put(user, buf, sizeof(double) * stride);
+    }
+    free(buf);
+    xstate_io(put, user, &c->ts[0].x, c->P);
+    rec_io(put, user, &c->rec, id);
+    if (id->rows > 0)
+        put(user, c->samples,
+            sizeof(float) * (size_t)id->rows * (size_t)id->per * c->dim);
+    return RX_OK;
+}
+
+rx_status rx__state_load(rx_ctx *c, const rx__ckident *id, rx__state_io get,
+                         void *user)
+{
+    const size_t stride = rx__part_stride(c);
+    double *parts = malloc(sizeof(double) * stride * (size_t)c->P);
+    if (!parts)
+        return RX_ENOMEM;
+    free(c->res_parts);
+    c->res_parts = parts;
+    get(user, parts, sizeof(double) * stride * (size_t)c->P);
+    rx__xstate *x = &c->res_x;
+    const size_t up = (size_t)c->P;
+    rx__xstate_free_resumed(x);
+    x->at = malloc(sizeof(int32_t) * up);
+    x->pos = malloc(sizeof(int32_t) * up);
+    x->gate = malloc(up);
+    x->eta = malloc(sizeof(double) * 5 * up);
+    if (!x->at || !x->pos || !x->gate || !x->eta) {
+        rx__xstate_free_resumed(x);
+        return RX_ENOMEM;
+    }
+    x->tau = x->eta + up;
+    x->beta = x->tau + up;
+    x->s2hat = x->beta + up;
+    x->acc_sum = x->s2hat + up;
+    xstate_io(get, user, x, c->P);
+    rec_io(get, user, &c->rec, id);
+    if (id->rows > 0 && c->samples)
+        get(user, c->samples,
+            sizeof(float) * (size_t)id->rows * (size_t)id->per * c->dim);
+    return RX_OK;
+}
+
+int rx__state_resume(rx_ctx *c, const rx__ckident *id)
+{
+    const size_t stride = rx__part_stride(c);
+    /* a packed particle's position: rx__part_pack's out[3] */
+    for (int i = 0; i < c->P; ++i)
+        if ((int32_t)c->res_parts[(size_t)i * stride + 3] < 0 ||
+            (int32_t)c->res_parts[(size_t)i * stride + 3] >= c->P)
+            return i;
+    c->rec.n_index = id->n_index;
+    c->rec.n_trace = id->n_trace;
+    c->k0 = id->k;
+    c->resumed = 1;
+    return -1;
+}
+
+rx_status rx__ckpt_install(rx_ctx *c, const char *path, int64_t every,
+                           rx__ckpt_writer fn)
+{
+    if (every < 0)
+        every = c->cfg.checkpoint.every;
+    char *p = malloc(strlen(path) + 1);
+    if (!p)
+        return RX_ENOMEM;
+    memcpy(p, path, strlen(path) + 1);
+    free(c->ckpt_path);
+    c->ckpt_path = p;
+    c->ckpt_every = every;
+    c->ckpt_fn = fn;
+    return RX_OK;
+}

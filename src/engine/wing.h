@@ -1,0 +1,277 @@
+/*
+ * The engine's private header: what its files share. The engine is one
+ * concern per file:
+ *   api.c      entry points: create, destroy, setters, testing toggles
+ *   team.c     the threads: barrier, placement, per-thread state, load
+ *              balance of the barrier design
+ *   run.c      rx_run: set-up, the parallel region, the barrier loop
+ *   partner.c  the partner design (rings, offers, its loop)
+ *   partner_sync.c  its full barriers (thread 0's assembly, new cuts)
+ *   chain.h/.c the chain-step (inline for the two loops), its generic
+ *              path, variance-reduction glue, noise drawn ahead
+ *   particle.c particle layout, first touch, pack/unpack
+ *   state.c    the resumable state (checkpoints, through state.h)
+ *   results.c  what a finished run hands out (rx_get_results, the
+ *              summary's view, the accuracy diagnostics)
+ *   report.c   failures and their messages, notes, progress, predictive
+ *              evaluation
+ * Files that include it define _GNU_SOURCE first (sched_yield, CPU sets).
+ * Nothing outside src/engine/ includes it (nor ctx.h).
+ */
+#ifndef RX_ENGINE_WING_H
+#define RX_ENGINE_WING_H
+
+#include <math.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "ctx.h"
+#include "../config/config.h"
+
+/* ---- team.c: the barrier, thread placement, load balance ---------- */
+
+/*
+ * The per-iteration barrier: sense-reversing, spinning a little and then
+ * yielding the core. libgomp's barrier spins for a long time before it
+ * sleeps; when another process shares a core that turns every iteration
+ * into a scheduler quantum (50-150x slower runs were measured). Spinning
+ * with sched_yield keeps sub-microsecond latency on idle cores and hands
+ * the core to the late thread on a busy machine. Release/acquire ordering
+ * publishes the energies written before the barrier.
+ */
+typedef struct rx__barrier {
+    alignas(RX_CACHELINE) atomic_int count;
+    alignas(RX_CACHELINE) atomic_int sense;
+    int n;
+} rx__barrier;
+
+#define RX_SPINS_BEFORE_YIELD 2000
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Arrive at the barrier: 1 for the last thread (which opens it), else 0;
+ * *s the sense that opens it. */
+static inline int barrier_arrive(rx__barrier *b, int *local_sense, int *s)
+{
+    *s = !*local_sense;
+    *local_sense = *s;
+    if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) ==
+        b->n - 1) {
+        atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+        atomic_store_explicit(&b->sense, *s, memory_order_release);
+        return 1;
+    }
+    return 0;
+}
+
+/* Wait until the barrier opens with sense s. */
+static inline void barrier_spin(const rx__barrier *b, int s)
+{
+    unsigned spins = 0;
+    while (atomic_load_explicit(&b->sense, memory_order_acquire) != s) {
+        if (++spins < RX_SPINS_BEFORE_YIELD)
+            cpu_relax();
+        else
+            sched_yield();
+    }
+}
+
+/* Spin (then yield) until *a equals want (exact) or reaches it. */
+static inline void spin_until(atomic_llong *a, long long want, int exact)
+{
+    unsigned spins = 0;
+    for (;;) {
+        long long v = atomic_load_explicit(a, memory_order_acquire);
+        if (exact ? v == want : v >= want)
+            return;
+        if (++spins < RX_SPINS_BEFORE_YIELD)
+            cpu_relax();
+        else
+            sched_yield();
+    }
+}
+
+void rx__barrier_wait(rx__barrier *b, int *local_sense);
+
+/* Thread placement (team.c): never changes results, only speed. */
+typedef struct rx__pin {
+#if defined(__linux__)
+    cpu_set_t saved;
+#endif
+    int pinned;
+} rx__pin;
+
+int rx__pin_wanted(int nthreads);
+void rx__pin_thread(rx__pin *pn, int t);
+void rx__unpin_thread(rx__pin *pn);
+
+/* A thread's exchange state and its copy of the adaptive state. */
+rx_status rx__tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P);
+
+/* Load balance of the barrier design (team.c); the partner design moves
+ * its cuts with the same plan. */
+enum { RX_LB_SAMPLE = 8, RX_LB_WINDOW = 512 };
+int rx__lb_plan(int *cut, const rx__tstate *ts, int nthr, int rotate,
+                int64_t k);
+
+/* ---- run.c: what one run's threads share ------------------------- */
+
+typedef struct rx__edge rx__edge; /* partner.c */
+
+typedef struct rx__run {
+    rx__barrier *bar;
+    int *cuts;        /* 3 ncut: chain ranges by parity of k (load
+                       * balance), then thread 0's plan */
+    size_t ncut;      /* nt_req + 1 */
+    rx__edge *edges;  /* partner design: two rings per thread */
+    int32_t *gmap;    /* partner design: the map at a full barrier */
+    uint8_t *ggate;   /* partner design: the gates there (load balance) */
+    double *fz;       /* barrier design: the pairs' fresh noise by parity
+                       * of k, or NULL */
+    double t0;        /* rx__now() at the run's start */
+    int64_t sa_every; /* sigma^2 estimate's period (not with VR) */
+    int64_t vr_m;     /* VR: sigma^2 steps at the period ends */
+    int64_t cyc_len;  /* cyclical learning rates: a cycle's iterations */
+    int nt_used;      /* the team's size */
+    int lb_moves;     /* barrier design: plan slots still to publish */
+    int pin_team;     /* pin the threads (rx__pin_wanted) */
+    int is_net;       /* a network target (BLAS single-threaded) */
+    int blas_prev;    /* the BLAS thread count to restore */
+    rx__load_snap load0;
+} rx__run;
+
+/* ---- partner.c ---------------------------------------------------- */
+
+/* Decide whether the run uses the partner design (c->partner) and set up
+ * its rings and assembled map; RX_ENOMEM when they do not fit. */
+rx_status rx__partner_prepare(rx_ctx *c, rx__run *R);
+void rx__partner_free(rx__run *R);
+/* The iterations of thread t under the partner design; returns whether the
+ * run stopped early (failure, stop request, progress callback), *kout the
+ * iteration it left at. Eloc: P doubles and P ints of the thread's own. */
+int rx__partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
+                     rx__run *R, int *sense, double *Eloc, int64_t *kout);
+/* Thread 0 between the two barriers of a full barrier after iteration k
+ * (partner_sync.c); check: the load balance may move the cuts. */
+void rx__partner_assemble(rx_ctx *c, rx__tstate *ts, int nthr, rx__run *R,
+                          int64_t k, int check);
+
+/* ---- particle.c --------------------------------------------------- */
+
+/* Doubles per packed particle of this run. */
+size_t rx__part_stride(const rx_ctx *c);
+/* Pack/unpack one particle's resumable state. */
+void rx__part_pack(const rx__particle *p, size_t dim, double *out);
+void rx__part_unpack(rx__particle *p, size_t dim, const double *in);
+/* A particle's block sizes, set once before the threads start. */
+void rx__particle_sizes(rx_ctx *c);
+/* Particle i's block, first touched by the calling (owning) thread, at its
+ * initial point. */
+rx_status rx__particle_alloc(rx_ctx *c, int i, rx__tws *tws);
+
+/* The sample row of iteration k, or -1 where k is not kept. */
+static inline int64_t sample_row(const rx_config *c, int64_t k)
+{
+    if (k < c->record.burn_in)
+        return -1;
+    int64_t d = k - c->record.burn_in;
+    return d % c->record.thin == 0 ? d / c->record.thin : -1;
+}
+
+/* The sample of particle p at position q for kept-iteration `row`. */
+static inline void store_sample(rx_ctx *c, const rx__particle *p, int q,
+                                int64_t row)
+{
+    if (c->cfg.record.all_positions)
+        row = row * c->P + q;
+    else if (q != 0)
+        return;
+    float *dst = c->samples + (size_t)row * c->dim;
+    for (size_t j = 0; j < c->dim; ++j)
+        dst[j] = (float)p->theta[j];
+}
+
+/* Is the gradient finite? Returns the first bad coordinate or -1. */
+static inline int32_t bad_coord(const double *g, size_t dim)
+{
+    for (size_t j = 0; j < dim; ++j)
+        if (!isfinite(g[j]))
+            return (int32_t)j;
+    return -1;
+}
+
+/* faults.policy rollback: save (to_good) or restore a particle's theta,
+ * gradient, optimiser state and energy. */
+static inline void rollback_copy(rx__particle *p, size_t dim, int to_good)
+{
+    double *live[3] = {p->theta, p->grad, p->state};
+    double *good[3] = {p->good_theta, p->good_grad, p->good_state};
+    for (int j = 0; j < 3; ++j)
+        if (live[j])
+            memcpy(to_good ? good[j] : live[j], to_good ? live[j] : good[j],
+                   sizeof(double) * dim);
+    if (to_good)
+        p->good_energy = p->energy;
+    else
+        p->energy = p->good_energy;
+}
+
+/* ---- state.c ------------------------------------------------------ */
+
+/* Copy the resumable part of an exchange state (P positions). */
+void rx__xstate_copy(rx__xstate *dst, const rx__xstate *src, int P);
+/* Free the arrays of a resumed exchange state (at, pos, gate, eta block). */
+void rx__xstate_free_resumed(rx__xstate *x);
+
+/* ---- chain.c (the inline chain-step: chain.h) --------------------- */
+
+/* The generic chain-step: the update rule, then the (noisy) energy and
+ * gradient at the new point; *t_en: the evaluation's seconds. */
+rx_status rx__step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
+                        int q, int64_t k, double cyc, int timing,
+                        double *t_en);
+/* Control variates after particle i's gradient pass of iteration k;
+ * k = -1: set-up. */
+rx_status rx__vr_after_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p,
+                            int i, int64_t k);
+/* One stochastic-approximation step of sigma_p^2 at iteration k. */
+void rx__sigma2_sa(const rx_ctx *c, rx__xstate *xs, int64_t k);
+/* balance_noise: the buffers when the run uses them (else NULL), their
+ * release, and the barrier that draws noise while it waits. */
+rx__zhelp *rx__zhelp_alloc(const rx_ctx *c);
+void rx__zhelp_free(rx_ctx *c);
+void rx__barrier_wait_help(rx_ctx *c, rx__tstate *ts, rx__barrier *b,
+                           int *local_sense, int64_t k, int cur, int own_lo,
+                           int own_hi, int timing);
+
+/* ---- report.c ----------------------------------------------------- */
+
+/* A failure of this thread in slot (k & 1 inside the loop, 2 during
+ * set-up); rx__particle_fail keeps the thread's earliest particle
+ * failure. */
+void rx__chain_fail(rx_ctx *c, rx__tstate *ts, int slot, rx_status st,
+                    int32_t i, int64_t k, double last);
+void rx__particle_fail(rx_ctx *c, rx__tstate *ts, int slot, rx_status st,
+                       int32_t i, int q, int64_t k, double last,
+                       int32_t coord);
+/* A period paced by time ending after iteration k: its length. */
+int64_t rx__pace_period(rx__pace *p, int64_t k);
+/* Barrier design: is a progress call due after iteration k? */
+int rx__progress_due(rx_ctx *c, int64_t k);
+/* Thread 0 after recording iteration k: the progress callback. */
+void rx__report_progress(rx_ctx *c, rx__tstate *ts, int64_t k, double t0);
+/* Posterior-predictive evaluation: thread t's row chunks, then (one
+ * thread) the metrics. */
+void rx__evaluate_chunks(rx_ctx *c, rx__tstate *ts, int t, int nthr);
+void rx__evaluate_metrics(rx_ctx *c);
+/* After the parallel region: the run's failure message (deterministic
+ * over thread counts), or its notes and the closing log line. */
+rx_status rx__run_outcome(rx_ctx *c);
+
+#endif
