@@ -113,7 +113,7 @@ live=(yaml/mixture25_deo_star.yaml -q --no-plots --set iterations=4000000
       --set checkpoint.every=20000)
 "$R" run "${live[@]}" -o "$tmp/l/run" &
 pid=$!
-for _ in $(seq 1 500); do [ -f "$tmp/l/run.partial/checkpoint.bin" ] && break; sleep 0.01; done
+for _ in $(seq 1 3000); do [ -f "$tmp/l/run.partial/checkpoint.bin" ] && break; sleep 0.01; done
 for how in "" --force --resume; do
   if [ "$how" = --resume ]; then args=(run --resume "$tmp/l/run" -q --no-plots)
   else args=(run "${live[@]}" -o "$tmp/l/run" $how); fi
@@ -130,7 +130,7 @@ touch "$tmp/l/run.tmp-$pid/.replex" "$tmp/l/run.tmp-$pid/samples.npy" \
   "$tmp/l/run.tmp-$$/.replex" "$tmp/l/run.tmp-999999999/mine"
 "$R" run --resume "$tmp/l/run" -q --no-plots 2>"$tmp/e.err" &
 pid2=$!
-for _ in $(seq 1 500); do [ ! -e "$tmp/l/run.tmp-$pid" ] && break; sleep 0.01; done
+for _ in $(seq 1 3000); do [ ! -e "$tmp/l/run.tmp-$pid" ] && break; sleep 0.01; done
 kill -9 "$pid2" 2>/dev/null; wait "$pid2" 2>/dev/null
 [ ! -e "$tmp/l/run.tmp-$pid" ] && [ ! -e "$tmp/l/run.probe-$pid" ] && ok ||
   bad "resume left a dead run's temporaries: $(ls -d "$tmp"/l/run.* | tr '\n' ' ')"
@@ -152,7 +152,7 @@ mkdir "$tmp/l/two.tmp-$pid2"; touch "$tmp/l/two.tmp-$pid2/.replex"
 "$R" run yaml/mixture25_deo_star.yaml -o "$tmp/c/run" -q --no-plots \
   --set iterations=400000 --set checkpoint.every=20000 &
 pid=$!
-for _ in $(seq 1 500); do [ -f "$tmp/c/run.partial/checkpoint.bin" ] && break; sleep 0.01; done
+for _ in $(seq 1 3000); do [ -f "$tmp/c/run.partial/checkpoint.bin" ] && break; sleep 0.01; done
 kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 cf=$tmp/c/run.partial/config.yaml
 cp "$cf" "$tmp/c/orig.yaml"

@@ -39,6 +39,14 @@ typedef enum rx_status {
     RX_EDATA = -10    ///< malformed or inconsistent data file
 } rx_status;
 
+/*
+ * NULL arguments: every function returns RX_EINVAL for a NULL pointer it
+ * cannot accept (with the message in `err`, or in rx_errmsg(ctx) where
+ * the context is not the NULL one); the functions documented NULL-safe
+ * (rx_destroy, rx_config_free, rx_config_default, rx_sweep_free,
+ * rx_errmsg, rx_build_info) do nothing. An `rx_err *` may always be NULL.
+ */
+
 /** Static text for a status code (never NULL). */
 RX_API const char *rx_strerror(rx_status s);
 
@@ -579,7 +587,8 @@ RX_API rx_status rx_checkpoint_resume(rx_ctx *c, const char *path);
  * the run stops after the step phase of the next iteration (under the
  * partner design, cfg.sync, at its next full barrier: within about 5 ms of
  * iterations, or the next iteration where one takes longer), writes a
- * checkpoint if enabled, and rx_run returns RX_EABORTED.
+ * checkpoint if enabled, and rx_run returns RX_EABORTED. flag NULL: no
+ * stop flag.
  */
 RX_API rx_status rx_set_stop_flag(rx_ctx *c, volatile sig_atomic_t *flag);
 

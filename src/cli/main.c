@@ -510,22 +510,6 @@ static int partial_start(const run_opts *o, const rx_config *cfg,
     return 0;
 }
 
-/* The engine says "(the previous checkpoint is intact)" after any failed
- * checkpoint; where none had been written, says that instead. */
-static void print_run_failure(const char *msg, const char *ck)
-{
-    static const char said[] = " (the previous checkpoint is intact)";
-    const char *at = strstr(msg, said);
-    struct stat sb;
-    if (!at || stat(ck, &sb) == 0) {
-        fprintf(stderr, "replex: run failed: %s\n", msg);
-        return;
-    }
-    fprintf(stderr, "replex: run failed: %.*s (no checkpoint had been "
-            "written yet: nothing to resume)%s\n", (int)(at - msg), msg,
-            at + sizeof said - 1);
-}
-
 static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                    int resuming)
 {
@@ -614,7 +598,7 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                 (long long)cfg->iterations);
         rc = EXIT_RUNFAIL;
     } else if (st != RX_OK) {
-        print_run_failure(rx_errmsg(ctx), pck);
+        fprintf(stderr, "replex: run failed: %s\n", rx_errmsg(ctx));
         rc = EXIT_RUNFAIL;
     } else if ((st = rx_write_rundir(ctx, out, o->force || resuming,
                                      source)) != RX_OK) {

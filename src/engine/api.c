@@ -175,9 +175,11 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
                     const rx_callback_target *cb, rx_logger logger,
                     rx_err *err)
 {
+    if (out)
+        *out = NULL;
     if (!out || !cfg)
-        return rx__fail(err, RX_EINVAL, "rx_create: out and cfg required");
-    *out = NULL;
+        return rx__fail(err, RX_EINVAL, "rx_create: %s is NULL",
+                        !out ? "out" : "cfg");
     rx_status st = rx_config_validate(cfg, err);
     if (st != RX_OK)
         return st;

@@ -78,6 +78,17 @@ typedef struct rx__zhelp {
     double *z[2];        /* dim each */
 } rx__zhelp;
 
+/* What failed, where a thread's slot records no particle (fail_particle
+ * holds a particle index >= 0, or one of these). */
+typedef enum rx__fail_kind {
+    RX_FAIL_ALLOC = -1,    /* allocating chain state */
+    RX_FAIL_PROGRESS = -2, /* the progress callback asked to stop */
+    RX_FAIL_SETUP = -3,    /* a thread's set-up (message in ts->err) */
+    RX_FAIL_EVAL = -4,     /* posterior-predictive evaluation */
+    RX_FAIL_STOP = -5,     /* a stop request (flag or signal) */
+    RX_FAIL_CKPT = -6      /* writing a checkpoint */
+} rx__fail_kind;
+
 /* Per-thread state, one cache-line-aligned slot per thread. */
 typedef struct rx__tstate {
     alignas(RX_CACHELINE) rx__xstate x;

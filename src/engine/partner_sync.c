@@ -105,7 +105,7 @@ void rx__partner_assemble(rx_ctx *c, rx__tstate *ts, int nthr, rx__run *R,
     if (k + 1 < K && c->stop_flag && *c->stop_flag && ts->st == RX_OK) {
         c->stop_now = 1;
         ts->st = RX_EABORTED;
-        ts->fail_particle = -5;
+        ts->fail_particle = RX_FAIL_STOP;
         ts->fail_k = k;
     }
     /* decided here, between the two barriers, for everyone: a thread may

@@ -99,7 +99,7 @@ void rx__report_progress(rx_ctx *c, rx__tstate *ts, int64_t k, double t0)
     pr.mean_accept = ev > 0 ? acc / (double)ev : 0.0;
     pr.elapsed_s = rx__now() - t0;
     if (c->progress_fn(c->progress_user, &pr) != RX_OK)
-        rx__chain_fail(c, ts, (int)((k + 1) & 1), RX_EABORTED, -2, k + 1,
+        rx__chain_fail(c, ts, (int)((k + 1) & 1), RX_EABORTED, RX_FAIL_PROGRESS, k + 1,
                        NAN);
 }
 
@@ -127,7 +127,7 @@ void rx__evaluate_chunks(rx_ctx *c, rx__tstate *ts, int t, int nthr)
                 set == 0 ? ev->lmax[m] : NULL, set == 0 ? ev->lsum[m] : NULL);
             if (st != RX_OK && ts->st == RX_OK) {
                 ts->st = st;
-                ts->fail_particle = -4;
+                ts->fail_particle = RX_FAIL_EVAL;
             }
         }
 }
@@ -271,27 +271,30 @@ static void run_notes(rx_ctx *c)
 /* rx_run's status and message for the failure in thread slot ts. */
 static rx_status failure_message(rx_ctx *c, const rx__tstate *ts)
 {
-    if (ts->fail_particle == -1)
+    if (ts->fail_particle == RX_FAIL_ALLOC)
         return rx__fail(&c->err, ts->st, "rx_run: %s while allocating "
                         "chain state", rx_strerror(ts->st));
     int32_t i = ts->fail_particle;
-    if (i == -3)
+    if (i == RX_FAIL_SETUP)
         return rx__fail(&c->err, ts->st, "rx_run: %s", ts->err.msg);
-    if (i == -4)
+    if (i == RX_FAIL_EVAL)
         return rx__fail(&c->err, ts->st, "rx_run: evaluation: %s",
                         rx_strerror(ts->st));
-    if (i == -5)
+    if (i == RX_FAIL_STOP)
         return rx__fail(&c->err, ts->st,
                         "rx_run: stopped on request after the step phase "
                         "of iteration %lld%s%s", (long long)ts->fail_k,
                         c->ckpt_fn ? "; checkpoint written to " : "",
                         c->ckpt_fn ? c->ckpt_path : "");
-    if (i == -6)
+    if (i == RX_FAIL_CKPT)
         return rx__fail(&c->err, ts->st,
                         "rx_run: checkpoint at iteration %lld failed: %s "
-                        "(the previous checkpoint is intact)",
-                        (long long)ts->fail_k, c->ckpt_err);
-    if (i == -2)
+                        "(%s)", (long long)ts->fail_k, c->ckpt_err,
+                        c->ckpts_written > 0 || c->resumed
+                            ? "the previous checkpoint is intact"
+                            : "no checkpoint had been written yet: nothing "
+                              "to resume");
+    if (i == RX_FAIL_PROGRESS)
         return rx__fail(&c->err, ts->st, "rx_run: stopped by the "
                         "progress callback after iteration %lld",
                         (long long)ts->fail_k);

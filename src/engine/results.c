@@ -11,10 +11,20 @@
 #include "state.h"
 #include "wing.h"
 
+/* A NULL argument of a call on context c: RX_EINVAL, with the message in
+ * the context's error slot (the only thing written). */
+static rx_status null_arg(const rx_ctx *c, const char *fn, const char *arg)
+{
+    if (!c)
+        return RX_EINVAL;
+    return rx__fail(&((rx_ctx *)c)->err, RX_EINVAL, "%s: %s is NULL", fn,
+                    arg);
+}
+
 rx_status rx_get_results(const rx_ctx *c, rx_results *r)
 {
     if (!c || !r)
-        return RX_EINVAL;
+        return null_arg(c, "rx_get_results", "out");
     memset(r, 0, sizeof *r);
     r->n_chains = c->P;
     r->window = c->xc.W;
@@ -118,24 +128,24 @@ static rx__diag_in diag_in(const rx_ctx *c)
 
 rx_status rx_density_grid(const rx_ctx *c, double *ptrue, double *pemp)
 {
-    if (!c)
-        return RX_EINVAL;
+    if (!c || !ptrue || !pemp)
+        return null_arg(c, "rx_density_grid", !ptrue ? "ptrue" : "pemp");
     const rx__diag_in in = diag_in(c);
     return rx__density_grid(&in, ptrue, pemp);
 }
 
 rx_status rx_density_tv(const rx_ctx *c, double *tv)
 {
-    if (!c)
-        return RX_EINVAL;
+    if (!c || !tv)
+        return null_arg(c, "rx_density_tv", "tv");
     const rx__diag_in in = diag_in(c);
     return rx__density_tv(&in, tv);
 }
 
 rx_status rx_mode_weights(const rx_ctx *c, double *est, int n)
 {
-    if (!c)
-        return RX_EINVAL;
+    if (!c || !est)
+        return null_arg(c, "rx_mode_weights", "est");
     const rx__diag_in in = diag_in(c);
     return rx__mode_weights(&in, est, n);
 }

@@ -115,7 +115,7 @@ static double *thread_setup(rx_ctx *c, rx__tstate *ts, int t, int lo,
     const int P = c->P;
     ts->st = RX_OK;
     if (rx__tstate_alloc(c, ts, P) != RX_OK)
-        rx__chain_fail(c, ts, 2, RX_ENOMEM, -1, -1, 0.0);
+        rx__chain_fail(c, ts, 2, RX_ENOMEM, RX_FAIL_ALLOC, -1, 0.0);
     if (ts->st == RX_OK) {
         /* network and data targets: the thread's workspace then keeps a
          * minibatch sampler for every chain (a pure function of (seed,
@@ -124,11 +124,11 @@ static double *thread_setup(rx_ctx *c, rx__tstate *ts, int t, int lo,
         rx_status st = rx__tws_create(c->target, all ? 0 : lo, all ? P : hi,
                                       c->cfg.seed, &ts->tws, &ts->err);
         if (st != RX_OK)
-            rx__chain_fail(c, ts, 2, st, -3, -1, 0.0);
+            rx__chain_fail(c, ts, 2, st, RX_FAIL_SETUP, -1, 0.0);
     }
     if (ts->st == RX_OK && c->vc.on &&
         rx__vrws_create(&ts->vrw, c->target->cv.bs, c->vc.J) != RX_OK)
-        rx__chain_fail(c, ts, 2, RX_ENOMEM, -1, -1, 0.0);
+        rx__chain_fail(c, ts, 2, RX_ENOMEM, RX_FAIL_ALLOC, -1, 0.0);
     if (ts->tws && rx__target_is_network(c->target)) {
         double dbytes, sbytes;
         rx__network_mem(c->target, ts->tws, &dbytes, &sbytes);
@@ -149,7 +149,7 @@ static double *thread_setup(rx_ctx *c, rx__tstate *ts, int t, int lo,
         ts->pwin = rx__calloc_aligned(sizeof(int64_t) * 3 * (size_t)P,
                                       RX_CACHELINE);
         if (!Eloc || !ts->pst || !ts->pwin)
-            rx__chain_fail(c, ts, 2, RX_ENOMEM, -1, -1, 0.0);
+            rx__chain_fail(c, ts, 2, RX_ENOMEM, RX_FAIL_ALLOC, -1, 0.0);
     }
     return Eloc;
 }
@@ -196,7 +196,7 @@ static int ckpt_sync(rx_ctx *c, rx__tstate *ts, rx__run *R, int t,
                                        sizeof c->ckpt_err);
             if (cst != RX_OK) {
                 ts->st = cst;
-                ts->fail_particle = -6;
+                ts->fail_particle = RX_FAIL_CKPT;
                 ts->fail_k = k;
                 c->stop_now = 1;
             } else {
@@ -205,7 +205,7 @@ static int ckpt_sync(rx_ctx *c, rx__tstate *ts, rx__run *R, int t,
         }
         if (c->stop_now && ts->st == RX_OK) {
             ts->st = RX_EABORTED;
-            ts->fail_particle = -5;
+            ts->fail_particle = RX_FAIL_STOP;
             ts->fail_k = k;
         }
     }

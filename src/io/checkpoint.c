@@ -203,8 +203,11 @@ static rx_status write_ckpt(rx_ctx *c, int64_t k, const char *path,
 
 rx_status rx_checkpoint_enable(rx_ctx *c, const char *path, int64_t every)
 {
-    if (!c || !path || !path[0])
+    if (!c)
         return RX_EINVAL;
+    if (!path || !path[0])
+        return rx__fail(rx__ctx_err(c), RX_EINVAL, "rx_checkpoint_enable: "
+                        "the path is %s", path ? "empty" : "NULL");
     if (rx__ckpt_install(c, path, every, write_ckpt) != RX_OK)
         return rx__fail(rx__ctx_err(c), RX_ENOMEM, "rx_checkpoint_enable: "
                         "out of memory");
@@ -298,8 +301,11 @@ static rx_status check_config(rx_ctx *c, const char *path, ckio *r)
 /* On failure the context's recorders may be half restored: destroy it. */
 rx_status rx_checkpoint_resume(rx_ctx *c, const char *path)
 {
-    if (!c || !path)
+    if (!c)
         return RX_EINVAL;
+    if (!path || !path[0])
+        return rx__fail(rx__ctx_err(c), RX_EINVAL, "rx_checkpoint_resume: "
+                        "the path is %s", path ? "empty" : "NULL");
     if (rx__ctx_ran(c))
         return rx__fail(rx__ctx_err(c), RX_EINVAL, "rx_checkpoint_resume: "
                         "this context has already run");

@@ -450,8 +450,12 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
                           const char *source)
 {
     rx_ctx *c = (rx_ctx *)cc; /* only its error slot is written */
-    if (!c || !dir || !dir[0])
+    if (!c)
         return RX_EINVAL;
+    if (!dir || !dir[0])
+        return rx__fail(rx__ctx_err(c), RX_EINVAL,
+                        "rx_write_rundir: the directory is %s",
+                        dir ? "empty" : "NULL");
     if (!rx__ctx_ran(c))
         return rx__fail(rx__ctx_err(c), RX_EINVAL,
                         "rx_write_rundir: the context has not run");
