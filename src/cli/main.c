@@ -510,6 +510,31 @@ static int partial_start(const run_opts *o, const rx_config *cfg,
     return 0;
 }
 
+/* The exit status of a failed rx_create: configuration, data file and
+ * shape errors are bad input. */
+static int create_exit(rx_status st)
+{
+    return st == RX_ECONFIG || st == RX_EINVAL || st == RX_EDATA ||
+                   st == RX_EIO
+               ? EXIT_BADINPUT
+               : EXIT_RUNFAIL;
+}
+
+/* validate: everything run checks before its first iteration, the data
+ * files and the network's shapes included (rx_create, then destroyed),
+ * with run's message and exit status. */
+static int validate_setup(const char *file, const rx_config *cfg)
+{
+    rx_ctx *ctx = NULL;
+    rx_err err = {""};
+    rx_status st = rx_create(&ctx, cfg, NULL, (rx_logger){0}, &err);
+    rx_destroy(&ctx);
+    if (st == RX_OK)
+        return EXIT_OK;
+    fprintf(stderr, "replex: %s: %s\n", file, err.msg);
+    return create_exit(st);
+}
+
 static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                    int resuming)
 {
@@ -537,11 +562,7 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
     if (st != RX_OK) {
         rx_config_free(cfg);
         fprintf(stderr, "replex: %s: %s\n", o->file, err.msg);
-        /* configuration, data file and shape errors are bad input */
-        return st == RX_ECONFIG || st == RX_EINVAL || st == RX_EDATA ||
-                       st == RX_EIO
-                   ? EXIT_BADINPUT
-                   : EXIT_RUNFAIL;
+        return create_exit(st);
     }
     /* after rx_create: a missing data file creates no directory */
     if (check_writable(out) != 0) {
@@ -737,7 +758,9 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     if (o.threads >= 0)
         cfg.threads = o.threads;
     if (!is_run) {
-        rc = print_resolved(&cfg) == 0 ? EXIT_OK : EXIT_RUNFAIL;
+        rc = validate_setup(o.file, &cfg);
+        if (rc == EXIT_OK)
+            rc = print_resolved(&cfg) == 0 ? EXIT_OK : EXIT_RUNFAIL;
         if (rc == EXIT_OK && !o.quiet)
             fprintf(stderr, "%s: valid\n", o.file);
         rx_config_free(&cfg);

@@ -17,12 +17,11 @@
 #                 CORRECT message. Exit status and "nothing written" are still
 #                 checked strictly. When the message starts to match, the case
 #                 fails (XPASS) so that the .xfail file gets deleted.
-#   NAME.runonly  optional: `replex validate` is known to accept the file
-#                 (the reason is in the file); the validate check is skipped
 #
 # Each case NAME is also run as `replex validate FILE [ARGS]` (case
 # NAME/validate), which must exit 2 with the same message as run, unless
-# NAME.args holds a run-only option (--threads) or NAME.runonly exists.
+# NAME.args holds a run-only option (--threads). validate builds the target
+# as run does (data files, network shapes), so no file is run-only.
 #
 # Output: one line per case (ok NAME / FAIL NAME: why / xfail NAME: why /
 # skip NAME: why), then "N passed, M failed"; exit status 1 if M > 0.
@@ -108,10 +107,6 @@ for expect in "$BAD"/*.expect; do
     rm -rf "$tmp"
 
     # -- replex validate FILE ARGS: same verdict as run --
-    if [ -f "$BAD/$name.runonly" ]; then
-        skip "$name/validate" "$(line1 "$BAD/$name.runonly")"
-        continue
-    fi
     case " ${args[*]:-} " in
         *" --threads "*) continue ;;  # an option of run only
     esac
@@ -285,7 +280,7 @@ fi
 rm -rf "$P"
 
 if [ "$nxfail" -gt 0 ] || [ "$nskip" -gt 0 ]; then
-    echo "($nxfail known-wrong messages (xfail), $nskip skipped; see $BAD/*.xfail, *.runonly)"
+    echo "($nxfail known-wrong messages (xfail), $nskip skipped; see $BAD/*.xfail)"
 fi
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
