@@ -27,6 +27,8 @@ typedef struct {
     int fresh, sequential;
     int partner; /* the default synchronisation is the partner design */
     rx_normal_method normal;
+    int sgnht; /* SGNHT at every position: 1 state_on_swap follow, 2 reset
+                * (0: the rules below) */
 } variant;
 
 static rx_ctx *run_sync(const variant *v, int threads, int sync)
@@ -80,6 +82,14 @@ static rx_ctx *run_sync(const variant *v, int threads, int sync)
         c.tempering.sigma2 = RX_SIGMA2_ESTIMATE;
         c.variance.every = 7;
         c.tempering.sequential_stats = 0;
+    }
+    if (v->sgnht) {
+        /* the thermostat's state (dim + 1) travels; reset draws a fresh
+         * one from its own stream */
+        c.step.target = c.step.others = RX_STEP_SGNHT;
+        c.step.sgnht_mu = 1e-4;
+        c.step.state_on_swap =
+            v->sgnht == 2 ? RX_STATE_RESET : RX_STATE_FOLLOW;
     }
     c.record.thin = 3;
     c.record.trace_every = 50;
@@ -205,7 +215,7 @@ static rx_ctx *run_zhelp(int threads, int on, rx_step_kind kind)
 }
 
 /* balance_noise: noise drawn ahead by waiting threads gives the same run
- * as 1 thread and as 2 threads without it (SGLD and SGHMC) */
+ * as 1 thread and as 2 threads without it (SGLD, SGHMC, SGNHT) */
 static void check_zhelp(rx_step_kind kind)
 {
     rx_ctx *c1 = run_zhelp(1, 1, kind), *c2 = run_zhelp(2, 1, kind),
@@ -853,30 +863,35 @@ int main(void)
     check_fused();
     check_zhelp(RX_STEP_SGLD);
     check_zhelp(RX_STEP_SGHMC);
+    check_zhelp(RX_STEP_SGNHT);
     const variant vs[] = {
         {"deo_star mixture25 noisy", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25,
-         16, 2.0, 2.0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER},
-        {"deo mixture25 exact", RX_SCHEME_DEO, RX_TARGET_MIXTURE25, 7, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER},
-        {"seo gmm", RX_SCHEME_SEO, RX_TARGET_GMM, 5, 0.5, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER},
-        {"adj gmm", RX_SCHEME_ADJ, RX_TARGET_GMM, 6, 0, 0.3, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 0, RX_NORMAL_BOX_MULLER},
-        {"ape mixture25", RX_SCHEME_APE, RX_TARGET_MIXTURE25, 9, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 0, RX_NORMAL_BOX_MULLER},
-        {"deo_star P=64", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25, 64, 0, 1, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER},
+         16, 2.0, 2.0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER, 0},
+        {"deo mixture25 exact", RX_SCHEME_DEO, RX_TARGET_MIXTURE25, 7, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER, 0},
+        {"seo gmm", RX_SCHEME_SEO, RX_TARGET_GMM, 5, 0.5, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER, 0},
+        {"adj gmm", RX_SCHEME_ADJ, RX_TARGET_GMM, 6, 0, 0.3, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 0, RX_NORMAL_BOX_MULLER, 0},
+        {"ape mixture25", RX_SCHEME_APE, RX_TARGET_MIXTURE25, 9, 0, 0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 0, RX_NORMAL_BOX_MULLER, 0},
+        {"deo_star P=64", RX_SCHEME_DEO_STAR, RX_TARGET_MIXTURE25, 64, 0, 1, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER, 0},
         {"deo_star-sgd deterministic adaptive", RX_SCHEME_DEO_STAR,
          RX_TARGET_MIXTURE25, 16, 2, 2, RX_RULE_DETERMINISTIC, RX_ADAPT_ETA,
-         1, 1, 0, RX_NORMAL_BOX_MULLER},
+         1, 1, 0, RX_NORMAL_BOX_MULLER, 0},
         {"deo deterministic adaptive parallel stats", RX_SCHEME_DEO,
          RX_TARGET_MIXTURE25, 11, 2, 2, RX_RULE_DETERMINISTIC, RX_ADAPT_ETA,
-         0, 0, 0, RX_NORMAL_BOX_MULLER},
+         0, 0, 0, RX_NORMAL_BOX_MULLER, 0},
         {"bias-corrected tau ladder", RX_SCHEME_DEO_STAR, RX_TARGET_GMM, 9, 1,
-         0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_TAU, 0, 0, 0, RX_NORMAL_BOX_MULLER},
+         0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_TAU, 0, 0, 0, RX_NORMAL_BOX_MULLER, 0},
         {"sghmc/msgd estimated sigma2", RX_SCHEME_DEO_STAR, RX_TARGET_GMM, 10,
-         1, 0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_NONE, 0, 1, 0, RX_NORMAL_BOX_MULLER},
+         1, 0.5, RX_RULE_BIAS_CORRECTED, RX_ADAPT_NONE, 0, 1, 0, RX_NORMAL_BOX_MULLER, 0},
         {"deo mixture25 noisy ziggurat", RX_SCHEME_DEO, RX_TARGET_MIXTURE25,
          16, 2.0, 2.0, RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1,
-         RX_NORMAL_ZIGGURAT},
+         RX_NORMAL_ZIGGURAT, 0},
         {"deterministic adaptive fresh ziggurat", RX_SCHEME_DEO_STAR,
          RX_TARGET_MIXTURE25, 12, 2, 2, RX_RULE_DETERMINISTIC, RX_ADAPT_ETA,
-         1, 1, 0, RX_NORMAL_ZIGGURAT},
+         1, 1, 0, RX_NORMAL_ZIGGURAT, 0},
+        {"sgnht follow", RX_SCHEME_DEO, RX_TARGET_MIXTURE25, 8, 0, 2,
+         RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_ZIGGURAT, 1},
+        {"sgnht reset", RX_SCHEME_SEO, RX_TARGET_GMM, 7, 0, 1,
+         RX_RULE_METROPOLIS, RX_ADAPT_NONE, 0, 0, 1, RX_NORMAL_BOX_MULLER, 2},
     };
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; ++i) {
         /* default synchronisation on 1, 2, 3 threads; and the global

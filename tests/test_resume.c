@@ -16,7 +16,10 @@
  *     with C and the ladders, recorders, samples), on 1, 2 and 3 threads.
  *  3. Both for the deterministic rule under DEO* (window 8, C adapted,
  *     ladder adapted) as well, and with momentum steps (SGHMC at the
- *     target, momentum SGD elsewhere: the optimiser state travels).
+ *     target, momentum SGD elsewhere: the optimiser state travels), and
+ *     with SGNHT at positions 2..P (a state of dim + 1 doubles: velocity
+ *     and thermostat, rescaled on a move, drawn afresh on the change of
+ *     rule to and from SGHMC at the target).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
@@ -286,19 +289,27 @@ int main(void)
                                       "step.target=sghmc",
                                       "step.others=msgd",
                                       "ladder.eta.max=0.05"};
+    /* a state longer than dim: SGNHT's velocity and thermostat */
+    static const char *const nht[] = {"iterations=6000",
+                                      "step.target=sghmc",
+                                      "step.others=sgnht",
+                                      "step.sgnht_mu=0.01",
+                                      "ladder.eta.max=0.05"};
     state_moves(deo, 2);
     resume_case("deo", deo, 2);
     resume_case("deo_star", star, 3);
     resume_case("momentum", mom, 4);
+    resume_case("sgnht", nht, 5);
     /* the run directories are left to the temporary directory's owner
      * only when a check failed */
     if (check_fail_ == 0) {
         const char *sub[] = {"deo_ref", "deo_r1", "deo_r2", "deo_star_ref",
                              "deo_star_r1", "deo_star_r2", "momentum_ref",
-                             "momentum_r1", "momentum_r2"};
+                             "momentum_r1", "momentum_r2", "sgnht_ref",
+                             "sgnht_r1", "sgnht_r2"};
         const char *files[] = {"samples.npy", "index.npy", "trace.csv",
                                "config.yaml", "summary.json"};
-        for (int i = 0; i < 9; ++i) {
+        for (int i = 0; i < 12; ++i) {
             char p[1400];
             for (int j = 0; j < 5; ++j) {
                 snprintf(p, sizeof p, "%s/%s/%s", tmp, sub[i], files[j]);

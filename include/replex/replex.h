@@ -179,9 +179,11 @@ typedef enum rx_normal_method {
  *  position. */
 typedef enum rx_state_on_swap {
     RX_STATE_FOLLOW = 0,     ///< moves with the particle, velocity rescaled
-                             ///< by sqrt(eta' tau' / (eta tau))
+                             ///< by sqrt(eta' tau' / (eta tau)) (SGNHT:
+                             ///< s to the new position's fixed point)
     RX_STATE_FOLLOW_RAW = 1, ///< moves with the particle unchanged
-    RX_STATE_RESET = 2       ///< zeroed (the authors' CIFAR code)
+    RX_STATE_RESET = 2       ///< a fresh state: zeroed (the authors' CIFAR
+                             ///< code); SGNHT v ~ N(0, tau eta), s = c/tau
 } rx_state_on_swap;
 
 typedef enum rx_ladder_kind {
@@ -427,6 +429,10 @@ typedef struct rx_config {
         double rms_eps;      ///< pSGD lambda (default 1e-5)
         double sghmc_vhat;   ///< SGHMC noise estimate V^: beta^ =
                              ///< V^ eta / 2 (default 0)
+        double sgnht_c;      ///< SGNHT injected-noise level c, in
+                             ///< [0, 1) (default 0.1)
+        double sgnht_mu;     ///< SGNHT thermostat gain mu >= 0 (0: the
+                             ///< thermostat off) (default 1)
         rx_state_on_swap state_on_swap; ///< default follow
         int cyclical_cycles; ///< > 0: cosine learning-rate cycles over the
                              ///< run, eta_k = eta/2 (cos(pi r_k) + 1)

@@ -30,7 +30,7 @@ const char *const rx__rule_names[] = {"metropolis", "bernoulli",
 const char *const rx__adapt_names[] = {"none", "eta", "tau", "barrier",
                                        NULL};
 const char *const rx__step_names[] = {"sgld", "sgd", "msgd", "psgd",
-                                      "sghmc", NULL};
+                                      "sghmc", "sgnht", NULL};
 const char *const rx__on_swap_names[] = {"follow", "follow_raw", "reset",
                                          NULL};
 const char *const rx__policy_names[] = {"stop", "rollback", NULL};
@@ -48,6 +48,7 @@ _Static_assert(RX_SCHEME_NONE == 6 && RX_SCHEME_DEO_STAR == 4,
                "rx__scheme_names follows rx_scheme");
 _Static_assert(RX_RULE_BIAS_CORRECTED == 3 && RX_RULE_DETERMINISTIC == 2,
                "rx__rule_names follows rx_rule");
+_Static_assert(RX_STEP_SGNHT == 5, "rx__step_names follows rx_step_kind");
 _Static_assert(RX_NORMAL_ZIGGURAT == 1, "rx__normal_names follows "
                "rx_normal_method");
 _Static_assert(RX_SYNC_PARTNER == 2 && RX_BALANCE_ROTATE == 2 &&
@@ -413,9 +414,10 @@ const rx__keydef rx__keys[] = {
      "after each adaptive update clamp every interior value between its new "
      "lower and old upper neighbour (a library addition; false = the papers)"},
     {"step.target", K_ENUM, OFF(step.target), "sgld", 0, 0, 0, 0, rx__step_names,
-     "step rule at position 1 (the target): sgld, sgd, msgd, psgd, sghmc"},
+     "step rule at position 1 (the target): sgld, sgd, msgd, psgd, sghmc, "
+     "sgnht"},
     {"step.others", K_ENUM, OFF(step.others), "sgld", 0, 0, 0, 0, rx__step_names,
-     "step rule at positions 2..P: sgld, sgd, msgd, psgd, sghmc"},
+     "step rule at positions 2..P: sgld, sgd, msgd, psgd, sghmc, sgnht"},
     {"step.momentum", K_REAL, OFF(step.momentum), "0.9", 0, 1, 0, 1, NULL,
      "msgd: momentum mu; sghmc: rho (friction 1 - rho), in [0, 1)"},
     {"step.rms_alpha", K_REAL, OFF(step.rms_alpha), "0.99", 0, 1, 0, 1, NULL,
@@ -426,11 +428,18 @@ const rx__keydef rx__keys[] = {
      NULL,
      "sghmc: estimate V^ of the gradient-noise variance; beta^ = V^ eta / 2 "
      "is subtracted from the injected noise (needs beta^ <= 1 - rho)"},
+    {"step.sgnht_c", K_REAL, OFF(step.sgnht_c), "0.1", 0, 1, 0, 1, NULL,
+     "sgnht: injected-noise level c in [0, 1): v gets N(0, 2 c eta); a "
+     "fresh thermostat is c / tau (needs c <= tau / 2 where mu > 0)"},
+    {"step.sgnht_mu", K_REAL, OFF(step.sgnht_mu), "1", 0, INF, 0, 0, NULL,
+     "sgnht: thermostat gain mu >= 0: s <- s + mu (v'v/dim - tau eta); 0 "
+     "turns the thermostat off (friction c / tau)"},
     {"step.state_on_swap", K_ENUM, OFF(step.state_on_swap), "follow", 0, 0,
      0, 0, rx__on_swap_names,
-     "optimiser state (momentum, preconditioner) when its particle changes "
-     "position: follow (velocities rescaled by sqrt(eta' tau' / (eta tau))), "
-     "follow_raw, reset (zeroed, as the authors' code)"},
+     "optimiser state (momentum, preconditioner, thermostat) when its "
+     "particle changes position: follow (velocities rescaled by sqrt(eta' "
+     "tau' / (eta tau)), an SGNHT thermostat moved to the new fixed point), "
+     "follow_raw, reset (zeroed, as the authors' code; SGNHT: a fresh state)"},
     {"step.cyclical_cycles", K_INT, OFF(step.cyclical_cycles), "0", 0,
      1000000000, 0, 0, NULL,
      "> 0: cyclical learning rates, M cosine cycles over the run: eta_k = "

@@ -368,6 +368,59 @@ static rx_status check_swaps(const rx_config *c, const rx__marks *mk,
     return RX_OK;
 }
 
+/* The temperature of position q (0-based) of a ladder, q = 0 or 1: the
+ * smallest where a rule is used at positions q.. (ladders ascend). */
+static double tau_at(const rx_ladder_spec *L, int q, int P)
+{
+    if (L->kind == RX_LADDER_LIST)
+        return L->values.n > q ? L->values.v[q] : L->min;
+    if (L->kind == RX_LADDER_CONSTANT || q == 0 || P < 2)
+        return L->min;
+    return L->min * pow(L->max / L->min, (double)q / (double)(P - 1));
+}
+
+/* SGNHT (renhd.md 3.2-3.4): c in [0, 1), mu >= 0, and a thermostat that
+ * can settle at the coldest temperature tau it runs at. A fresh thermostat
+ * is s = c / tau; the velocity contracts by 1 - s, so s >= 2 diverges.
+ * With mu > 0 the thermostat moves s to s* with s* (2 - s*) = (2 c + eta
+ * V) / tau, which has no root for c / tau > 1/2 even without gradient
+ * noise (V = 0): s grows until the chain diverges. */
+static rx_status check_sgnht(const rx_config *c, const rx__marks *mk,
+                             rx_err *err)
+{
+    const int at0 = c->step.target == RX_STEP_SGNHT;
+    if (!at0 && c->step.others != RX_STEP_SGNHT)
+        return RX_OK;
+    const double sc = c->step.sgnht_c, mu = c->step.sgnht_mu;
+    if (!(sc >= 0.0 && sc < 1.0))
+        return rx__key_err(err, mk, "step.sgnht_c",
+                       "must be a number in [0, 1), got %.17g", sc);
+    if (!(mu >= 0.0) || !isfinite(mu))
+        return rx__key_err(err, mk, "step.sgnht_mu",
+                       "must be a finite number >= 0, got %.17g", mu);
+    const int P = c->tempering.n_chains;
+    /* an adaptive temperature ladder may move position 2 down to 1's */
+    const int tau_moves = c->ladder.adapt == RX_ADAPT_TAU ||
+                          c->ladder.adapt == RX_ADAPT_BARRIER;
+    const double tau =
+        tau_at(&c->ladder.tau, at0 || tau_moves || P < 2 ? 0 : 1, P);
+    const double r = sc / tau;
+    if (r >= 2.0)
+        return rx__key_err(err, mk, "step.sgnht_c",
+                       "c / tau = %.4g at the coldest SGNHT position (tau "
+                       "%.4g): the friction c / tau must be below 2 or the "
+                       "velocity grows without bound",
+                       r, tau);
+    if (mu > 0.0 && r > 0.5)
+        return rx__key_err(err, mk, "step.sgnht_c",
+                       "c / tau = %.4g at the coldest SGNHT position (tau "
+                       "%.4g): the thermostat has no fixed point (s (2 - s) "
+                       "= 2 c / tau > 1) and drives the chain to diverge; "
+                       "need c <= tau / 2 (or sgnht_mu: 0)",
+                       r, tau);
+    return RX_OK;
+}
+
 /* The control-variate energies. */
 static rx_status check_vr(const rx_config *c, const rx__marks *mk,
                           rx_err *err)
@@ -409,6 +462,8 @@ rx_status rx__config_check(const rx_config *c, const rx__marks *mk,
         st = check_gmm(c, mk, err);
     if (st == RX_OK)
         st = check_swaps(c, mk, err);
+    if (st == RX_OK)
+        st = check_sgnht(c, mk, err);
     if (st == RX_OK)
         st = check_vr(c, mk, err);
     if (st == RX_OK)

@@ -3,6 +3,7 @@
  * silent mistakes. Each is logged once, at RX_LOG_WARN, located at the key
  * the user set (docs/yaml.md "Warnings").
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -61,7 +62,7 @@ static int noisy_energies(const rx_config *c)
            (int64_t)c->data.batch_size < c->target.n_data;
 }
 
-/* The largest temperature of the ladder. */
+/* The largest temperature (or learning rate) of the ladder. */
 static double top_tau(const rx_ladder_spec *L)
 {
     if (L->kind == RX_LADDER_LIST && L->values.n > 0)
@@ -119,12 +120,51 @@ static int biased(const rx_config *c, const rx__marks *mk, rx_logger log)
     return n;
 }
 
+/* SGNHT's thermostat fluctuates with sd about sqrt(eta mu tau / d)
+ * (renhd.md 3.4); unless its level s* is well above that, s often goes
+ * negative and the samples come out wrong. s* (2 - s*) = (2 c + eta V) /
+ * tau, V the injected gradient noise's variance (target.grad_noise_sd^2;
+ * with V = 0, s* is about c / tau, the spec's c / tau >= 3 sd). Checked at
+ * the hottest SGNHT position, on the targets whose dimension d is known
+ * before the run. */
+static int sgnht_noisy(const rx_config *c, const rx__marks *mk,
+                       rx_logger log)
+{
+    const int at0 = c->step.target == RX_STEP_SGNHT;
+    const int others = c->step.others == RX_STEP_SGNHT &&
+                       c->tempering.n_chains > 1;
+    const double d = c->target.kind == RX_TARGET_MIXTURE25 ? 2.0
+                     : c->target.kind == RX_TARGET_MIXTURE_DATA ? 1.0
+                     : c->target.kind == RX_TARGET_GMM
+                         ? (double)c->target.means.cols
+                         : 0.0;
+    if ((!at0 && !others) || !(d > 0.0) || !(c->step.sgnht_mu > 0.0))
+        return 0;
+    const double tau = others ? top_tau(&c->ladder.tau) : c->ladder.tau.min;
+    const double eta = others ? top_tau(&c->ladder.eta) : c->ladder.eta.min;
+    const double V = c->target.grad_noise_sd * c->target.grad_noise_sd;
+    const double k = (2.0 * c->step.sgnht_c + eta * V) / tau;
+    const double s_star = k < 1.0 ? 1.0 - sqrt(1.0 - k) : 1.0;
+    const double sd = sqrt(eta * c->step.sgnht_mu * tau / d);
+    if (s_star >= 3.0 * sd)
+        return 0;
+    warn(log, mk, pick(mk, "step.sgnht_mu", "step.sgnht_c", NULL),
+         "the SGNHT thermostat's noise (sd about sqrt(eta mu tau / d) = "
+         "%.3g at tau %.4g, eta %.4g, d %.0f) is not small against its "
+         "level s* = %.3g: s often goes negative and the samples come out "
+         "wrong (renhd.md 3.4: energy variance 24 %% too high); keep s* >= "
+         "3 sd: lower sgnht_mu or raise sgnht_c",
+         sd, tau, eta, d, s_star);
+    return 1;
+}
+
 int rx__config_warnings(const rx_config *c, const rx__marks *mk,
                         rx_logger log)
 {
     if (!c || !log.fn)
         return 0;
     int n = biased(c, mk, log);
+    n += sgnht_noisy(c, mk, log);
     if (c->record.burn_in >= c->iterations) {
         warn(log, mk, "record.burn_in",
              "%lld >= iterations (%lld): no sample will be kept",

@@ -48,7 +48,10 @@ enum {
     RX_STREAM_DATA = 9,     /* train/test split permutations          */
     RX_STREAM_BATCH = 10,   /* minibatch permutations, per epoch      */
     RX_STREAM_MODELINIT = 11, /* network weight initialisation        */
-    RX_STREAM_ESTIMATE = 12 /* control-variate anchor subsamples      */
+    RX_STREAM_ESTIMATE = 12,/* control-variate anchor subsamples      */
+    RX_STREAM_STATE = 13    /* a step rule's fresh random state (init,
+                               reset on a move), apart from the step
+                               stream, whose draws may be drawn ahead */
 };
 
 /*

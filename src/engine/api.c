@@ -73,6 +73,12 @@ static void create_step_ladder(rx_ctx *c, const rx_config *cfg)
     c->sc.rms_alpha = cfg->step.rms_alpha;
     c->sc.rms_eps = cfg->step.rms_eps;
     c->sc.sghmc_vhat = cfg->step.sghmc_vhat;
+    c->sc.sgnht_c = cfg->step.sgnht_c;
+    c->sc.sgnht_mu = cfg->step.sgnht_mu;
+    /* the per-particle state: the longest of the rules in use */
+    const size_t l0 = rx__step_state_len(cfg->step.target, c->dim);
+    const size_t l1 = rx__step_state_len(cfg->step.others, c->dim);
+    c->slen = l0 > l1 ? l0 : l1;
     c->ac.P = c->P;
     c->ac.adapt = cfg->tempering.scheme == RX_SCHEME_NONE ? RX_ADAPT_NONE
                                                         : cfg->ladder.adapt;

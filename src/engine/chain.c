@@ -246,16 +246,21 @@ rx_status rx__step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
     s.normal = (int)c->cfg.rng.normal;
     rx_step_kind kind = q == 0 ? kind_target : kind_other;
     if (q != p->last_q && p->state) {
+        /* a fresh state's random parts: their own stream, keyed by the
+         * iteration (the step stream's draws may be drawn ahead) */
         int q0 = p->last_q;
-        rx__step_on_move(c->cfg.step.state_on_swap,
-                         q0 == 0 ? kind_target : kind_other,
-                         kind, p->state, c->dim,
-                         ts->x.eta[q0], ts->x.tau[q0],
-                         ts->x.eta[q], ts->x.tau[q]);
+        rx__stream sm;
+        rx__stream_init(&sm, seed, (uint32_t)i, RX_STREAM_STATE,
+                        (uint64_t)k + 1);
+        sm.normal = s.normal;
+        rx__step_move(c->cfg.step.state_on_swap,
+                      q0 == 0 ? kind_target : kind_other, kind, &c->sc,
+                      p->state, c->dim, ts->x.eta[q0], ts->x.tau[q0],
+                      ts->x.eta[q], ts->x.tau[q], &sm);
     }
     p->last_q = q;
     if (c->cfg.faults.policy == 1)
-        rollback_copy(p, c->dim, 1);
+        rollback_copy(p, c->dim, c->slen, 1);
     size_t nz = 0;
     const double *zpre = c->zh ? zhelp_take(&c->zh[i], k, &s, &nz) : NULL;
     rx__step_apply(kind, &c->sc, p->theta, p->state, p->grad,

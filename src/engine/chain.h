@@ -57,7 +57,7 @@ static inline void step_one(rx_ctx *c, rx__tstate *ts, int i, int q,
     if (st == RX_ENUMERIC && rollback &&
         p->rollbacks < c->cfg.faults.max_rollbacks) {
         /* back to the state before this step, half step */
-        rollback_copy(p, c->dim, 0);
+        rollback_copy(p, c->dim, c->slen, 0);
         p->step_scale *= 0.5;
         p->rollbacks++;
         p->last_rollback_k = k;

@@ -39,8 +39,10 @@ typedef struct rx__particle {
     /* partner design: the recorder's marks travel with the particle */
     uint8_t vis, last_end, l1_state;
     /* the rest of the header */
-    alignas(RX_CACHELINE) double *state; /* optimiser state (mSGD, pSGD,
-                                          * SGHMC) or NULL */
+    alignas(RX_CACHELINE) double *state; /* the step rule's state (slen
+                                          * doubles: momentum, RMS average,
+                                          * velocity and thermostat) or
+                                          * NULL */
     double var_raw[2]; /* sigma^2 raw estimate, by parity of k */
     /* faults.policy rollback: the state before the current step */
     double *good_theta, *good_grad, *good_state;
@@ -133,7 +135,8 @@ typedef struct rx__evalst {
 } rx__evalst;
 
 /* Scalars of a packed particle: energy, var_raw[2], last_q, step_scale,
- * rollbacks, last_rollback_k; then theta, grad, state (dim each). */
+ * rollbacks, last_rollback_k; then theta, grad (dim each) and the state
+ * (rx__part_slen doubles: slen, at least dim, zeros for stateless rules). */
 #define RX__PSCAL 7
 /* With variance reduction: then the anchor (dim) and RX__VRSCAL scalars
  * (U(anchor), c, its update count, the cost counters). */
@@ -160,6 +163,9 @@ struct rx_ctx {
     int s2_estimate;            /* sigma2: estimate */
     int P, nt_req, nt_used;
     size_t dim;
+    size_t slen;                /* per-particle state: the largest
+                                 * rx__step_state_len of the rules in use
+                                 * (0: stateless) */
     double *eta, *tau;          /* initial ladders; final ones after run */
     rx__particle **parts;       /* P, allocated by owner threads */
     double *E[2];               /* energies by particle, by parity of k */
@@ -179,6 +185,7 @@ struct rx_ctx {
                                  * boundary pairs in their own iteration */
     size_t part_hdr, part_vec;  /* rx__particle_alloc: header and vector
                                  * sizes (prefetch_particle) */
+    size_t part_svec;           /* and the state's (slen doubles) */
     int no_prefetch;            /* testing: the partner design does not
                                  * prefetch the neighbours' offers */
     int bank;                   /* partner design, fused chain-step, more
@@ -230,7 +237,7 @@ struct rx_ctx {
     int64_t ckpts_written;
     char ckpt_err[9000];
     /* a checkpoint being resumed (rx__state_load) */
-    double *res_parts;   /* P x (RX__PSCAL + 3 dim): see rx__part_pack */
+    double *res_parts;   /* P x rx__part_stride: see rx__part_pack */
     rx__xstate res_x;    /* at, pos, gate, eta, tau, beta, s2hat, acc_sum,
                             C, sa_count, round, round_end, nonadj */
     double eval_s;

@@ -13,7 +13,8 @@
 
 /* A particle's block: the header, then each vector (theta, grad, ...) in
  * whole cache lines (rx__particle_alloc); set once before the threads
- * start, for rx__particle_alloc and prefetch_particle (partner.c). */
+ * start, for rx__particle_alloc and prefetch_particle (partner.c). The
+ * state holds c->slen doubles (the rules' rows), the others dim. */
 void rx__particle_sizes(rx_ctx *c)
 {
     c->part_hdr = (sizeof(rx__particle) + RX_CACHELINE - 1) / RX_CACHELINE *
@@ -21,31 +22,50 @@ void rx__particle_sizes(rx_ctx *c)
     const size_t vec = (c->dim * sizeof(double) + RX_CACHELINE - 1) /
                        RX_CACHELINE * RX_CACHELINE;
     c->part_vec = vec ? vec : RX_CACHELINE;
+    c->part_svec = (c->slen * sizeof(double) + RX_CACHELINE - 1) /
+                   RX_CACHELINE * RX_CACHELINE;
+}
+
+/* Particle i's fresh state: the row's init for the rule at its first
+ * position i, random parts from the stream (seed, i, RX_STREAM_STATE, 0). */
+static void state_init(const rx_ctx *c, rx__particle *p, int i)
+{
+    memset(p->state, 0, sizeof(double) * c->slen);
+    const rx_step_kind kind = i == 0 ? c->cfg.step.target
+                                     : c->cfg.step.others;
+    rx__stream s;
+    rx__stream_init(&s, c->cfg.seed, (uint32_t)i, RX_STREAM_STATE, 0);
+    s.normal = (int)c->cfg.rng.normal;
+    rx__step_init(kind, &c->sc, p->state, c->dim, c->eta[i], c->tau[i], &s);
 }
 
 rx_status rx__particle_alloc(rx_ctx *c, int i, rx__tws *tws)
 {
     const size_t hdr = c->part_hdr, v = c->part_vec;
-    int stateful = rx__step_has_state(c->cfg.step.target) ||
-                   rx__step_has_state(c->cfg.step.others);
-    const int nv = stateful ? 3 : 2;
+    const size_t sv = c->slen ? c->part_svec : 0;
     const int rollback = c->cfg.faults.policy == 1;
-    const size_t nvec = (size_t)(rollback ? 2 * nv : nv) + (c->vc.on ? 1 : 0);
+    /* theta, grad, state; their rollback copies; the anchor; the normals
+     * drawn ahead */
+    const size_t set = 2 * v + sv;
     const size_t zbytes = c->bank ? sizeof(double) * 5 * RX_ZB : 0;
-    char *b = rx__alloc_aligned(hdr + nvec * v + zbytes, RX_CACHELINE);
+    const size_t bytes = hdr + (rollback ? 2 * set : set) +
+                         (c->vc.on ? v : 0) + zbytes;
+    char *b = rx__alloc_aligned(bytes, RX_CACHELINE);
     if (!b)
         return RX_ENOMEM;
     rx__particle *p = (rx__particle *)b;
-    p->theta = (double *)(b + hdr);
-    p->grad = (double *)(b + hdr + v);
-    p->state = stateful ? (double *)(b + hdr + 2 * v) : NULL;
-    p->good_theta = rollback ? (double *)(b + hdr + (size_t)nv * v) : NULL;
-    p->good_grad = rollback ? (double *)(b + hdr + (size_t)(nv + 1) * v)
-                            : NULL;
-    p->good_state = rollback && stateful
-                        ? (double *)(b + hdr + (size_t)(nv + 2) * v) : NULL;
-    p->anchor = c->vc.on ? (double *)(b + hdr + (nvec - 1) * v) : NULL;
-    p->zb = c->bank ? (double *)(b + hdr + nvec * v) : NULL;
+    char *o = b + hdr;
+    p->theta = (double *)o;
+    p->grad = (double *)(o + v);
+    p->state = sv ? (double *)(o + 2 * v) : NULL;
+    o += set;
+    p->good_theta = rollback ? (double *)o : NULL;
+    p->good_grad = rollback ? (double *)(o + v) : NULL;
+    p->good_state = rollback && sv ? (double *)(o + 2 * v) : NULL;
+    o += rollback ? set : 0;
+    p->anchor = c->vc.on ? (double *)o : NULL;
+    o += c->vc.on ? v : 0;
+    p->zb = c->bank ? (double *)o : NULL;
     p->zb_k = 0;
     p->zb_n = 0;
     p->vr_lhat = 0.0;
@@ -60,7 +80,7 @@ rx_status rx__particle_alloc(rx_ctx *c, int i, rx__tws *tws)
     p->last_q = i;
     p->vis = p->last_end = p->l1_state = 0;
     if (p->state)
-        memset(p->state, 0, sizeof(double) * c->dim);
+        state_init(c, p, i);
     p->id = i;
     p->energy = 0.0;
     c->parts[i] = p;
@@ -78,7 +98,15 @@ rx_status rx__particle_alloc(rx_ctx *c, int i, rx__tws *tws)
     return RX_OK;
 }
 
-void rx__part_pack(const rx__particle *p, size_t dim, double *out)
+/* Doubles of state in a packed particle: slen, at least dim (zeros for a
+ * stateless rule), so the older rules keep their layout. */
+static size_t part_slen(size_t dim, size_t slen)
+{
+    return slen > dim ? slen : dim;
+}
+
+void rx__part_pack(const rx__particle *p, size_t dim, size_t slen,
+                   double *out)
 {
     out[0] = p->energy;
     out[1] = p->var_raw[0];
@@ -90,12 +118,12 @@ void rx__part_pack(const rx__particle *p, size_t dim, double *out)
     double *v = out + RX__PSCAL;
     memcpy(v, p->theta, sizeof(double) * dim);
     memcpy(v + dim, p->grad, sizeof(double) * dim);
+    const size_t ps = part_slen(dim, slen);
+    memset(v + 2 * dim, 0, sizeof(double) * ps);
     if (p->state)
-        memcpy(v + 2 * dim, p->state, sizeof(double) * dim);
-    else
-        memset(v + 2 * dim, 0, sizeof(double) * dim);
+        memcpy(v + 2 * dim, p->state, sizeof(double) * slen);
     if (p->anchor) {
-        double *a = v + 3 * dim;
+        double *a = v + 2 * dim + ps;
         memcpy(a, p->anchor, sizeof(double) * dim);
         double *q = a + dim;
         q[0] = p->vr_lhat;
@@ -114,11 +142,12 @@ void rx__part_pack(const rx__particle *p, size_t dim, double *out)
 
 size_t rx__part_stride(const rx_ctx *c)
 {
-    return RX__PSCAL + 3 * c->dim +
+    return RX__PSCAL + 2 * c->dim + part_slen(c->dim, c->slen) +
            (c->vc.on ? c->dim + RX__VRSCAL : 0);
 }
 
-void rx__part_unpack(rx__particle *p, size_t dim, const double *in)
+void rx__part_unpack(rx__particle *p, size_t dim, size_t slen,
+                     const double *in)
 {
     p->energy = in[0];
     p->var_raw[0] = in[1];
@@ -131,9 +160,9 @@ void rx__part_unpack(rx__particle *p, size_t dim, const double *in)
     memcpy(p->theta, v, sizeof(double) * dim);
     memcpy(p->grad, v + dim, sizeof(double) * dim);
     if (p->state)
-        memcpy(p->state, v + 2 * dim, sizeof(double) * dim);
+        memcpy(p->state, v + 2 * dim, sizeof(double) * slen);
     if (p->anchor) {
-        const double *a = v + 3 * dim;
+        const double *a = v + 2 * dim + part_slen(dim, slen);
         memcpy(p->anchor, a, sizeof(double) * dim);
         const double *q = a + dim;
         p->vr_lhat = q[0];

@@ -71,7 +71,7 @@ void rx__run_view(const rx_ctx *c, rx__runview *v)
     v->rec = &c->rec;
     v->target = c->target;
     v->evaluated = c->ev.on;
-    v->stateful = c->parts && c->parts[0] && c->parts[0]->state;
+    v->slen = c->parts && c->parts[0] && c->parts[0]->state ? c->slen : 0;
     v->final_cut = c->final_cut;
     v->mem_data = c->mem_data;
     v->mem_scratch = c->mem_scratch;

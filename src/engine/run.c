@@ -167,7 +167,8 @@ static void particles_init(rx_ctx *c, rx__tstate *ts, int lo, int hi)
         }
         rx__particle *p = c->parts[i];
         if (c->resumed) {
-            rx__part_unpack(p, c->dim, c->res_parts + (size_t)i * pstride);
+            rx__part_unpack(p, c->dim, c->slen,
+                            c->res_parts + (size_t)i * pstride);
             continue;
         }
         rx_status st = rx__target_eval_pe(c->target, ts->tws, p->theta,

@@ -132,7 +132,7 @@ rx_status rx__state_save(rx_ctx *c, const rx__ckident *id, rx__state_io put,
     if (!buf)
         return RX_ENOMEM;
     for (int i = 0; i < c->P; ++i) {
-        rx__part_pack(c->parts[i], c->dim, buf);
+        rx__part_pack(c->parts[i], c->dim, c->slen, buf);
         put(user, buf, sizeof(double) * stride);
     }
     free(buf);

@@ -36,7 +36,7 @@ typedef struct rx__runview {
     const rx__target *target;  /* the target (data-model diagnostics) */
     int evaluated;             /* a network's posterior-predictive
                                 * evaluation ran (res.bma, res.ensemble) */
-    int stateful;              /* the particles keep optimiser state */
+    size_t slen;               /* doubles of step-rule state per particle */
     const int *final_cut;      /* res.threads + 1 chain-range cuts at the
                                 * end, or NULL */
     double mem_data, mem_scratch; /* network: bytes of data and scratch */

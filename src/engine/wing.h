@@ -167,8 +167,10 @@ void rx__partner_assemble(rx_ctx *c, rx__tstate *ts, int nthr, rx__run *R,
 /* Doubles per packed particle of this run. */
 size_t rx__part_stride(const rx_ctx *c);
 /* Pack/unpack one particle's resumable state. */
-void rx__part_pack(const rx__particle *p, size_t dim, double *out);
-void rx__part_unpack(rx__particle *p, size_t dim, const double *in);
+void rx__part_pack(const rx__particle *p, size_t dim, size_t slen,
+                   double *out);
+void rx__part_unpack(rx__particle *p, size_t dim, size_t slen,
+                     const double *in);
 /* A particle's block sizes, set once before the threads start. */
 void rx__particle_sizes(rx_ctx *c);
 /* Particle i's block, first touched by the calling (owning) thread, at its
@@ -207,15 +209,17 @@ static inline int32_t bad_coord(const double *g, size_t dim)
 }
 
 /* faults.policy rollback: save (to_good) or restore a particle's theta,
- * gradient, optimiser state and energy. */
-static inline void rollback_copy(rx__particle *p, size_t dim, int to_good)
+ * gradient (dim each), step-rule state (slen) and energy. */
+static inline void rollback_copy(rx__particle *p, size_t dim, size_t slen,
+                                 int to_good)
 {
     double *live[3] = {p->theta, p->grad, p->state};
     double *good[3] = {p->good_theta, p->good_grad, p->good_state};
+    const size_t n[3] = {dim, dim, slen};
     for (int j = 0; j < 3; ++j)
         if (live[j])
             memcpy(to_good ? good[j] : live[j], to_good ? live[j] : good[j],
-                   sizeof(double) * dim);
+                   sizeof(double) * n[j]);
     if (to_good)
         p->good_energy = p->energy;
     else

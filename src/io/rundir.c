@@ -356,11 +356,9 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     if (v->evaluated) {
         fprintf(f, ", \"evaluation_s\": %.6f", v->res.eval_s);
         /* what the run needs: data once, P particles (theta, gradient and
-         * optimiser state in double), the samples, per-thread scratch */
-        int stateful = v->stateful;
-        /* faults.policy rollback keeps a second copy of each */
-        double parts = (double)P * (double)d * 8.0 *
-                       (stateful ? 3 : 2) *
+         * step-rule state in double), the samples, per-thread scratch;
+         * faults.policy rollback keeps a second copy of each */
+        double parts = (double)P * 8.0 * (2.0 * (double)d + (double)v->slen) *
                        (v->cfg->faults.policy == 1 ? 2 : 1);
         double smp = (double)v->res.n_samples * (double)d * 4.0;
         struct rusage ru;

@@ -43,11 +43,3 @@ void rx__step_move(rx_state_on_swap pol, rx_step_kind kind0,
         return;
     t->rescale(sc, state, dim, eta0, tau0, eta1, tau1);
 }
-
-void rx__step_on_move(rx_state_on_swap pol, rx_step_kind kind0,
-                      rx_step_kind kind1, double *state, size_t dim,
-                      double eta0, double tau0, double eta1, double tau1)
-{
-    rx__step_move(pol, kind0, kind1, NULL, state, dim, eta0, tau0, eta1,
-                  tau1, NULL);
-}

@@ -125,13 +125,6 @@ void rx__step_move(rx_state_on_swap pol, rx_step_kind kind0,
                    size_t dim, double eta0, double tau0, double eta1,
                    double tau1, rx__stream *s);
 
-/* rx__step_move without parameters or stream (the engine's call): right
- * for the rules whose fresh state is zeros and whose rescale reads no
- * parameter (all but SGNHT, which needs sc: see sgnht.c). */
-void rx__step_on_move(rx_state_on_swap pol, rx_step_kind kind0,
-                      rx_step_kind kind1, double *state, size_t dim,
-                      double eta0, double tau0, double eta1, double tau1);
-
 /* Shared by the rows: the noise of the chunk j0..j0+n-1, drawn ahead
  * (zpre, the first nz draws) or now into buf. */
 static inline const double *rx__step_noise(rx__stream *s, const double *zpre,
