@@ -62,28 +62,30 @@ static rx_status write_npy(rx_ctx *c, const char *path, const char *descr,
     return RX_OK;
 }
 
-static rx_status write_summary(rx_ctx *c, const char *path,
-                               const char *source)
+/*
+ * summary.json, one writer per block in file order. Each writes its whole
+ * block (or nothing when the block does not apply) with the trailing
+ * ",\n"; a new block is one writer and one call in write_summary.
+ */
+static void sum_header(FILE *f, const rx__runview *v, const char *source)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return io_fail(c, "cannot create", path);
-    rx__runview view;
-    rx__run_view(c, &view);
-    const rx__runview *v = &view;
-    const int P = v->res.n_chains;
-    const int64_t K = v->res.iterations;
-    const rx__recorder *r = v->rec;
     fprintf(f, "{\n  \"replex_version\": \"%s\",\n", RX_VERSION_STRING);
     fprintf(f, "  \"source\": ");
     rx__json_str(f, source);
     fprintf(f, ",\n");
     fprintf(f, "  \"seed\": %llu,\n  \"iterations\": %lld,\n",
-            (unsigned long long)v->cfg->seed, (long long)K);
+            (unsigned long long)v->cfg->seed, (long long)v->res.iterations);
     fprintf(f, "  \"n_chains\": %d,\n  \"scheme\": \"%s\",\n  \"window\": %d,\n",
-            P, rx__scheme_name(v->cfg->tempering.scheme), v->res.window);
+            v->res.n_chains, rx__scheme_name(v->cfg->tempering.scheme),
+            v->res.window);
     fprintf(f, "  \"rule\": \"%s\",\n",
             rx__rule_name(v->cfg->tempering.rule));
+}
+
+static void sum_round_trips(FILE *f, const rx__runview *v)
+{
+    const rx__recorder *r = v->rec;
+    const int64_t K = v->res.iterations;
     double per = K > 0 ? 1000.0 / (double)K : 0.0;
     fprintf(f,
             "  \"round_trips\": {\"a5\": %lld, \"l1\": %lld, \"restarts\": "
@@ -94,6 +96,13 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     fputs(", ", f);
     rx__json_kv(f, "l1_per_1000", (double)r->trips_l1 * per);
     fputs("},\n", f);
+}
+
+static void sum_swaps(FILE *f, const rx__runview *v)
+{
+    const rx__recorder *r = v->rec;
+    const int P = v->res.n_chains;
+    const int64_t K = v->res.iterations;
     int64_t sc = 0, se = 0;
     for (int p = 0; p < P - 1; ++p) {
         sc += r->pairs[p].conditions;
@@ -115,7 +124,13 @@ static rx_status write_summary(rx_ctx *c, const char *path,
                 (long long)s->attempts, (long long)s->swaps,
                 p + 2 < P ? "," : "");
     }
-    fprintf(f, "  ]},\n  ");
+    fprintf(f, "  ]},\n");
+}
+
+static void sum_correction(FILE *f, const rx__runview *v)
+{
+    const int P = v->res.n_chains;
+    fprintf(f, "  ");
     rx__json_kv(f, "correction", v->res.correction);
     fprintf(f, ",\n");
     if (v->cfg->tempering.rule == RX_RULE_BIAS_CORRECTED && P > 1) {
@@ -123,197 +138,242 @@ static rx_status write_summary(rx_ctx *c, const char *path,
         rx__json_kvec(f, "sigma2", v->res.sigma2, P - 1);
         fprintf(f, ",\n");
     }
-    double vr_s = 0.0, vr_grad_s = 0.0, vr_equiv = 0.0, vr_equiv_per = 0.0;
-    if (v->vr_on) {
-        /* cost accounting: forward evaluations beyond the gradient pass,
-         * in minibatch units and measured seconds (resgld_vr.md 3.3) */
-        const rx__vrcost tot = v->vr_cost;
-        const double grad_s = v->vr_grad_s;
-        const double bs = v->vr_batch;
-        const double ngrad = (double)K * (double)P;
-        const double per_grad = ngrad > 0 ? grad_s / ngrad : 0.0;
-        fprintf(f,
-                "  \"variance_reduction\": {\"period\": %lld, "
-                "\"coefficient\": ",
-                (long long)v->vr_period);
-        if (v->vr_adaptive) {
-            fprintf(f, "\"adaptive\", ");
-            rx__json_kv(f, "coefficient_mean_final", v->vr_c_mean);
-        } else {
-            rx__json_num(f, "%.17g", v->vr_c0);
-        }
-        fprintf(f, ", \"anchor_rows\": %lld, \"period_ends\": %lld, ",
-                (long long)v->vr_anchor_rows,
-                (long long)tot.period_ends);
-        rx__json_kv(f, "variance_vr_mean",
-                    tot.period_ends ? tot.var_vr_sum / (double)tot.period_ends
-                                    : 0.0);
-        fputs(", ", f);
-        rx__json_kv(f, "variance_std_mean",
-                    tot.period_ends ? tot.var_std_sum / (double)tot.period_ends
-                                    : 0.0);
-        fputs(", ", f);
-        rx__json_kv(f, "variance_ratio", tot.var_vr_sum > 0
-                                             ? tot.var_std_sum / tot.var_vr_sum
-                                             : 0.0);
-        fprintf(f, ",\n    \"cost\": {\"extra_forward_rows\": %lld, "
-                "\"anchor_passes\": %lld, \"anchor_forward_rows\": %lld, ",
-                (long long)tot.fwd_rows, (long long)tot.anchor_passes,
-                (long long)tot.anchor_rows);
-        rx__json_kv(f, "extra_forward_batches", (double)tot.fwd_rows / bs);
-        fputs(", ", f);
-        rx__json_kv(f, "extra_forward_batches_per_chain_iter",
-                    ngrad > 0 ? (double)tot.fwd_rows / bs / ngrad : 0.0);
-        fprintf(f, ", \"gradient_evaluations\": %.0f}},\n", ngrad);
-        /* the measured part goes to the timing line (not deterministic) */
-        vr_s = tot.seconds;
-        vr_grad_s = grad_s;
-        vr_equiv = per_grad > 0 ? tot.seconds / per_grad : 0.0;
-        vr_equiv_per = per_grad > 0 && ngrad > 0
-                           ? tot.seconds / per_grad / ngrad : 0.0;
+}
+
+/* Gradient evaluations of the run: one per chain and iteration. */
+static double sum_vr_ngrad(const rx__runview *v)
+{
+    return (double)v->res.iterations * (double)v->res.n_chains;
+}
+
+/* variance_reduction cost accounting: forward evaluations beyond the
+ * gradient pass, in minibatch units (resgld_vr.md 3.3); the measured
+ * seconds go to the timing line (not deterministic). */
+static void sum_variance_reduction(FILE *f, const rx__runview *v)
+{
+    if (!v->vr_on)
+        return;
+    const rx__vrcost tot = v->vr_cost;
+    const double bs = v->vr_batch;
+    const double ngrad = sum_vr_ngrad(v);
+    fprintf(f,
+            "  \"variance_reduction\": {\"period\": %lld, "
+            "\"coefficient\": ",
+            (long long)v->vr_period);
+    if (v->vr_adaptive) {
+        fprintf(f, "\"adaptive\", ");
+        rx__json_kv(f, "coefficient_mean_final", v->vr_c_mean);
+    } else {
+        rx__json_num(f, "%.17g", v->vr_c0);
     }
+    fprintf(f, ", \"anchor_rows\": %lld, \"period_ends\": %lld, ",
+            (long long)v->vr_anchor_rows, (long long)tot.period_ends);
+    rx__json_kv(f, "variance_vr_mean",
+                tot.period_ends ? tot.var_vr_sum / (double)tot.period_ends
+                                : 0.0);
+    fputs(", ", f);
+    rx__json_kv(f, "variance_std_mean",
+                tot.period_ends ? tot.var_std_sum / (double)tot.period_ends
+                                : 0.0);
+    fputs(", ", f);
+    rx__json_kv(f, "variance_ratio", tot.var_vr_sum > 0
+                                         ? tot.var_std_sum / tot.var_vr_sum
+                                         : 0.0);
+    fprintf(f, ",\n    \"cost\": {\"extra_forward_rows\": %lld, "
+            "\"anchor_passes\": %lld, \"anchor_forward_rows\": %lld, ",
+            (long long)tot.fwd_rows, (long long)tot.anchor_passes,
+            (long long)tot.anchor_rows);
+    rx__json_kv(f, "extra_forward_batches", (double)tot.fwd_rows / bs);
+    fputs(", ", f);
+    rx__json_kv(f, "extra_forward_batches_per_chain_iter",
+                ngrad > 0 ? (double)tot.fwd_rows / bs / ngrad : 0.0);
+    fprintf(f, ", \"gradient_evaluations\": %.0f}},\n", ngrad);
+}
+
+static void sum_ladder(FILE *f, const rx__runview *v)
+{
+    const int P = v->res.n_chains;
     fprintf(f, "  \"ladder\": {");
     rx__json_kvec(f, "eta", v->res.eta, P);
     fprintf(f, ", ");
     rx__json_kvec(f, "tau", v->res.tau, P);
     fprintf(f, "},\n");
+}
+
+/* count and dim; per-coordinate mean and sd up to 64 dimensions */
+static void sum_samples(FILE *f, const rx__runview *v)
+{
     const size_t d = v->res.dim;
+    const int64_t n = v->res.n_samples;
+    const float *x = v->res.samples;
     fprintf(f, "  \"samples\": {\"count\": %lld, \"dim\": %zu",
-            (long long)v->res.n_samples, d);
-    if (v->res.n_samples > 0 && d > 0 && d <= 64) {
+            (long long)n, d);
+    if (n > 0 && d > 0 && d <= 64) {
         double mean[64], var[64];
         for (size_t j = 0; j < d; ++j)
             mean[j] = var[j] = 0.0;
-        for (int64_t s = 0; s < v->res.n_samples; ++s)
+        for (int64_t s = 0; s < n; ++s)
             for (size_t j = 0; j < d; ++j)
-                mean[j] += v->res.samples[(size_t)s * d + j];
+                mean[j] += x[(size_t)s * d + j];
         for (size_t j = 0; j < d; ++j)
-            mean[j] /= (double)v->res.n_samples;
-        for (int64_t s = 0; s < v->res.n_samples; ++s)
+            mean[j] /= (double)n;
+        for (int64_t s = 0; s < n; ++s)
             for (size_t j = 0; j < d; ++j) {
-                double z = v->res.samples[(size_t)s * d + j] - mean[j];
+                double z = x[(size_t)s * d + j] - mean[j];
                 var[j] += z * z;
             }
         for (size_t j = 0; j < d; ++j)
-            var[j] = sqrt(var[j] / (double)v->res.n_samples);
+            var[j] = sqrt(var[j] / (double)n);
         fprintf(f, ", ");
         rx__json_kvec(f, "mean", mean, (int)d);
         fprintf(f, ", ");
         rx__json_kvec(f, "sd", var, (int)d);
     }
     fprintf(f, "},\n");
+}
+
+static void sum_density(FILE *f, rx_ctx *c, const rx__runview *v)
+{
     double tv;
-    if (rx_density_tv(c, &tv) == RX_OK) {
-        fprintf(f, "  \"density\": {\"grid_bins\": %d, ",
-                v->cfg->record.grid_bins);
-        rx__json_kv(f, "grid_low", v->cfg->record.grid_low);
+    if (rx_density_tv(c, &tv) != RX_OK)
+        return;
+    fprintf(f, "  \"density\": {\"grid_bins\": %d, ",
+            v->cfg->record.grid_bins);
+    rx__json_kv(f, "grid_low", v->cfg->record.grid_low);
+    fputs(", ", f);
+    rx__json_kv(f, "grid_high", v->cfg->record.grid_high);
+    fputs(", ", f);
+    rx__json_kv(f, "tv_distance", tv);
+    fputs("},\n", f);
+}
+
+/* modes of a GMM target: estimated against true weights */
+static void sum_modes_gmm(FILE *f, rx_ctx *c, const rx__runview *v)
+{
+    int Kc = v->cfg->target.means.rows;
+    double *est = malloc(sizeof(double) * (size_t)Kc);
+    double *tru = malloc(sizeof(double) * (size_t)Kc);
+    if (est && tru && rx_mode_weights(c, est, Kc) == RX_OK) {
+        double tot = 0.0, mx = 0.0;
+        for (int k = 0; k < Kc; ++k)
+            tot += v->cfg->target.weights.v[k];
+        for (int k = 0; k < Kc; ++k) {
+            tru[k] = v->cfg->target.weights.v[k] / tot;
+            if (fabs(est[k] - tru[k]) > mx)
+                mx = fabs(est[k] - tru[k]);
+        }
+        fprintf(f, "  \"modes\": {");
+        rx__json_kvec(f, "weights_true", tru, Kc);
+        fprintf(f, ", ");
+        rx__json_kvec(f, "weights_est", est, Kc);
+        fprintf(f, ", ");
+        rx__json_kv(f, "max_abs_error", mx);
+        fprintf(f, "},\n");
+    }
+    free(est);
+    free(tru);
+}
+
+/* modes of a mixture-data target: the weight of the high mode */
+static void sum_modes_mixdata(FILE *f, const rx__runview *v)
+{
+    double wt = 0.0, we = 0.0;
+    if (rx__mixdata_mode_weight(v->target, v->res.tau[0],
+                                v->cfg->record.grid_low,
+                                v->cfg->record.grid_high, v->res.samples,
+                                v->res.n_samples, &wt, &we) != RX_OK)
+        return;
+    fprintf(f, "  \"modes\": {");
+    rx__json_kv(f, "split", 0.5 * v->cfg->target.phi);
+    fputs(", ", f);
+    rx__json_kv(f, "weight_high_true", wt);
+    fputs(", ", f);
+    rx__json_kv(f, "weight_high_est", we);
+    fputs(", ", f);
+    rx__json_kv(f, "abs_error", fabs(we - wt));
+    fputs("},\n", f);
+}
+
+static void sum_modes(FILE *f, rx_ctx *c, const rx__runview *v)
+{
+    if (v->cfg->target.kind == RX_TARGET_GMM && v->res.n_samples > 0)
+        sum_modes_gmm(f, c, v);
+    if (v->cfg->target.kind == RX_TARGET_MIXTURE_DATA && v->res.n_samples > 0)
+        sum_modes_mixdata(f, v);
+}
+
+/* one metrics block: the model average or the final ensemble */
+static void sum_metrics_one(FILE *f, const char *name, const rx_metrics *x)
+{
+    if (!x->valid)
+        return;
+    fprintf(f, "  \"%s\": {\"models\": %lld, \"test_examples\": %lld",
+            name, (long long)x->n_models, (long long)x->n_test);
+    if (x->classification) {
+        const char *kn[] = {"accuracy", "nll", "ece", "brier",
+                            "entropy_test"};
+        const double kv[] = {x->accuracy, x->nll, x->ece, x->brier,
+                             x->entropy_test};
+        for (int j = 0; j < 5; ++j) {
+            fputs(", ", f);
+            rx__json_kv(f, kn[j], kv[j]);
+        }
+        if (x->n_ood > 0) {
+            fprintf(f, ", \"ood_examples\": %lld, ", (long long)x->n_ood);
+            rx__json_kv(f, "entropy_ood", x->entropy_ood);
+            fputs(", ", f);
+            rx__json_kvec(f, "entropy_ood_q10_q50_q90", x->entropy_ood_q, 3);
+        }
+    } else {
         fputs(", ", f);
-        rx__json_kv(f, "grid_high", v->cfg->record.grid_high);
+        rx__json_kv(f, "rmse", x->rmse);
         fputs(", ", f);
-        rx__json_kv(f, "tv_distance", tv);
-        fputs("},\n", f);
+        rx__json_kv(f, "nll", x->nll);
     }
-    if (v->cfg->target.kind == RX_TARGET_GMM && v->res.n_samples > 0) {
-        int Kc = v->cfg->target.means.rows;
-        double *est = malloc(sizeof(double) * (size_t)Kc);
-        double *tru = malloc(sizeof(double) * (size_t)Kc);
-        if (est && tru && rx_mode_weights(c, est, Kc) == RX_OK) {
-            double tot = 0.0, mx = 0.0;
-            for (int k = 0; k < Kc; ++k)
-                tot += v->cfg->target.weights.v[k];
-            for (int k = 0; k < Kc; ++k) {
-                tru[k] = v->cfg->target.weights.v[k] / tot;
-                if (fabs(est[k] - tru[k]) > mx)
-                    mx = fabs(est[k] - tru[k]);
-            }
-            fprintf(f, "  \"modes\": {");
-            rx__json_kvec(f, "weights_true", tru, Kc);
-            fprintf(f, ", ");
-            rx__json_kvec(f, "weights_est", est, Kc);
-            fprintf(f, ", ");
-            rx__json_kv(f, "max_abs_error", mx);
-            fprintf(f, "},\n");
-        }
-        free(est);
-        free(tru);
+    fprintf(f, "},\n");
+}
+
+static void sum_metrics(FILE *f, const rx__runview *v)
+{
+    if (!v->evaluated)
+        return;
+    sum_metrics_one(f, "metrics", &v->res.bma);
+    sum_metrics_one(f, "metrics_final_ensemble", &v->res.ensemble);
+}
+
+static void sum_faults(FILE *f, rx_ctx *c, const rx__runview *v)
+{
+    if (v->cfg->faults.policy != 1)
+        return;
+    const int P = v->res.n_chains;
+    int64_t tot = 0;
+    int32_t nrb;
+    int64_t lk;
+    double scale;
+    for (int i = 0; i < P; ++i)
+        tot += rx__particle_faults(c, i, &nrb, &lk, &scale) ? nrb : 0;
+    fprintf(f, "  \"faults\": {\"policy\": \"rollback\", \"rollbacks\": "
+            "%lld, \"chains\": [", (long long)tot);
+    int first = 1;
+    for (int i = 0; i < P; ++i) {
+        if (!rx__particle_faults(c, i, &nrb, &lk, &scale) || nrb == 0)
+            continue;
+        fprintf(f, "%s{\"particle\": %d, \"rollbacks\": %d, "
+                "\"last_iteration\": %lld, ",
+                first ? "" : ", ", i, (int)nrb, (long long)lk);
+        rx__json_kv(f, "step_scale", scale);
+        fputc('}', f);
+        first = 0;
     }
-    if (v->cfg->target.kind == RX_TARGET_MIXTURE_DATA && v->res.n_samples > 0) {
-        double wt = 0.0, we = 0.0;
-        if (rx__mixdata_mode_weight(v->target, v->res.tau[0],
-                                    v->cfg->record.grid_low,
-                                    v->cfg->record.grid_high, v->res.samples,
-                                    v->res.n_samples, &wt, &we) == RX_OK) {
-            fprintf(f, "  \"modes\": {");
-            rx__json_kv(f, "split", 0.5 * v->cfg->target.phi);
-            fputs(", ", f);
-            rx__json_kv(f, "weight_high_true", wt);
-            fputs(", ", f);
-            rx__json_kv(f, "weight_high_est", we);
-            fputs(", ", f);
-            rx__json_kv(f, "abs_error", fabs(we - wt));
-            fputs("},\n", f);
-        }
-    }
-    if (v->evaluated) {
-        const rx_metrics *ms[2] = {&v->res.bma, &v->res.ensemble};
-        const char *names[2] = {"metrics", "metrics_final_ensemble"};
-        for (int m = 0; m < 2; ++m) {
-            const rx_metrics *x = ms[m];
-            if (!x->valid)
-                continue;
-            fprintf(f, "  \"%s\": {\"models\": %lld, \"test_examples\": %lld",
-                    names[m], (long long)x->n_models, (long long)x->n_test);
-            if (x->classification) {
-                const char *kn[] = {"accuracy", "nll", "ece", "brier",
-                                    "entropy_test"};
-                const double kv[] = {x->accuracy, x->nll, x->ece, x->brier,
-                                     x->entropy_test};
-                for (int j = 0; j < 5; ++j) {
-                    fputs(", ", f);
-                    rx__json_kv(f, kn[j], kv[j]);
-                }
-                if (x->n_ood > 0) {
-                    fprintf(f, ", \"ood_examples\": %lld, ",
-                            (long long)x->n_ood);
-                    rx__json_kv(f, "entropy_ood", x->entropy_ood);
-                    fputs(", ", f);
-                    rx__json_kvec(f, "entropy_ood_q10_q50_q90",
-                                  x->entropy_ood_q, 3);
-                }
-            } else {
-                fputs(", ", f);
-                rx__json_kv(f, "rmse", x->rmse);
-                fputs(", ", f);
-                rx__json_kv(f, "nll", x->nll);
-            }
-            fprintf(f, "},\n");
-        }
-    }
-    if (v->cfg->faults.policy == 1) {
-        int64_t tot = 0;
-        int32_t nrb;
-        int64_t lk;
-        double scale;
-        for (int i = 0; i < P; ++i)
-            tot += rx__particle_faults(c, i, &nrb, &lk, &scale) ? nrb : 0;
-        fprintf(f, "  \"faults\": {\"policy\": \"rollback\", \"rollbacks\": "
-                "%lld, \"chains\": [", (long long)tot);
-        int first = 1;
-        for (int i = 0; i < P; ++i) {
-            if (!rx__particle_faults(c, i, &nrb, &lk, &scale) || nrb == 0)
-                continue;
-            fprintf(f, "%s{\"particle\": %d, \"rollbacks\": %d, "
-                    "\"last_iteration\": %lld, ",
-                    first ? "" : ", ", i, (int)nrb,
-                    (long long)lk);
-            rx__json_kv(f, "step_scale", scale);
-            fputc('}', f);
-            first = 0;
-        }
-        fprintf(f, "]},\n");
-    }
-    /* timing last: the only part that is not a function of (config, seed) */
-    double steps = (double)K * (double)P;
+    fprintf(f, "]},\n");
+}
+
+/* The timing line is last: the only part that is not a function of
+ * (config, seed). It opens with threads, wall time and the scheduling
+ * figures; sum_memory and sum_phases append to it. */
+static void sum_timing(FILE *f, const rx__runview *v)
+{
+    double steps = (double)v->res.iterations * (double)v->res.n_chains;
     fprintf(f,
             "  \"timing\": {\"threads\": %d, \"wall_s\": %.6f, "
             "\"chain_steps_per_s\": %.1f",
@@ -347,54 +407,107 @@ static rx_status write_summary(rx_ctx *c, const char *path,
         fprintf(f, ", \"steal_share\": %.4f", v->res.steal_share);
     else
         fprintf(f, ", \"steal_share\": null");
-    if (v->vr_on)
-        fprintf(f,
-                ", \"variance_reduction\": {\"seconds\": %.6f, "
-                "\"gradient_seconds\": %.6f, \"gradient_equivalents\": "
-                "%.6g, \"gradient_equivalents_per_chain_iter\": %.6g}",
-                vr_s, vr_grad_s, vr_equiv, vr_equiv_per);
-    if (v->evaluated) {
-        fprintf(f, ", \"evaluation_s\": %.6f", v->res.eval_s);
-        /* what the run needs: data once, P particles (theta, gradient and
-         * step-rule state in double), the samples, per-thread scratch;
-         * faults.policy rollback keeps a second copy of each */
-        double parts = (double)P * 8.0 * (2.0 * (double)d + (double)v->slen) *
-                       (v->cfg->faults.policy == 1 ? 2 : 1);
-        double smp = (double)v->res.n_samples * (double)d * 4.0;
-        struct rusage ru;
-        double peak = getrusage(RUSAGE_SELF, &ru) == 0
-                          ? (double)ru.ru_maxrss * 1024.0 : 0.0;
-        fprintf(f,
-                ", \"memory_mb\": {\"peak_rss\": %.1f, \"data\": %.1f, "
-                "\"particles\": %.1f, \"samples\": %.1f, \"scratch\": "
-                "%.1f}",
-                peak / 1048576.0, v->mem_data / 1048576.0, parts / 1048576.0,
-                smp / 1048576.0, v->mem_scratch / 1048576.0);
+}
+
+/* variance reduction's measured seconds, in gradient equivalents */
+static void sum_timing_vr(FILE *f, const rx__runview *v)
+{
+    if (!v->vr_on)
+        return;
+    const double secs = v->vr_cost.seconds;
+    const double grad_s = v->vr_grad_s;
+    const double ngrad = sum_vr_ngrad(v);
+    const double per_grad = ngrad > 0 ? grad_s / ngrad : 0.0;
+    double equiv = per_grad > 0 ? secs / per_grad : 0.0;
+    double equiv_per = per_grad > 0 && ngrad > 0
+                           ? secs / per_grad / ngrad : 0.0;
+    fprintf(f,
+            ", \"variance_reduction\": {\"seconds\": %.6f, "
+            "\"gradient_seconds\": %.6f, \"gradient_equivalents\": "
+            "%.6g, \"gradient_equivalents_per_chain_iter\": %.6g}",
+            secs, grad_s, equiv, equiv_per);
+}
+
+/* Evaluation seconds and what the run needs: data once, P particles
+ * (theta, gradient and step-rule state in double), the samples,
+ * per-thread scratch. */
+static void sum_memory(FILE *f, const rx__runview *v)
+{
+    if (!v->evaluated)
+        return;
+    const double d = (double)v->res.dim;
+    fprintf(f, ", \"evaluation_s\": %.6f", v->res.eval_s);
+    /* faults.policy rollback keeps a second copy of each */
+    double parts = (double)v->res.n_chains * 8.0 *
+                   (2.0 * d + (double)v->slen) *
+                   (v->cfg->faults.policy == 1 ? 2 : 1);
+    double smp = (double)v->res.n_samples * d * 4.0;
+    struct rusage ru;
+    double peak = getrusage(RUSAGE_SELF, &ru) == 0
+                      ? (double)ru.ru_maxrss * 1024.0 : 0.0;
+    fprintf(f,
+            ", \"memory_mb\": {\"peak_rss\": %.1f, \"data\": %.1f, "
+            "\"particles\": %.1f, \"samples\": %.1f, \"scratch\": "
+            "%.1f}",
+            peak / 1048576.0, v->mem_data / 1048576.0, parts / 1048576.0,
+            smp / 1048576.0, v->mem_scratch / 1048576.0);
+}
+
+/* record.phase_timing: microseconds per iteration of each phase, over
+ * the run and per thread */
+static void sum_phases(FILE *f, const rx__runview *v)
+{
+    static const char *const names[RX_NPHASES] = {
+        "step", "energy", "barrier_wait", "exchange", "adapt", "record"};
+    const int64_t K = v->res.iterations;
+    if (!v->cfg->record.phase_timing || K <= 0)
+        return;
+    fprintf(f, ", \"us_per_iter\": {");
+    for (int j = 0; j < RX_NPHASES; ++j) {
+        fprintf(f, "%s\"%s\": ", j ? ", " : "", names[j]);
+        rx__json_num(f, "%.4f", 1e6 * v->res.phase_s[j] / (double)K);
     }
-    if (v->cfg->record.phase_timing && K > 0) {
-        static const char *const names[RX_NPHASES] = {
-            "step", "energy", "barrier_wait", "exchange", "adapt", "record"};
-        fprintf(f, ", \"us_per_iter\": {");
+    fprintf(f, "}");
+    if (!v->res.thread_phase_s)
+        return;
+    fprintf(f, ", \"us_per_iter_by_thread\": [");
+    for (int t = 0; t < v->res.threads; ++t) {
+        fprintf(f, "%s[", t ? ", " : "");
         for (int j = 0; j < RX_NPHASES; ++j) {
-            fprintf(f, "%s\"%s\": ", j ? ", " : "", names[j]);
-            rx__json_num(f, "%.4f", 1e6 * v->res.phase_s[j] / (double)K);
+            fputs(j ? ", " : "", f);
+            rx__json_num(f, "%.4f",
+                         1e6 * v->res.thread_phase_s[t * RX_NPHASES + j] /
+                             (double)K);
         }
-        fprintf(f, "}");
-        if (v->res.thread_phase_s) {
-            fprintf(f, ", \"us_per_iter_by_thread\": [");
-            for (int t = 0; t < v->res.threads; ++t) {
-                fprintf(f, "%s[", t ? ", " : "");
-                for (int j = 0; j < RX_NPHASES; ++j) {
-                    fputs(j ? ", " : "", f);
-                    rx__json_num(f, "%.4f",
-                                 1e6 * v->res.thread_phase_s[t * RX_NPHASES + j] /
-                                     (double)K);
-                }
-                fprintf(f, "]");
-            }
-            fprintf(f, "]");
-        }
+        fprintf(f, "]");
     }
+    fprintf(f, "]");
+}
+
+static rx_status write_summary(rx_ctx *c, const char *path,
+                               const char *source)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return io_fail(c, "cannot create", path);
+    rx__runview view;
+    rx__run_view(c, &view);
+    const rx__runview *v = &view;
+    sum_header(f, v, source);
+    sum_round_trips(f, v);
+    sum_swaps(f, v);
+    sum_correction(f, v);
+    sum_variance_reduction(f, v);
+    sum_ladder(f, v);
+    sum_samples(f, v);
+    sum_density(f, c, v);
+    sum_modes(f, c, v);
+    sum_metrics(f, v);
+    sum_faults(f, c, v);
+    sum_timing(f, v);
+    sum_timing_vr(f, v);
+    sum_memory(f, v);
+    sum_phases(f, v);
     fprintf(f, "}\n}\n");
     if (fclose(f) != 0)
         return io_fail(c, "write failed", path);
