@@ -48,7 +48,8 @@ enum {
     RX_STREAM_DATA = 9,     /* train/test split permutations          */
     RX_STREAM_BATCH = 10,   /* minibatch permutations, per epoch      */
     RX_STREAM_MODELINIT = 11, /* network weight initialisation        */
-    RX_STREAM_ESTIMATE = 12 /* control-variate anchor subsamples      */
+    RX_STREAM_ESTIMATE = 12, /* control-variate anchor subsamples     */
+    RX_STREAM_RESAMPLE = 13 /* resampling of weighted samples         */
 };
 
 /*

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bias/bias.h"
 #include "../core/internal.h"
 #include "config.h"
 #include "yaml.h"
@@ -319,6 +320,14 @@ rx_status rx__config_load_log(const char *path, const char *const *sets,
     }
     if (st == RX_OK)
         st = rx__config_check(out, mk, err);
+    if (st == RX_OK) { /* bias.*: the bias module's own checks */
+        rx__bias_params bp;
+        rx__bias_params_from(&bp, out);
+        const char *key = "bias.kind";
+        rx_err be;
+        if (rx__bias_check(&bp, &key, &be) != RX_OK)
+            st = rx__key_err(err, mk, key, "%s", be.msg);
+    }
     if (st == RX_OK && out->target.kind == RX_TARGET_CALLBACK)
         st = rx__key_err(err, mk, "target.kind",
                          "callback targets are set up through the C API "
