@@ -502,19 +502,24 @@ rx_status rx_config_write(const rx_config *c, const char *path, rx_err *err)
                         strerror(errno));
     fprintf(f, "# resolved by replex %s: every key, defaults spelled out\n",
             RX_VERSION_STRING);
-    char prev[256] = "";
+    const char *prev = "";
     for (int i = 0; i < rx__nkeys; ++i) {
         const char *p = rx__keys[i].path;
-        const char *dot = strrchr(p, '.');
-        char sec[256] = "";
-        if (dot) {
-            memcpy(sec, p, (size_t)(dot - p));
-            sec[dot - p] = '\0';
+        /* open the sections (any depth: bias.sa.a) that the previous key
+         * did not share, each at its depth */
+        int depth = 0;
+        size_t same = 0; /* the previous key's sections shared so far */
+        for (const char *q = p, *dot; (dot = strchr(q, '.')) != NULL;
+             q = dot + 1, ++depth) {
+            size_t end = (size_t)(dot - p);
+            if (same == (size_t)(q - p) && strncmp(prev, p, end + 1) == 0)
+                same = end + 1;
+            else
+                fprintf(f, "%*s%.*s:\n", 2 * depth, "", (int)(dot - q), q);
         }
-        if (strcmp(sec, prev) != 0 && sec[0])
-            fprintf(f, "%s:\n", sec); /* sections are one level deep */
-        strcpy(prev, sec);
-        fprintf(f, "%s%s: ", sec[0] ? "  " : "", dot ? dot + 1 : p);
+        prev = p;
+        const char *leaf = strrchr(p, '.');
+        fprintf(f, "%*s%s: ", 2 * depth, "", leaf ? leaf + 1 : p);
         put_leaf(f, c, &rx__keys[i]);
         fputc('\n', f);
     }
