@@ -155,7 +155,10 @@ static rx_status create_bias(rx_ctx *c, const rx_config *cfg, rx_err *err)
     rx_status st = rx__bias_create(&c->bias, &par, c->P, err);
     if (st != RX_OK || !c->bias.type)
         return st;
-    if (c->bias.type->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE)
+    /* a state shared by several chains is updated from all of them:
+     * the global step, whether or not the row says so */
+    if ((c->bias.type->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE) ||
+        (c->bias.type->share == RX__BIAS_SHARED && c->P > 1))
         return rx__fail(err, RX_ECONFIG,
                         "bias.kind: %s needs a global update of all "
                         "chains every iteration, which the engine does not "
