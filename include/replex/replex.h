@@ -234,6 +234,28 @@ typedef enum rx_fault_policy {
 /** Window value meaning "compute W* from P and S". */
 #define RX_WINDOW_AUTO 0
 
+/** Energy-histogram biases (bias.kind): a shared or per-chain histogram
+ *  over the energy axis that rescales the gradient and weights the samples
+ *  (contour SGLD, csgld.md). */
+typedef enum rx_bias_kind {
+    RX_BIAS_NONE = 0, ///< no bias (default)
+    RX_BIAS_CSGLD = 1 ///< contour SGLD: theta learns the energy PDF per
+                      ///< chain; importance weights theta(J)^zeta
+} rx_bias_kind;
+
+/** Initial theta of a contour bias (bias.theta_init). */
+typedef enum rx_bias_theta_init {
+    RX_BIAS_THETA_UNIFORM = 0, ///< 1/m in every bin (default)
+    RX_BIAS_THETA_LINEAR = 1   ///< proportional to m, m-1, ..., 1
+} rx_bias_theta_init;
+
+/** Difference of log theta that gives the gradient multiplier
+ *  (bias.difference). */
+typedef enum rx_bias_difference {
+    RX_BIAS_DIFF_BACKWARD = 0, ///< log theta[J] - log theta[J-1] (default)
+    RX_BIAS_DIFF_FORWARD = 1   ///< log theta[J+1] - log theta[J]
+} rx_bias_difference;
+
 /**
  * A whole experiment. Fill with rx_config_default(), change fields, pass to
  * rx_create(). Arrays (rx_vec/rx_mat) are owned by the config and released
@@ -470,6 +492,32 @@ typedef struct rx_config {
         int all_positions;   ///< samples from every position, not only
                              ///< the target (baselines) (default 0)
     } record;
+
+    /* energy-histogram bias (bias.*; csgld.md 1-2): off by default */
+    struct {
+        rx_bias_kind kind;   ///< none (default) or csgld
+        int bins;            ///< m energy bins, >= 2 (default 100)
+        double energy_min;   ///< lower reference energy e_min (default 0)
+        double bin_width;    ///< bin width du > 0 (default 1)
+        double zeta;         ///< flattening exponent >= 0 (default 0.75)
+        rx_bias_theta_init theta_init; ///< uniform (default) or linear
+        rx_bias_difference difference; ///< backward (default) or forward
+        double mult_clamp;   ///< > 0: clamp the multiplier to [-c, c],
+                             ///< c >= 1; 0 = no clamp (default)
+        int overflow_guard;  ///< top bin: multiplier 1, no SA step,
+                             ///< weight 0 (default 1)
+        double theta_floor;  ///< theta >= floor after each update, in
+                             ///< (0, 1/m) (default 1e-300)
+        struct {
+            double a;        ///< omega_k = min(cap, a / (k^alpha + b))
+            double b;        ///< (defaults a 1, b 100, alpha 0.6, cap 1)
+            double alpha;
+            double cap;
+            double constant; ///< > 0: constant omega in (0, 1) (default 0)
+        } sa;
+        int resample;        ///< 1: write the residual-resampled set
+                             ///< (samples_resampled.npy) (default 1)
+    } bias;
 } rx_config;
 
 /** Fill every field with its documented default. */
@@ -703,6 +751,9 @@ typedef struct rx_results {
                             ///< them on a virtual machine); -1 before
                             ///< rx_run or when it failed before its
                             ///< threads started; not deterministic
+    const double *log_weights; ///< n_samples importance log-weights, one
+                               ///< per row of samples (bias.kind csgld);
+                               ///< NULL without a bias
 } rx_results;
 
 /** Borrowed view of the results; valid until rx_destroy. */
@@ -766,28 +817,6 @@ RX_API void rx_build_info(char *buf, size_t cap);
 
 /** Library version string. */
 RX_API const char *rx_version(void);
-
-/** Energy-histogram biases (bias.kind): a shared or per-chain histogram
- *  over the energy axis that rescales the gradient and weights the samples
- *  (contour SGLD, csgld.md). */
-typedef enum rx_bias_kind {
-    RX_BIAS_NONE = 0, ///< no bias (default)
-    RX_BIAS_CSGLD = 1 ///< contour SGLD: theta learns the energy PDF per
-                      ///< chain; importance weights theta(J)^zeta
-} rx_bias_kind;
-
-/** Initial theta of a contour bias (bias.theta_init). */
-typedef enum rx_bias_theta_init {
-    RX_BIAS_THETA_UNIFORM = 0, ///< 1/m in every bin (default)
-    RX_BIAS_THETA_LINEAR = 1   ///< proportional to m, m-1, ..., 1
-} rx_bias_theta_init;
-
-/** Difference of log theta that gives the gradient multiplier
- *  (bias.difference). */
-typedef enum rx_bias_difference {
-    RX_BIAS_DIFF_BACKWARD = 0, ///< log theta[J] - log theta[J-1] (default)
-    RX_BIAS_DIFF_FORWARD = 1   ///< log theta[J+1] - log theta[J]
-} rx_bias_difference;
 
 #ifdef __cplusplus
 }

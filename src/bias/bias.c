@@ -49,6 +49,26 @@ void rx__bias_params_default(rx__bias_params *par)
     par->theta_floor = 1e-300;
 }
 
+void rx__bias_params_from(rx__bias_params *par, const rx_config *cfg)
+{
+    rx__bias_params_default(par);
+    par->kind = cfg->bias.kind;
+    par->bins = cfg->bias.bins;
+    par->energy_min = cfg->bias.energy_min;
+    par->bin_width = cfg->bias.bin_width;
+    par->zeta = cfg->bias.zeta;
+    par->sa.a = cfg->bias.sa.a;
+    par->sa.b = cfg->bias.sa.b;
+    par->sa.alpha = cfg->bias.sa.alpha;
+    par->sa.cap = cfg->bias.sa.cap;
+    par->sa.constant = cfg->bias.sa.constant;
+    par->theta_init = cfg->bias.theta_init;
+    par->difference = cfg->bias.difference;
+    par->mult_clamp = cfg->bias.mult_clamp;
+    par->overflow_guard = cfg->bias.overflow_guard;
+    par->theta_floor = cfg->bias.theta_floor;
+}
+
 /* err->msg = the formatted text, *key = k; returns RX_ECONFIG. */
 static rx_status bad(const char **key, rx_err *err, const char *k,
                      const char *fmt, ...)

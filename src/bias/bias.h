@@ -113,10 +113,20 @@ typedef struct rx__bias_params {
  * PER_PARTICLE) of them, each on its own cache lines. A state holds no
  * pointers: a copy of its bytes is a copy of the state (rollback).
  */
+/* What a row needs of the engine's iteration (rx__bias_type.needs). */
+enum {
+    /* a global step 3 every iteration: every chain's energy of iteration
+     * k before any chain's step of k + 1 (a SHARED state). Rules out the
+     * partner design, whose threads wait only for their neighbours.
+     * Without it each state is updated by the thread that steps the
+     * particle at its position, right after that particle's energy. */
+    RX__BIAS_NEEDS_GLOBAL_UPDATE = 1
+};
+
 typedef struct rx__bias_type {
     const char *name;     /* the bias.kind name, "csgld" */
-    rx__bias_share share; /* SHARED needs a global step 3 every iteration:
-                           * it rules out the partner design */
+    rx__bias_share share; /* who owns a state (see rx__bias_share) */
+    unsigned needs;       /* RX__BIAS_NEEDS_* */
     size_t (*size)(const rx__bias_params *par); /* bytes of one state */
     void (*init)(const rx__bias_params *par, void *state);
     /*
@@ -163,6 +173,8 @@ const char *rx__bias_kind_name(rx_bias_kind kind);
 
 /* Every field at its default (kind none). */
 void rx__bias_params_default(rx__bias_params *par);
+/* The parameters of a configuration's bias.* keys. */
+void rx__bias_params_from(rx__bias_params *par, const rx_config *cfg);
 
 /*
  * Validation for the configuration layer: RX_OK, or RX_ECONFIG with

@@ -215,6 +215,7 @@ const double *rx__csgld_visits(const rx__bias_params *par,
 static const rx__bias_type csgld_type = {
     .name = "csgld",
     .share = RX__BIAS_PER_POSITION,
+    .needs = 0, /* each position's state: updated by its particle's owner */
     .size = cs_size,
     .init = cs_init,
     .update = cs_update,

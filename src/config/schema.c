@@ -40,6 +40,9 @@ const char *const rx__normal_names[] = {"box_muller", "ziggurat", NULL};
 const char *const rx__conv_names[] = {"auto", "im2col", "winograd",
                                       "direct", NULL};
 const char *const rx__gemm_names[] = {"auto", "blas", NULL};
+const char *const rx__bias_names[] = {"none", "csgld", NULL};
+const char *const rx__theta_init_names[] = {"uniform", "linear", NULL};
+const char *const rx__difference_names[] = {"backward", "forward", NULL};
 const char *const rx__layer_names[] = {"dense", "conv2d", "maxpool",
                                        "relu", "tanh", "flatten", NULL};
 
@@ -486,6 +489,51 @@ const rx__keydef rx__keys[] = {
     {"record.phase_timing", K_BOOL, OFF(record.phase_timing), "false", 0, 0,
      0, 0, NULL,
      "time the phases of each iteration on thread 0 (summary.json timing)"},
+    /* the energy-histogram bias (csgld.md 1-2; src/bias/) */
+    {"bias.kind", K_ENUM, OFF(bias.kind), "none", 0, 0, 0, 0, rx__bias_names,
+     "energy-histogram bias: none, or csgld (contour SGLD: each position "
+     "learns its energy PDF theta over bins, the gradient is multiplied by "
+     "1 + zeta tau / bin_width (log theta[J] - log theta[J-1]), each sample "
+     "gets the log-weight zeta log theta[J], weights.npy)"},
+    {"bias.bins", K_INT, OFF(bias.bins), "100", 2, 4194304, 0, 0, NULL,
+     "number m of energy bins; bin m-1 is the overflow bin above "
+     "energy_min + (m-1) bin_width"},
+    {"bias.energy_min", K_REAL, OFF(bias.energy_min), "0", -INF, INF, 0, 0,
+     NULL, "lower reference energy e_min: bin 0 is (-inf, e_min + bin_width]"},
+    {"bias.bin_width", K_REAL, OFF(bias.bin_width), "1", 0, INF, 1, 0, NULL,
+     "energy width du of a bin, > 0"},
+    {"bias.zeta", K_REAL, OFF(bias.zeta), "0.75", 0, INF, 0, 0, NULL,
+     "flattening exponent zeta >= 0 (0 = plain SGLD, 1 = flat energy "
+     "histogram)"},
+    {"bias.theta_init", K_ENUM, OFF(bias.theta_init), "uniform", 0, 0, 0, 0,
+     rx__theta_init_names,
+     "initial theta: uniform (1/m) or linear (proportional to m, m-1, .., 1)"},
+    {"bias.difference", K_ENUM, OFF(bias.difference), "backward", 0, 0, 0,
+     0, rx__difference_names,
+     "multiplier's difference of log theta: backward (log theta[J] - log "
+     "theta[J-1]) or forward (log theta[J+1] - log theta[J])"},
+    {"bias.multiplier_clamp", K_REAL, OFF(bias.mult_clamp), "0", 0, INF, 0, 0,
+     NULL,
+     "> 0: clamp the gradient multiplier to [-c, c], c >= 1 (5 for "
+     "networks); 0 = no clamp"},
+    {"bias.overflow_guard", K_BOOL, OFF(bias.overflow_guard), "true", 0, 0,
+     0, 0, NULL,
+     "in the overflow bin: multiplier 1, no SA step, weight 0"},
+    {"bias.theta_floor", K_REAL, OFF(bias.theta_floor), "1e-300", 0, 1, 1, 1,
+     NULL, "theta >= this after each update, in (0, 1/bins)"},
+    {"bias.sa.a", K_REAL, OFF(bias.sa.a), "1", 0, INF, 1, 0, NULL,
+     "SA step omega_k = min(cap, a / (k^alpha + b)): a > 0"},
+    {"bias.sa.b", K_REAL, OFF(bias.sa.b), "100", 0, INF, 0, 0, NULL,
+     "SA step: b >= 0"},
+    {"bias.sa.alpha", K_REAL, OFF(bias.sa.alpha), "0.6", 0.5, 1, 1, 0, NULL,
+     "SA step: alpha in (0.5, 1]"},
+    {"bias.sa.cap", K_REAL, OFF(bias.sa.cap), "1", 0, 1, 1, 0, NULL,
+     "SA step: cap in (0, 1]"},
+    {"bias.sa.constant", K_REAL, OFF(bias.sa.constant), "0", 0, 1, 0, 1,
+     NULL, "> 0: a constant SA step in (0, 1) instead; 0 = the schedule"},
+    {"bias.resample", K_BOOL, OFF(bias.resample), "true", 0, 0, 0, 0, NULL,
+     "write samples_resampled.npy: the weighted samples resampled "
+     "(residual-stochastic, seeded) into an unweighted set"},
 };
 
 #define NKEYS ((int)(sizeof rx__keys / sizeof rx__keys[0]))

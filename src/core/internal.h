@@ -49,9 +49,10 @@ enum {
     RX_STREAM_BATCH = 10,   /* minibatch permutations, per epoch      */
     RX_STREAM_MODELINIT = 11, /* network weight initialisation        */
     RX_STREAM_ESTIMATE = 12,/* control-variate anchor subsamples      */
-    RX_STREAM_STATE = 13    /* a step rule's fresh random state (init,
+    RX_STREAM_STATE = 13,   /* a step rule's fresh random state (init,
                                reset on a move), apart from the step
                                stream, whose draws may be drawn ahead */
+    RX_STREAM_RESAMPLE = 14 /* resampling of weighted samples         */
 };
 
 /*

@@ -146,6 +146,39 @@ static rx_status create_buffers(rx_ctx *c, const rx_config *cfg,
     return RX_OK;
 }
 
+/* The energy-histogram bias (bias.*): its states, one per position for
+ * CSGLD, and the samples' log-weights. A row that needs a global update
+ * every iteration (a state shared by all chains) is refused: neither run
+ * loop has that step yet. */
+static rx_status create_bias(rx_ctx *c, const rx_config *cfg, rx_err *err)
+{
+    rx__bias_params par;
+    rx__bias_params_from(&par, cfg);
+    const char *key = "bias";
+    rx_err e;
+    if (rx__bias_check(&par, &key, &e) != RX_OK)
+        return rx__fail(err, RX_ECONFIG, "%s: %s", key, e.msg);
+    rx_status st = rx__bias_create(&c->bias, &par, c->P, err);
+    if (st != RX_OK || !c->bias.type)
+        return st;
+    /* a state shared by several chains is updated from all of them:
+     * the global step, whether or not the row says so */
+    if ((c->bias.type->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE) ||
+        (c->bias.type->share == RX__BIAS_SHARED && c->P > 1))
+        return rx__fail(err, RX_ECONFIG,
+                        "bias.kind: %s needs a global update of all "
+                        "chains every iteration, which the engine does not "
+                        "run",
+                        c->bias.type->name);
+    if (c->n_samples > 0) {
+        c->logw = malloc(sizeof(double) * (size_t)c->n_samples);
+        if (!c->logw)
+            return rx__fail(err, RX_ENOMEM,
+                            "rx_create: out of memory for the weights");
+    }
+    return RX_OK;
+}
+
 /* The posterior-predictive evaluation of a network target. */
 static rx_status create_eval(rx_ctx *c, const rx_config *cfg, rx_err *err)
 {
@@ -212,6 +245,8 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     create_step_ladder(c, cfg);
     st = create_buffers(c, cfg, err);
     if (st == RX_OK)
+        st = create_bias(c, cfg, err);
+    if (st == RX_OK)
         st = create_eval(c, cfg, err);
     if (st != RX_OK)
         goto fail;
@@ -255,6 +290,9 @@ void rx_destroy(rx_ctx **cp)
     free(c->eta);
     free(c->tau);
     free(c->samples);
+    free(c->logw);
+    free(c->res_bias);
+    rx__bias_destroy(&c->bias);
     for (int m = 0; m < 2; ++m) {
         free(c->ev.mean[m]);
         free(c->ev.lmax[m]);

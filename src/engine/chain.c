@@ -35,6 +35,29 @@ void rx__sigma2_sa(const rx_ctx *c, rx__xstate *xs, int64_t k)
 }
 
 /*
+ * The bias's steps 3 and 6 for particle i at position q, right after its
+ * energy of iteration k. A row without RX__BIAS_NEEDS_GLOBAL_UPDATE keeps
+ * one state per position (or particle), and in iteration k only the call
+ * that steps the particle at that position touches it: so the owning
+ * thread updates it here, with no barrier of its own, and the update
+ * order is fixed whatever the thread count. The multiplier of k + 1
+ * reads the state after the barrier (or partner hand-off) of k.
+ */
+void rx__bias_after_step(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
+                         int q, int64_t k, double last)
+{
+    const rx__bias_type *T = c->bias.type;
+    void *bs = bias_state_of(c, i, q);
+    const double tau = ts->x.tau[q];
+    rx_status st = T->update(&c->bias.par, bs, 1, &p->energy, &tau, k, NULL);
+    if (st != RX_OK) {
+        rx__particle_fail(c, ts, (int)(k & 1), st, i, q, k, last, -1);
+        return;
+    }
+    p->logw = T->log_weight(&c->bias.par, bs, p->energy, tau);
+}
+
+/*
  * Control variates after particle i's gradient pass of iteration k (eval
  * counter k + 1, per-example losses in ts->vrw->pe): at a period end
  * ((k + 1) % m == 0) first the variance and adaptive c with the OLD anchor
@@ -263,10 +286,17 @@ rx_status rx__step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
         rollback_copy(p, c->dim, c->slen, 1);
     size_t nz = 0;
     const double *zpre = c->zh ? zhelp_take(&c->zh[i], k, &s, &nz) : NULL;
-    rx__step_apply(kind, &c->sc, p->theta, p->state, p->grad,
-                   c->dim,
-                   ts->x.eta[q] * cyc * p->step_scale,
-                   ts->x.tau[q], &s, zpre, nz);
+    /* the bias's gradient multiplier from the energy at the current
+     * point (design.md step 1); exactly 1.0 without a bias */
+    const double gm = c->bias.type
+                          ? c->bias.type->grad_mult(&c->bias.par,
+                                                    bias_state_of(c, i, q),
+                                                    p->energy, ts->x.tau[q])
+                          : 1.0;
+    rx__step_apply_g(kind, &c->sc, p->theta, p->state, p->grad, gm,
+                     c->dim,
+                     ts->x.eta[q] * cyc * p->step_scale,
+                     ts->x.tau[q], &s, zpre, nz);
     double tg = vr || timing ? rx__now() : 0.0;
     rx_status st = rx__target_eval_pe(
         c->target, ts->tws, p->theta, &p->energy, p->grad, seed,

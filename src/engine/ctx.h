@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdatomic.h>
 
+#include "../bias/bias.h"
 #include "../core/internal.h"
 #include "../estimate/vr.h"
 #include "../exchange/exchange.h"
@@ -56,6 +57,8 @@ typedef struct rx__particle {
     int64_t vr_nc;       /* adaptive c updates so far */
     rx__vrcost vr_cost;
     double grad_s;       /* seconds in gradient evaluations (VR runs) */
+    double logw;         /* bias: log-weight of the point reached by the
+                          * last step (its sample's weight) */
 } rx__particle;
 _Static_assert(offsetof(rx__particle, state) == RX_CACHELINE,
                "rx__particle: the hot fields fill the first cache line "
@@ -174,6 +177,8 @@ struct rx_ctx {
     rx__recorder rec;
     int64_t n_samples;
     float *samples;             /* n_samples x dim */
+    rx__bias bias;              /* bias.*: type NULL without one */
+    double *logw;               /* bias: n_samples log-weights, or NULL */
     int ran;
     int64_t iters_done;
     double wall_s;
@@ -238,6 +243,7 @@ struct rx_ctx {
     char ckpt_err[9000];
     /* a checkpoint being resumed (rx__state_load) */
     double *res_parts;   /* P x rx__part_stride: see rx__part_pack */
+    double *res_bias;    /* bias: P log-weights, then the packed states */
     rx__xstate res_x;    /* at, pos, gate, eta, tau, beta, s2hat, acc_sum,
                             C, sa_count, round, round_end, nonadj */
     double eval_s;

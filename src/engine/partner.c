@@ -198,7 +198,11 @@ static int partner_applies(const rx_ctx *c)
             xc->scheme == RX_SCHEME_DEO_STAR) &&
            c->ac.adapt == RX_ADAPT_NONE && !c->ac.adapt_c &&
            !c->s2_estimate && !c->vc.on && !c->ckpt_fn && !c->resumed &&
-           c->cfg.step.cyclical_cycles == 0;
+           c->cfg.step.cyclical_cycles == 0 &&
+           /* the kinds' declared needs: a bias updated from all chains
+            * every iteration needs the barrier */
+           !(c->bias.type &&
+             (c->bias.type->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE));
 }
 
 /* A.5 check of particle i at position q (record.c's rule, local form;

@@ -42,6 +42,7 @@ rx_status rx_get_results(const rx_ctx *c, rx_results *r)
     r->n_samples = c->ran ? c->n_samples : 0;
     r->dim = c->dim;
     r->samples = c->samples;
+    r->log_weights = c->ran ? c->logw : NULL;
     r->n_index = c->rec.n_index;
     r->index = c->rec.index;
     r->index_iter = c->rec.index_iter;

@@ -61,7 +61,8 @@ static rx_status run_prepare(rx_ctx *c, rx__run *R)
                c->cfg.rng.normal == RX_NORMAL_ZIGGURAT &&
                (k0 == RX_STEP_SGLD || k0 == RX_STEP_SGD) &&
                (k1 == RX_STEP_SGLD || k1 == RX_STEP_SGD) &&
-               c->cfg.faults.policy != 1 && !c->vc.on && !timing;
+               c->cfg.faults.policy != 1 && !c->vc.on && !timing &&
+               !c->bias.type; /* it has no gradient multiplier */
     /* the partner design's waits draw the fused step's normals ahead */
     c->bank = c->fused && c->partner && c->nt_req > 1 && c->bank_mode >= 0;
     rx__particle_sizes(c);
@@ -169,6 +170,8 @@ static void particles_init(rx_ctx *c, rx__tstate *ts, int lo, int hi)
         if (c->resumed) {
             rx__part_unpack(p, c->dim, c->slen,
                             c->res_parts + (size_t)i * pstride);
+            if (c->res_bias)
+                p->logw = c->res_bias[i];
             continue;
         }
         rx_status st = rx__target_eval_pe(c->target, ts->tws, p->theta,

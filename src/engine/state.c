@@ -44,6 +44,17 @@ void rx__xstate_free_resumed(rx__xstate *x)
 
 rx_err *rx__ctx_err(rx_ctx *c) { return &c->err; }
 
+const rx__bias *rx__ctx_bias(const rx_ctx *c) { return &c->bias; }
+
+/* Doubles of the bias block: P particle log-weights, then the states. */
+static size_t bias_len(const rx_ctx *c)
+{
+    if (!c->bias.type)
+        return 0;
+    return (size_t)c->P +
+           (size_t)c->bias.n * c->bias.type->pack_len(&c->bias.par);
+}
+
 int rx__ctx_ran(const rx_ctx *c) { return c->ran; }
 
 const rx_config *rx__ctx_cfg(const rx_ctx *c) { return &c->cfg; }
@@ -141,6 +152,24 @@ rx_status rx__state_save(rx_ctx *c, const rx__ckident *id, rx__state_io put,
     if (id->rows > 0)
         put(user, c->samples,
             sizeof(float) * (size_t)id->rows * (size_t)id->per * c->dim);
+    const size_t nb = bias_len(c);
+    if (nb > 0) {
+        const rx__bias_type *T = c->bias.type;
+        const size_t len = T->pack_len(&c->bias.par);
+        double *b = malloc(sizeof(double) * nb);
+        if (!b)
+            return RX_ENOMEM;
+        for (int i = 0; i < c->P; ++i)
+            b[i] = c->parts[i]->logw;
+        for (int s = 0; s < c->bias.n; ++s)
+            T->pack(&c->bias.par, rx__bias_state(&c->bias, s),
+                    b + c->P + (size_t)s * len);
+        put(user, b, sizeof(double) * nb);
+        free(b);
+        if (id->rows > 0 && c->logw)
+            put(user, c->logw,
+                sizeof(double) * (size_t)id->rows * (size_t)id->per);
+    }
     return RX_OK;
 }
 
@@ -174,6 +203,17 @@ rx_status rx__state_load(rx_ctx *c, const rx__ckident *id, rx__state_io get,
     if (id->rows > 0 && c->samples)
         get(user, c->samples,
             sizeof(float) * (size_t)id->rows * (size_t)id->per * c->dim);
+    const size_t nb = bias_len(c);
+    if (nb > 0) {
+        free(c->res_bias);
+        c->res_bias = malloc(sizeof(double) * nb);
+        if (!c->res_bias)
+            return RX_ENOMEM;
+        get(user, c->res_bias, sizeof(double) * nb);
+        if (id->rows > 0 && c->logw)
+            get(user, c->logw,
+                sizeof(double) * (size_t)id->rows * (size_t)id->per);
+    }
     return RX_OK;
 }
 
@@ -185,6 +225,17 @@ int rx__state_resume(rx_ctx *c, const rx__ckident *id)
         if ((int32_t)c->res_parts[(size_t)i * stride + 3] < 0 ||
             (int32_t)c->res_parts[(size_t)i * stride + 3] >= c->P)
             return i;
+    if (c->res_bias) {
+        /* the states, checked by the row; the particles' log-weights go
+         * to the particles as rx_run unpacks them */
+        const rx__bias_type *T = c->bias.type;
+        const size_t len = T->pack_len(&c->bias.par);
+        for (int s = 0; s < c->bias.n; ++s)
+            if (T->unpack(&c->bias.par, rx__bias_state(&c->bias, s),
+                          c->res_bias + c->P + (size_t)s * len,
+                          &c->err) != RX_OK)
+                return c->P;
+    }
     c->rec.n_index = id->n_index;
     c->rec.n_trace = id->n_trace;
     c->k0 = id->k;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../bias/bias.h"
 #include "../core/internal.h"
 #include "../estimate/vr.h"
 #include "../record/record.h"
@@ -55,6 +56,10 @@ typedef struct rx__runview {
 /* Borrowed: valid until rx_destroy. */
 void rx__run_view(const rx_ctx *c, rx__runview *v);
 
+/* The run's energy-histogram bias (its type NULL without one); borrowed,
+ * read-only: its states after the run, for the summary. */
+const rx__bias *rx__ctx_bias(const rx_ctx *c);
+
 /* faults.policy rollback: particle i's rollbacks, the iteration of its
  * last one and its step scale; returns 0 (outputs untouched) where the
  * particle does not exist. */
@@ -80,7 +85,9 @@ void rx__state_ident(const rx_ctx *c, int64_t k, rx__ckident *id);
 typedef void (*rx__state_io)(void *user, void *p, size_t n);
 
 /* The state's blocks in order through put: the P packed particles, the
- * exchange state, the recorders (id's counts), id->rows rows of samples.
+ * exchange state, the recorders (id's counts), id->rows rows of samples;
+ * with a bias, then the particles' P log-weights, the bias states packed
+ * (the row's pack, pack_len doubles each) and the samples' log-weights.
  * Called by the checkpoint writer on thread 0 while the other threads
  * wait. RX_ENOMEM before anything is written. */
 rx_status rx__state_save(rx_ctx *c, const rx__ckident *id, rx__state_io put,
@@ -93,7 +100,9 @@ rx_status rx__state_save(rx_ctx *c, const rx__ckident *id, rx__state_io put,
 rx_status rx__state_load(rx_ctx *c, const rx__ckident *id, rx__state_io get,
                          void *user);
 /* After a complete and intact read: -1, and rx_run resumes at id->k; or
- * the first particle whose position is invalid (nothing resumes). */
+ * the first particle whose position is invalid (nothing resumes); or P
+ * when the bias states are not valid ones (the message in the context's
+ * error). */
 int rx__state_resume(rx_ctx *c, const rx__ckident *id);
 
 /* The checkpoint writer rx_run calls on thread 0 after the step phase of

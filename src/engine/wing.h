@@ -197,6 +197,19 @@ static inline void store_sample(rx_ctx *c, const rx__particle *p, int q,
     float *dst = c->samples + (size_t)row * c->dim;
     for (size_t j = 0; j < c->dim; ++j)
         dst[j] = (float)p->theta[j];
+    if (c->logw)
+        c->logw[row] = p->logw;
+}
+
+/* The bias state of the particle i at position q (CSGLD: the
+ * position's). */
+static inline void *bias_state_of(rx_ctx *c, int i, int q)
+{
+    return rx__bias_state(&c->bias, c->bias.n == 1 ? 0
+                                    : c->bias.type->share ==
+                                              RX__BIAS_PER_PARTICLE
+                                        ? i
+                                        : q);
 }
 
 /* Is the gradient finite? Returns the first bad coordinate or -1. */
@@ -244,6 +257,12 @@ rx_status rx__step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
  * k = -1: set-up. */
 rx_status rx__vr_after_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p,
                             int i, int64_t k);
+/* The bias after particle i's step of k at position q (design.md steps 3
+ * and 6): the SA update of its state with the new energy, then the
+ * log-weight of the point reached (its sample's). last: the energy before
+ * the step, for a failure's message. */
+void rx__bias_after_step(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
+                         int q, int64_t k, double last);
 /* One stochastic-approximation step of sigma_p^2 at iteration k. */
 void rx__sigma2_sa(const rx_ctx *c, rx__xstate *xs, int64_t k);
 /* balance_noise: the buffers when the run uses them (else NULL), their

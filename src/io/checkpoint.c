@@ -356,6 +356,11 @@ rx_status rx_checkpoint_resume(rx_ctx *c, const char *path)
     if (fgetc(r.f) != EOF)
         CK_FAIL("%s: trailing bytes after the checksum", path);
     const int bad = rx__state_resume(c, &file);
+    if (bad == h.P) { /* the bias states: the row's message */
+        char why[sizeof rx__ctx_err(c)->msg];
+        snprintf(why, sizeof why, "%s", rx__ctx_err(c)->msg);
+        CK_FAIL("%s: the bias state: %s", path, why);
+    }
     if (bad >= 0)
         CK_FAIL("%s: particle %d has an invalid position", path, bad);
 out:

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bias/bias.h"
 #include "../core/internal.h"
 #include "config.h"
 #include "yaml.h"
@@ -319,6 +320,14 @@ rx_status rx__config_load_log(const char *path, const char *const *sets,
     }
     if (st == RX_OK)
         st = rx__config_check(out, mk, err);
+    if (st == RX_OK) { /* bias.*: the bias module's own checks */
+        rx__bias_params bp;
+        rx__bias_params_from(&bp, out);
+        const char *key = "bias.kind";
+        rx_err be;
+        if (rx__bias_check(&bp, &key, &be) != RX_OK)
+            st = rx__key_err(err, mk, key, "%s", be.msg);
+    }
     if (st == RX_OK && out->target.kind == RX_TARGET_CALLBACK)
         st = rx__key_err(err, mk, "target.kind",
                          "callback targets are set up through the C API "
@@ -493,19 +502,24 @@ rx_status rx_config_write(const rx_config *c, const char *path, rx_err *err)
                         strerror(errno));
     fprintf(f, "# resolved by replex %s: every key, defaults spelled out\n",
             RX_VERSION_STRING);
-    char prev[256] = "";
+    const char *prev = "";
     for (int i = 0; i < rx__nkeys; ++i) {
         const char *p = rx__keys[i].path;
-        const char *dot = strrchr(p, '.');
-        char sec[256] = "";
-        if (dot) {
-            memcpy(sec, p, (size_t)(dot - p));
-            sec[dot - p] = '\0';
+        /* open the sections (any depth: bias.sa.a) that the previous key
+         * did not share, each at its depth */
+        int depth = 0;
+        size_t same = 0; /* the previous key's sections shared so far */
+        for (const char *q = p, *dot; (dot = strchr(q, '.')) != NULL;
+             q = dot + 1, ++depth) {
+            size_t end = (size_t)(dot - p);
+            if (same == (size_t)(q - p) && strncmp(prev, p, end + 1) == 0)
+                same = end + 1;
+            else
+                fprintf(f, "%*s%.*s:\n", 2 * depth, "", (int)(dot - q), q);
         }
-        if (strcmp(sec, prev) != 0 && sec[0])
-            fprintf(f, "%s:\n", sec); /* sections are one level deep */
-        strcpy(prev, sec);
-        fprintf(f, "%s%s: ", sec[0] ? "  " : "", dot ? dot + 1 : p);
+        prev = p;
+        const char *leaf = strrchr(p, '.');
+        fprintf(f, "%*s%s: ", 2 * depth, "", leaf ? leaf + 1 : p);
         put_leaf(f, c, &rx__keys[i]);
         fputc('\n', f);
     }

@@ -18,6 +18,7 @@
 #include "../engine/state.h"
 #include "json.h"
 #include "marker.h"
+#include "rundir_bias.h"
 
 static rx_status io_fail(rx_ctx *c, const char *what, const char *path)
 {
@@ -500,6 +501,7 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     sum_variance_reduction(f, v);
     sum_ladder(f, v);
     sum_samples(f, v);
+    rx__summary_bias(f, c);
     sum_density(f, c, v);
     sum_modes(f, c, v);
     sum_metrics(f, v);
@@ -617,6 +619,8 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
     if ((st = write_npy(c, p, "<f4", v.res.samples, 4,
                         v.res.samples ? v.res.n_samples : 0,
                         (int64_t)v.res.dim)) != RX_OK)
+        goto fail;
+    if ((st = rx__rundir_bias_files(c, tmp)) != RX_OK)
         goto fail;
     snprintf(p, L + 32, "%s/" RX_MARKER_FILE, dir);
     if (force && lstat(dir, &sb) == 0 &&

@@ -10,16 +10,16 @@ static size_t msgd_len(size_t dim)
 }
 
 static void msgd_apply(const rx__stepconf *sc, double *theta, double *state,
-                       const double *grad, size_t dim, double eta,
-                       double tau, rx__stream *s, const double *zpre,
-                       size_t nz)
+                       const double *grad, double gm, size_t dim,
+                       double eta, double tau, rx__stream *s,
+                       const double *zpre, size_t nz)
 {
     (void)tau;
     (void)s;
     (void)zpre;
     (void)nz;
     for (size_t j = 0; j < dim; ++j) {
-        state[j] = sc->momentum * state[j] + grad[j];
+        state[j] = sc->momentum * state[j] + gm * grad[j];
         theta[j] -= eta * state[j];
     }
 }

@@ -11,9 +11,9 @@ static size_t psgd_len(size_t dim)
 }
 
 static void psgd_apply(const rx__stepconf *sc, double *theta, double *state,
-                       const double *grad, size_t dim, double eta,
-                       double tau, rx__stream *s, const double *zpre,
-                       size_t nz)
+                       const double *grad, double gm, size_t dim,
+                       double eta, double tau, rx__stream *s,
+                       const double *zpre, size_t nz)
 {
     (void)tau;
     (void)s;
@@ -21,8 +21,9 @@ static void psgd_apply(const rx__stepconf *sc, double *theta, double *state,
     (void)nz;
     const double a = sc->rms_alpha;
     for (size_t j = 0; j < dim; ++j) {
-        state[j] = a * state[j] + (1.0 - a) * grad[j] * grad[j];
-        theta[j] -= eta * grad[j] / (sc->rms_eps + sqrt(state[j]));
+        const double g = gm * grad[j]; /* grad[j] when gm = 1 */
+        state[j] = a * state[j] + (1.0 - a) * g * g;
+        theta[j] -= eta * g / (sc->rms_eps + sqrt(state[j]));
     }
 }
 

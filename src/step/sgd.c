@@ -2,9 +2,11 @@
 #include "step.h"
 
 static void sgd_apply(const rx__stepconf *sc, double *theta, double *state,
-                      const double *grad, size_t dim, double eta, double tau,
-                      rx__stream *s, const double *zpre, size_t nz)
+                      const double *grad, double gm, size_t dim, double eta,
+                      double tau, rx__stream *s, const double *zpre,
+                      size_t nz)
 {
+    const double eg = eta * gm; /* eta itself when gm = 1 */
     (void)sc;
     (void)state;
     (void)tau;
@@ -12,7 +14,7 @@ static void sgd_apply(const rx__stepconf *sc, double *theta, double *state,
     (void)zpre;
     (void)nz;
     for (size_t j = 0; j < dim; ++j)
-        theta[j] -= eta * grad[j];
+        theta[j] -= eg * grad[j];
 }
 
 const rx__step_type rx__step_sgd = {

@@ -11,16 +11,17 @@ static size_t sghmc_len(size_t dim)
 }
 
 static void sghmc_apply(const rx__stepconf *sc, double *theta,
-                        double *state, const double *grad, size_t dim,
-                        double eta, double tau, rx__stream *s,
+                        double *state, const double *grad, double gm,
+                        size_t dim, double eta, double tau, rx__stream *s,
                         const double *zpre, size_t nz)
 {
+    const double eg = eta * gm; /* eta itself when gm = 1 */
     const double rho = sc->momentum, alpha = 1.0 - rho;
     const double bhat = 0.5 * sc->sghmc_vhat * eta;
     const double sd = sqrt(2.0 * eta * (alpha - bhat) * tau);
     if (dim < RX__FILL_MIN && !zpre) {
         for (size_t j = 0; j < dim; ++j) {
-            state[j] = rho * state[j] - eta * grad[j] + sd * rx__normal(s);
+            state[j] = rho * state[j] - eg * grad[j] + sd * rx__normal(s);
             theta[j] += state[j];
         }
         return;
@@ -30,7 +31,7 @@ static void sghmc_apply(const rx__stepconf *sc, double *theta,
         size_t n = dim - j0 < RX_STEP_CHUNK ? dim - j0 : RX_STEP_CHUNK;
         const double *zz = rx__step_noise(s, zpre, nz, j0, z, n);
         for (size_t j = j0; j < j0 + n; ++j) {
-            state[j] = rho * state[j] - eta * grad[j] + sd * zz[j - j0];
+            state[j] = rho * state[j] - eg * grad[j] + sd * zz[j - j0];
             theta[j] += state[j];
         }
     }

@@ -1,19 +1,21 @@
-/* SGLD: theta <- theta - eta g + sqrt(2 eta tau) z (deo.md 3.1). */
+/* SGLD: theta <- theta - (eta gm) g + sqrt(2 eta tau) z (deo.md 3.1; gm
+ * the bias's gradient multiplier, 1 without one). */
 #include <math.h>
 
 #include "step.h"
 
 static void sgld_apply(const rx__stepconf *sc, double *theta, double *state,
-                       const double *grad, size_t dim, double eta,
-                       double tau, rx__stream *s, const double *zpre,
-                       size_t nz)
+                       const double *grad, double gm, size_t dim,
+                       double eta, double tau, rx__stream *s,
+                       const double *zpre, size_t nz)
 {
     (void)sc;
     (void)state;
     const double sd = sqrt(2.0 * eta * tau);
+    const double eg = eta * gm; /* eta itself when gm = 1 */
     if (dim < RX__FILL_MIN && !zpre) { /* the same draws, no chunks */
         for (size_t j = 0; j < dim; ++j)
-            theta[j] += -eta * grad[j] + sd * rx__normal(s);
+            theta[j] += -eg * grad[j] + sd * rx__normal(s);
         return;
     }
     double z[RX_STEP_CHUNK];
@@ -21,7 +23,7 @@ static void sgld_apply(const rx__stepconf *sc, double *theta, double *state,
         size_t n = dim - j0 < RX_STEP_CHUNK ? dim - j0 : RX_STEP_CHUNK;
         const double *zz = rx__step_noise(s, zpre, nz, j0, z, n);
         for (size_t j = 0; j < n; ++j)
-            theta[j0 + j] += -eta * grad[j0 + j] + sd * zz[j];
+            theta[j0 + j] += -eg * grad[j0 + j] + sd * zz[j];
     }
 }
 

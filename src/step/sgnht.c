@@ -52,10 +52,11 @@ static void sgnht_init(const rx__stepconf *sc, double *state, size_t dim,
 }
 
 static void sgnht_apply(const rx__stepconf *sc, double *theta, double *state,
-                        const double *grad, size_t dim, double eta,
-                        double tau, rx__stream *s, const double *zpre,
-                        size_t nz)
+                        const double *grad, double gm, size_t dim,
+                        double eta, double tau, rx__stream *s,
+                        const double *zpre, size_t nz)
 {
+    const double eg = eta * gm; /* eta itself when gm = 1 */
     if (dim == 0)
         return;
     double *v = state;
@@ -64,7 +65,7 @@ static void sgnht_apply(const rx__stepconf *sc, double *theta, double *state,
     double vv = 0.0;
     if (dim < RX__FILL_MIN && !zpre) {
         for (size_t j = 0; j < dim; ++j) {
-            double w = v[j] - eta * grad[j] - xi * v[j] + sd * rx__normal(s);
+            double w = v[j] - eg * grad[j] - xi * v[j] + sd * rx__normal(s);
             v[j] = w;
             theta[j] += w;
             vv += w * w;
@@ -75,7 +76,7 @@ static void sgnht_apply(const rx__stepconf *sc, double *theta, double *state,
             size_t n = dim - j0 < RX_STEP_CHUNK ? dim - j0 : RX_STEP_CHUNK;
             const double *zz = rx__step_noise(s, zpre, nz, j0, z, n);
             for (size_t j = j0; j < j0 + n; ++j) {
-                double w = v[j] - eta * grad[j] - xi * v[j] + sd * zz[j - j0];
+                double w = v[j] - eg * grad[j] - xi * v[j] + sd * zz[j - j0];
                 v[j] = w;
                 theta[j] += w;
                 vv += w * w;

@@ -39,7 +39,11 @@ enum { RX__NEEDS_GRAD = 1, RX__NEEDS_ENERGY = 2 };
  *    reset and on a change of rule. s: a stream for rules whose fresh
  *    state is random (may be NULL: the row then uses its mean). NULL
  *    init with a state: zeros.
- *  - apply: one step; state NULL for stateless rules; noise from s; zpre,
+ *  - apply: one step; state NULL for stateless rules; gm the gradient
+ *    multiplier of an energy-histogram bias (src/bias/): the rule uses
+ *    gm * grad in place of grad (as -(eta gm) grad where it scales by
+ *    eta), the noise unchanged; gm = 1.0 gives the same bits as no
+ *    multiplier; noise from s; zpre,
  *    when not NULL, holds the stream's first nz draws (nz a multiple of
  *    RX_STEP_CHUNK, or dim), drawn ahead, and s continues after them: the
  *    same numbers as drawing them here.
@@ -52,7 +56,7 @@ typedef struct rx__step_type {
     void (*init)(const struct rx__stepconf *sc, double *state, size_t dim,
                  double eta, double tau, rx__stream *s);
     void (*apply)(const struct rx__stepconf *sc, double *theta,
-                  double *state, const double *grad, size_t dim,
+                  double *state, const double *grad, double gm, size_t dim,
                   double eta, double tau, rx__stream *s, const double *zpre,
                   size_t nz);
     void (*rescale)(const struct rx__stepconf *sc, double *state,
@@ -97,15 +101,28 @@ static inline int rx__step_draws_dim(rx_step_kind k)
     return rx__step_types[k]->draws == RX__DRAWS_DIM;
 }
 
-/* One step of rule `kind` (the row's apply, see above). */
+/* One step of rule `kind` with gradient multiplier gm (the row's apply,
+ * see above). */
+static inline void rx__step_apply_g(rx_step_kind kind,
+                                    const rx__stepconf *sc, double *theta,
+                                    double *state, const double *grad,
+                                    double gm, size_t dim, double eta,
+                                    double tau, rx__stream *s,
+                                    const double *zpre, size_t nz)
+{
+    rx__step_types[kind]->apply(sc, theta, state, grad, gm, dim, eta, tau,
+                                s, zpre, nz);
+}
+
+/* One step of rule `kind` without a multiplier (gm = 1). */
 static inline void rx__step_apply(rx_step_kind kind, const rx__stepconf *sc,
                                   double *theta, double *state,
                                   const double *grad, size_t dim, double eta,
                                   double tau, rx__stream *s,
                                   const double *zpre, size_t nz)
 {
-    rx__step_types[kind]->apply(sc, theta, state, grad, dim, eta, tau, s,
-                                zpre, nz);
+    rx__step_apply_g(kind, sc, theta, state, grad, 1.0, dim, eta, tau, s,
+                     zpre, nz);
 }
 
 /* A fresh state of rule `kind` (the row's init; zeros where it has none). */

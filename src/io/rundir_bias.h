@@ -1,0 +1,17 @@
+/*
+ * The run directory's bias outputs (rundir_bias.c): the summary's "bias"
+ * block, weights.npy and samples_resampled.npy. Nothing without a bias.
+ */
+#ifndef RX_IO_RUNDIR_BIAS_H
+#define RX_IO_RUNDIR_BIAS_H
+
+#include <stdio.h>
+
+#include "replex/replex.h"
+
+/* The summary's "bias" block (a line ending in ",\n") into f. */
+void rx__summary_bias(FILE *f, rx_ctx *c);
+/* weights.npy and (bias.resample) samples_resampled.npy into dir. */
+rx_status rx__rundir_bias_files(rx_ctx *c, const char *dir);
+
+#endif
