@@ -1,12 +1,15 @@
 /*
- * The communication phase: which pairs may swap at k (schedule), and whether
- * each does (rule). Every random draw is keyed by (seed, pair, SWAP, k) or
- * (seed, 0, SCHED, k), never by thread.
+ * The communication phase: the schedule's pattern picks the pairs of k,
+ * the exchange test decides each (xtest.h, inlined into the pair loops
+ * below through one switch per call). Every random draw is keyed by
+ * (seed, pair, SWAP, k) or (seed, 0, SCHED, k), never by thread.
  */
-#include <math.h>
-
 #include "../core/rng_inline.h"
 #include "exchange.h"
+
+/* The pair loops, instantiated once per test: `dec` is always a constant
+ * (a row's decision), so after inlining the call is direct and inlined. */
+#define XINL static inline __attribute__((always_inline))
 
 void rx__pair_noise(const rx__xconf *xc, int a, int64_t k, double z[2])
 {
@@ -23,50 +26,10 @@ void rx__pair_noise(const rx__xconf *xc, int a, int64_t k, double z[2])
     }
 }
 
-/*
- * Decide one pair between positions a < b with uniform u; returns 1 if
- * accepted. Every thread evaluates this same expression (u < exp(x)), so
- * the decision is bitwise the same on all of them.
- */
-static int decide_e(const rx__xconf *xc, const rx__xstate *xs, double ea,
-                    double eb, int a, int b, double u, int64_t k,
-                    double *prob)
+/* Does xc's test draw a uniform per comparison? */
+static inline int uses_u(const rx__xconf *xc)
 {
-    if (xc->rule == RX_RULE_BERNOULLI) {
-        *prob = xc->accept_prob;
-        return u < xc->accept_prob;
-    }
-    if (xc->fresh_sd > 0.0) {
-        /* the notebook: both energies re-drawn for this comparison */
-        double zl[2];
-        const double *z = xs->fresh_z ? xs->fresh_z + 2 * a : zl;
-        if (!xs->fresh_z)
-            rx__pair_noise(xc, a, k, zl);
-        ea += xc->fresh_sd * z[0];
-        eb += xc->fresh_sd * z[1];
-    }
-    if (xc->rule == RX_RULE_DETERMINISTIC) {
-        /* Eq. 8: the hotter chain's energy lower by more than C */
-        int acc = eb + xs->C < ea;
-        *prob = acc;
-        return acc;
-    }
-    double dT = xs->beta[a] - xs->beta[b];
-    double x = dT * (ea - eb) - xc->wcorr;
-    if (xc->rule == RX_RULE_BIAS_CORRECTED)
-        x -= dT * dT * xs->s2hat[a] * xc->inv_F; /* Eq. 16 */
-    if (x >= 0.0) {
-        *prob = 1.0;
-        return 1;
-    }
-    *prob = exp(x);
-    return u < *prob;
-}
-
-static int decide(const rx__xconf *xc, const rx__xstate *xs, const double *E,
-                  int a, int b, double u, int64_t k, double *prob)
-{
-    return decide_e(xc, xs, E[xs->at[a]], E[xs->at[b]], a, b, u, k, prob);
+    return (rx__xtest_row(xc->rule)->needs & RX__XT_UNIFORM) != 0;
 }
 
 /* The uniforms of all pairs at k: pair p uses word p % 4 of block p / 4 of
@@ -95,13 +58,15 @@ static inline void clear_ev(rx__pairev *e)
 }
 
 /* Evaluate pair p's condition into a fresh event record. */
-static inline rx__pairev *eval_pair(const rx__xconf *xc, rx__xstate *xs,
-                                    const double *E, int p, int64_t k)
+XINL rx__pairev *eval_pair(const rx__xconf *xc, rx__xstate *xs,
+                           const double *E, int p, int64_t k,
+                           rx__xt_decide_fn dec)
 {
     rx__pairev *e = &xs->ev[p];
     clear_ev(e);
     e->evaluated = 1;
-    e->cond = (uint8_t)decide(xc, xs, E, p, p + 1, xs->u[p], k, &e->prob);
+    e->cond = (uint8_t)dec(xc, xs, p, p + 1, E[xs->at[p]],
+                           E[xs->at[p + 1]], xs->u[p], k, &e->prob);
     return e;
 }
 
@@ -119,30 +84,85 @@ static inline void attempt(rx__xstate *xs, rx__pairev *e, int p)
 int rx__exchange_sched(const rx__xconf *xc, rx__xstate *xs, int64_t k,
                        int glo, int phi)
 {
-    int W = xc->W, par;
-    if (xc->scheme == RX_SCHEME_SEO) {
-        rx__stream s;
-        rx__stream_init(&s, xc->seed, 0, RX_STREAM_SCHED, (uint64_t)k);
-        par = rx__uniform(&s) < 0.5;
-        W = 1;
-    } else {
-        par = (int)(((k / W) + xc->parity_phase) & 1);
-    }
+    const rx__sched_type *t = rx__sched_row(xc->scheme);
+    const int W = t->flags & RX__SC_WINDOW ? xc->W : 1;
+    const int par = t->parity ? t->parity(xc, k) : 0;
     if (k % W == 0)
         for (int p = glo; p <= phi; ++p)
             xs->gate[p] = 1;
     return par;
 }
 
-/* The maps-only path of the DEO family (full == 0): active pairs are
+/* ADJ: a sequential sweep, each pair sees the current occupants (no
+ * gate). */
+XINL void sweep_t(const rx__xconf *xc, rx__xstate *xs, const double *E,
+                  int64_t k, rx__xt_decide_fn dec)
+{
+    for (int p = 0; p < xc->P - 1; ++p)
+        attempt(xs, eval_pair(xc, xs, E, p, k, dec), p);
+}
+
+void rx__xpattern_sweep(const rx__xconf *xc, rx__xstate *xs,
+                        const double *E, int64_t k, int full)
+{
+    (void)full;
+    if (uses_u(xc))
+        draw_uniforms(xc, xs, k, xc->P - 1);
+#define CALL(dec) sweep_t(xc, xs, E, k, dec)
+    RX__XTEST_DISPATCH(xc->rule, CALL)
+#undef CALL
+}
+
+/* APE: one pair (i, j), i < j, drawn uniformly at k; its test reads the
+ * first uniform of block 0. */
+void rx__xpattern_one_pair(const rx__xconf *xc, rx__xstate *xs,
+                           const double *E, int64_t k, int full)
+{
+    (void)full;
+    for (int p = 0; p < xc->P - 1; ++p)
+        clear_ev(&xs->ev[p]);
+    rx__stream s;
+    rx__stream_init(&s, xc->seed, 0, RX_STREAM_SCHED, (uint64_t)k);
+    uint64_t npairs = (uint64_t)xc->P * (uint64_t)(xc->P - 1) / 2;
+    uint64_t r = rx__uniform_int(&s, npairs);
+    /* unrank r -> (i, j), i < j, row-major over i */
+    int i = 0;
+    uint64_t row = (uint64_t)(xc->P - 1);
+    while (r >= row) {
+        r -= row;
+        ++i;
+        --row;
+    }
+    int j = i + 1 + (int)r;
+    double prob = 0.0, u4[4];
+    int acc = 0;
+    rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k, 0, u4);
+#define CALL(dec) acc = dec(xc, xs, i, j, E[xs->at[i]], E[xs->at[j]], \
+                            u4[0], k, &prob)
+    RX__XTEST_DISPATCH(xc->rule, CALL)
+#undef CALL
+    if (j == i + 1) {
+        rx__pairev *e = &xs->ev[i];
+        e->evaluated = e->attempt = 1;
+        e->cond = (uint8_t)acc;
+        e->prob = prob;
+        e->swapped = (uint8_t)acc;
+    } else if (acc) {
+        xs->nonadjacent_swaps++;
+    }
+    if (acc)
+        do_swap(xs, i, j);
+}
+
+/* The maps-only path of the even-odd family (full == 0): active pairs are
  * disjoint, so evaluating only those with an open gate, each from the
  * pre-swap state, gives the same swaps as the full evaluation. A pair's
  * uniform is word p % 4 of block p / 4, drawn only when needed. */
-static void exchange_active(const rx__xconf *xc, rx__xstate *xs,
-                            const double *E, int64_t k, int par)
+XINL void evenodd_active_t(const rx__xconf *xc, rx__xstate *xs,
+                           const double *E, int64_t k, int par, int need_u,
+                           rx__xt_decide_fn dec)
 {
     const int np = xc->P - 1;
-    const int need_u = xc->rule != RX_RULE_DETERMINISTIC;
     int have = -1;
     for (int p = par ? 0 : 1; p < np; p += 2) {
         if (!xs->gate[p])
@@ -152,94 +172,68 @@ static void exchange_active(const rx__xconf *xc, rx__xstate *xs,
             rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k,
                          (uint32_t)have, xs->u + 4 * have);
         }
-        rx__pairev *e = eval_pair(xc, xs, E, p, k);
+        rx__pairev *e = eval_pair(xc, xs, E, p, k, dec);
         attempt(xs, e, p);
+    }
+}
+
+/* Algorithm 1 / the authors' loop (sequential_stats): pair p sees the
+ * occupants left by the swap of pair p-1. */
+XINL void evenodd_seq_t(const rx__xconf *xc, rx__xstate *xs,
+                        const double *E, int64_t k, int par,
+                        rx__xt_decide_fn dec)
+{
+    for (int p = 0; p < xc->P - 1; ++p) {
+        rx__pairev *e = eval_pair(xc, xs, E, p, k, dec);
+        if (((p + 1) & 1) == par && xs->gate[p])
+            attempt(xs, e, p);
+    }
+}
+
+/* The conditions of the pairs plo..phi from the pre-swap state, then the
+ * swaps of the active (1-based p with p % 2 == par), open ones: they are
+ * disjoint. */
+XINL void evenodd_range_t(const rx__xconf *xc, rx__xstate *xs,
+                          const double *E, int64_t k, int par, int plo,
+                          int phi, rx__xt_decide_fn dec)
+{
+    for (int p = plo; p <= phi; ++p)
+        eval_pair(xc, xs, E, p, k, dec);
+    for (int p = plo; p <= phi; ++p)
+        if (((p + 1) & 1) == par && xs->gate[p])
+            attempt(xs, &xs->ev[p], p);
+}
+
+void rx__xpattern_evenodd(const rx__xconf *xc, rx__xstate *xs,
+                          const double *E, int64_t k, int full)
+{
+    const int np = xc->P - 1;
+    const int lazy = !full && !xc->sequential;
+    const int need_u = uses_u(xc);
+    if (need_u && !lazy)
+        draw_uniforms(xc, xs, k, np);
+    const int par = rx__exchange_sched(xc, xs, k, 0, np - 1);
+    if (lazy) {
+#define CALL(dec) evenodd_active_t(xc, xs, E, k, par, need_u, dec)
+        RX__XTEST_DISPATCH(xc->rule, CALL)
+#undef CALL
+    } else if (xc->sequential) {
+#define CALL(dec) evenodd_seq_t(xc, xs, E, k, par, dec)
+        RX__XTEST_DISPATCH(xc->rule, CALL)
+#undef CALL
+    } else {
+#define CALL(dec) evenodd_range_t(xc, xs, E, k, par, 0, np - 1, dec)
+        RX__XTEST_DISPATCH(xc->rule, CALL)
+#undef CALL
     }
 }
 
 void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
                   int64_t k, int full)
 {
-    const int np = xc->P - 1;
-    if (xc->scheme == RX_SCHEME_NONE)
-        return; /* independent chains: nothing evaluated, nothing swapped */
-    const int lazy = !full && !xc->sequential &&
-                     (xc->scheme == RX_SCHEME_SEO ||
-                      xc->scheme == RX_SCHEME_DEO ||
-                      xc->scheme == RX_SCHEME_DEO_W ||
-                      xc->scheme == RX_SCHEME_DEO_STAR);
-    if (xc->scheme != RX_SCHEME_APE && xc->rule != RX_RULE_DETERMINISTIC &&
-        !lazy)
-        draw_uniforms(xc, xs, k, np); /* the deterministic rule draws none */
-    switch (xc->scheme) {
-    case RX_SCHEME_NONE:
-        break;
-    case RX_SCHEME_ADJ:
-        /* sequential sweep, each pair sees the current occupants */
-        for (int p = 0; p < np; ++p)
-            attempt(xs, eval_pair(xc, xs, E, p, k), p); /* gate unused */
-        break;
-    case RX_SCHEME_APE: {
-        for (int p = 0; p < np; ++p)
-            clear_ev(&xs->ev[p]);
-        rx__stream s;
-        rx__stream_init(&s, xc->seed, 0, RX_STREAM_SCHED, (uint64_t)k);
-        uint64_t npairs = (uint64_t)xc->P * (uint64_t)(xc->P - 1) / 2;
-        uint64_t r = rx__uniform_int(&s, npairs);
-        /* unrank r -> (i, j), i < j, row-major over i */
-        int i = 0;
-        uint64_t row = (uint64_t)(xc->P - 1);
-        while (r >= row) {
-            r -= row;
-            ++i;
-            --row;
-        }
-        int j = i + 1 + (int)r;
-        double prob, u4[4];
-        rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k, 0, u4);
-        int acc = decide(xc, xs, E, i, j, u4[0], k, &prob);
-        if (j == i + 1) {
-            rx__pairev *e = &xs->ev[i];
-            e->evaluated = e->attempt = 1;
-            e->cond = (uint8_t)acc;
-            e->prob = prob;
-            e->swapped = (uint8_t)acc;
-        } else if (acc) {
-            xs->nonadjacent_swaps++;
-        }
-        if (acc)
-            do_swap(xs, i, j);
-        break;
-    }
-    case RX_SCHEME_SEO:
-    case RX_SCHEME_DEO:
-    case RX_SCHEME_DEO_W:
-    case RX_SCHEME_DEO_STAR: {
-        const int par = rx__exchange_sched(xc, xs, k, 0, np - 1);
-        if (lazy) {
-            exchange_active(xc, xs, E, k, par);
-            break;
-        }
-        if (xc->sequential) {
-            /* Algorithm 1 / the authors' loop: pair p sees the occupants
-             * left by the swap of pair p-1 */
-            for (int p = 0; p < np; ++p) {
-                rx__pairev *e = eval_pair(xc, xs, E, p, k);
-                if (((p + 1) & 1) == par && xs->gate[p])
-                    attempt(xs, e, p);
-            }
-            break;
-        }
-        /* conditions for ALL pairs from the pre-swap state */
-        for (int p = 0; p < np; ++p)
-            eval_pair(xc, xs, E, p, k);
-        /* active pairs (1-based p with p % 2 == par) are disjoint */
-        for (int p = par ? 0 : 1; p < np; p += 2)
-            if (xs->gate[p])
-                attempt(xs, &xs->ev[p], p);
-        break;
-    }
-    }
+    const rx__sched_type *t = rx__sched_row(xc->scheme);
+    if (t->exchange)
+        t->exchange(xc, xs, E, k, full);
 }
 
 /*
@@ -254,16 +248,13 @@ void rx__exchange_range(const rx__xconf *xc, rx__xstate *xs, const double *E,
                         int64_t k, int par, int plo, int phi, int uhi)
 {
     const int ulast = uhi > phi ? uhi : phi;
-    if (xc->rule != RX_RULE_DETERMINISTIC)
+    if (uses_u(xc))
         for (int b = plo / 4; plo <= ulast && b <= ulast / 4; ++b)
             rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k,
                          (uint32_t)b, xs->u + 4 * b);
-    /* conditions of every pair from the pre-swap state */
-    for (int p = plo; p <= phi; ++p)
-        eval_pair(xc, xs, E, p, k);
-    for (int p = plo; p <= phi; ++p)
-        if (((p + 1) & 1) == par && xs->gate[p])
-            attempt(xs, &xs->ev[p], p);
+#define CALL(dec) evenodd_range_t(xc, xs, E, k, par, plo, phi, dec)
+    RX__XTEST_DISPATCH(xc->rule, CALL)
+#undef CALL
 }
 
 void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,
@@ -271,7 +262,7 @@ void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,
                    rx__pairev *e)
 {
     double up = u ? *u : 0.0;
-    if (!u && xc->rule != RX_RULE_DETERMINISTIC) {
+    if (!u && uses_u(xc)) {
         double u4[4];
         rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k,
                      (uint32_t)(p / 4), u4);
@@ -279,7 +270,11 @@ void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,
     }
     clear_ev(e);
     e->evaluated = 1;
-    e->cond = (uint8_t)decide_e(xc, xs, ea, eb, p, p + 1, up, k, &e->prob);
+    int cond = 0;
+#define CALL(dec) cond = dec(xc, xs, p, p + 1, ea, eb, up, k, &e->prob)
+    RX__XTEST_DISPATCH(xc->rule, CALL)
+#undef CALL
+    e->cond = (uint8_t)cond;
 }
 
 int rx__exchange_boundary(const rx__xconf *xc, rx__xstate *xs, int p,

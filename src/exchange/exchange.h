@@ -1,67 +1,103 @@
 /*
- * Swap schedules (ADJ, SEO, DEO, DEO_W, DEO*, APE) and swap rules
- * (Metropolis, Bernoulli). Pure functions of (energies, ladder, k, seed):
- * the engine runs them redundantly on every thread, each on its own copy of
- * the particle<->position maps, so no thread waits for another to swap.
+ * The communication phase as two type tables, in the style of GSL's
+ * gsl_rng_type (like src/step/ and src/bias/):
+ *
+ *  - exchange tests (rx__xtest_type, the swap rules): the acceptance of a
+ *    proposed swap from the pair's energies and ladder (and the fresh pair
+ *    noise it reads), and what it needs or adapts: a buffer C, sigma_p^2.
+ *    Rows: metropolis, bernoulli, deterministic, bias_corrected (the row
+ *    type and the decisions, static inline, in xtest.h; the rows and the
+ *    table in xtest.c).
+ *  - schedules (rx__sched_type): which pairs may swap at iteration k (a
+ *    pattern: even-odd parity with a window gate, a sweep, one random
+ *    pair, none). Rows: adj, seo, deo, deo_w, deo_star, ape, none
+ *    (sched.c).
+ *
+ * Pure functions of (energies, ladder, k, seed): the engine runs them
+ * redundantly on every thread, each on its own copy of the
+ * particle<->position maps, so no thread waits for another to swap.
  * Positions and pairs are 0-based here: pair p joins positions p and p+1,
  * which is 1-based pair p+1 of deo.md.
+ *
+ * Adding an exchange test (say RENHD's noise-aware logistic test):
+ *  1. an enum value at the end of rx_rule (include/replex) and its name;
+ *  2. in xtest.h, its decision `static inline int rx__xt_NAME_decide(xc,
+ *     xs, a, b, ea, eb, u, k, prob)` (rx__xt_fresh adds the fresh pair
+ *     noise, rx__xt_accept turns an exponent into min(1, e^x) against u),
+ *     and one line in RX__XTEST_ROWS;
+ *  3. its row in xtest.c (name, needs RX__XT_*, decide): the table is
+ *     built from RX__XTEST_ROWS. Parameters go into rx__xconf, state it
+ *     adapts into rx__xstate (xstate.h), filled by the engine as its
+ *     needs say. The pair loops of exchange.c inline the decision, one
+ *     switch per call (never an indirect call per pair).
+ * Adding a schedule: an enum value at the end of rx_scheme and its name,
+ * a row in sched.c with an existing pattern (rx__xpattern_evenodd with a
+ * parity function, RX__SC_DISJOINT, RX__SC_WINDOW or not) or a new
+ * pattern function beside the others in exchange.c (which then
+ * instantiates the tests with RX__XTEST_DISPATCH).
  */
 #ifndef RX_EXCHANGE_H
 #define RX_EXCHANGE_H
 
-#include "../core/internal.h"
+#include "xstate.h"
+#include "xtest.h"
 
-typedef struct rx__xconf {
-    int P;
-    int W;            /* window (1 for DEO) */
-    int parity_phase; /* 0 = Algorithm 1 */
-    rx_scheme scheme;
-    rx_rule rule;
-    double accept_prob; /* bernoulli rule */
-    double wcorr;       /* c_W subtracted from the Metropolis exponent */
-    double inv_F;       /* bias_corrected: 1 / sigma2_factor */
-    double fresh_sd;    /* > 0: fresh energy noise per comparison */
-    int normal;         /* rx_normal_method of those draws */
-    int sequential;     /* conditions after the swaps of lower pairs */
-    uint64_t seed;
-} rx__xconf;
+/* The schedule's properties (its row's flags). */
+enum {
+    RX__SC_DISJOINT = 1, /* the pairs of k are those of one parity: disjoint,
+                          * each decided from the pre-swap state (unless
+                          * tempering.sequential_stats): only the active,
+                          * open ones need evaluating, and the partner
+                          * design applies                            */
+    RX__SC_WINDOW = 2    /* a pair swaps at most once per window of
+                          * xc->W iterations (the gate); else W = 1   */
+};
 
-/* What happened to one adjacent pair in one iteration. */
-typedef struct rx__pairev {
-    uint8_t evaluated; /* condition computed this iteration */
-    uint8_t cond;      /* swap condition held */
-    uint8_t attempt;   /* active and gate open */
-    uint8_t swapped;   /* swap executed */
-    double prob;       /* acceptance probability min(1, exp(x)) */
-} rx__pairev;
+/* One exchange phase at k (the schedule's pattern): see rx__exchange. */
+typedef void (*rx__xpattern_fn)(const rx__xconf *xc, rx__xstate *xs,
+                                const double *E, int64_t k, int full);
 
-/* The maps one thread keeps. */
-typedef struct rx__xstate {
-    int32_t *at;   /* P: particle at position q */
-    int32_t *pos;  /* P: position of particle i */
-    uint8_t *gate; /* P-1: 1 = pair may still swap in this window */
-    rx__pairev *ev; /* P-1 */
-    double *u;      /* P-1 (rounded up to 4): this iteration's uniforms */
-    double *eta;    /* P: learning rates by position (adaptive copy)   */
-    double *tau;    /* P: temperatures by position (adaptive copy)     */
-    double *beta;   /* P: 1 / tau, refreshed whenever tau changes      */
-    double *tmp;    /* P: scratch of the ladder update                 */
-    double C;       /* correction buffer of the deterministic rule     */
-    double *s2hat;  /* P-1: sigma_p^2 of the bias-corrected rule        */
-    int64_t sa_count; /* stochastic-approximation steps of s2hat so far */
-    double *acc_sum;  /* P-1: acceptance probabilities this barrier round */
-    int64_t round, round_end; /* barrier ladder: round index, last k */
-    int64_t nonadjacent_swaps; /* APE swaps between non-neighbours */
-    /* NULL, or this iteration's fresh pair noise drawn ahead (the engine's
-     * barrier design, in the step phase): the two draws of the comparison
-     * whose lower position is a at [2a], [2a + 1]; not owned */
-    const double *fresh_z;
-} rx__xstate;
+/* One schedule (tempering.scheme): which pairs may swap at k. */
+typedef struct rx__sched_type {
+    const char *name; /* the tempering.scheme name */
+    unsigned flags;   /* RX__SC_* */
+    /* RX__SC_DISJOINT rows: the parity of k (active pairs: (p + 1) % 2 ==
+     * parity); NULL for the others */
+    int (*parity)(const rx__xconf *xc, int64_t k);
+    /* its pattern (exchange.c); NULL: no pair ever swaps */
+    rx__xpattern_fn exchange;
+} rx__sched_type;
 
-/* The two normals a comparison with lower position a draws at k when
- * xc->fresh_sd > 0 (stream (seed, a, PAIRNOISE, k)): what xs->fresh_z
- * holds. */
-void rx__pair_noise(const rx__xconf *xc, int a, int64_t k, double z[2]);
+extern const rx__sched_type rx__sc_adj, rx__sc_seo, rx__sc_deo,
+    rx__sc_deo_w, rx__sc_deo_star, rx__sc_ape, rx__sc_none;
+
+/* The rows by rx_scheme (sched.c); RX__SCHED_KINDS of them. */
+#define RX__SCHED_KINDS 7
+extern const rx__sched_type *const rx__sched_types[RX__SCHED_KINDS];
+
+static inline const rx__sched_type *rx__sched_row(rx_scheme s)
+{
+    return rx__sched_types[s];
+}
+
+/* The patterns the schedule rows use (exchange.c): the even-odd family
+ * (parity and gate from the row), the sequential sweep of all adjacent
+ * pairs (ADJ), one random pair at any distance (APE). */
+void rx__xpattern_evenodd(const rx__xconf *xc, rx__xstate *xs,
+                          const double *E, int64_t k, int full);
+void rx__xpattern_sweep(const rx__xconf *xc, rx__xstate *xs,
+                        const double *E, int64_t k, int full);
+void rx__xpattern_one_pair(const rx__xconf *xc, rx__xstate *xs,
+                           const double *E, int64_t k, int full);
+
+/* Does the exchange allow the partner design (disjoint pairs decided
+ * from the pre-swap state)? The engine adds its own conditions
+ * (adaptation of C or sigma^2: RX__XT_BUFFER_C, RX__XT_SIGMA2). */
+static inline int rx__exchange_local(const rx__xconf *xc)
+{
+    return (rx__sched_row(xc->scheme)->flags & RX__SC_DISJOINT) &&
+           !xc->sequential;
+}
 
 /*
  * One exchange phase at iteration k. E[i] is the energy of particle i

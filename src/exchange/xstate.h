@@ -1,0 +1,63 @@
+/*
+ * The exchange's settings (rx__xconf, one per run) and the maps and
+ * adaptive quantities one thread keeps (rx__xstate): what the exchange
+ * tests and schedules read (exchange.h, xtest.h).
+ */
+#ifndef RX_XSTATE_H
+#define RX_XSTATE_H
+
+#include "../core/internal.h"
+
+typedef struct rx__xconf {
+    int P;
+    int W;            /* window (1 for DEO) */
+    int parity_phase; /* 0 = Algorithm 1 */
+    rx_scheme scheme;
+    rx_rule rule;
+    double accept_prob; /* bernoulli rule */
+    double wcorr;       /* c_W subtracted from the Metropolis exponent */
+    double inv_F;       /* bias_corrected: 1 / sigma2_factor */
+    double fresh_sd;    /* > 0: fresh energy noise per comparison */
+    int normal;         /* rx_normal_method of those draws */
+    int sequential;     /* conditions after the swaps of lower pairs */
+    uint64_t seed;
+} rx__xconf;
+
+/* What happened to one adjacent pair in one iteration. */
+typedef struct rx__pairev {
+    uint8_t evaluated; /* condition computed this iteration */
+    uint8_t cond;      /* swap condition held */
+    uint8_t attempt;   /* active and gate open */
+    uint8_t swapped;   /* swap executed */
+    double prob;       /* acceptance probability min(1, exp(x)) */
+} rx__pairev;
+
+/* The maps one thread keeps. */
+typedef struct rx__xstate {
+    int32_t *at;   /* P: particle at position q */
+    int32_t *pos;  /* P: position of particle i */
+    uint8_t *gate; /* P-1: 1 = pair may still swap in this window */
+    rx__pairev *ev; /* P-1 */
+    double *u;      /* P-1 (rounded up to 4): this iteration's uniforms */
+    double *eta;    /* P: learning rates by position (adaptive copy)   */
+    double *tau;    /* P: temperatures by position (adaptive copy)     */
+    double *beta;   /* P: 1 / tau, refreshed whenever tau changes      */
+    double *tmp;    /* P: scratch of the ladder update                 */
+    double C;       /* correction buffer of the deterministic rule     */
+    double *s2hat;  /* P-1: sigma_p^2 of the bias-corrected rule        */
+    int64_t sa_count; /* stochastic-approximation steps of s2hat so far */
+    double *acc_sum;  /* P-1: acceptance probabilities this barrier round */
+    int64_t round, round_end; /* barrier ladder: round index, last k */
+    int64_t nonadjacent_swaps; /* APE swaps between non-neighbours */
+    /* NULL, or this iteration's fresh pair noise drawn ahead (the engine's
+     * barrier design, in the step phase): the two draws of the comparison
+     * whose lower position is a at [2a], [2a + 1]; not owned */
+    const double *fresh_z;
+} rx__xstate;
+
+/* The two normals a comparison with lower position a draws at k when
+ * xc->fresh_sd > 0 (stream (seed, a, PAIRNOISE, k)): what xs->fresh_z
+ * holds. */
+void rx__pair_noise(const rx__xconf *xc, int a, int64_t k, double z[2]);
+
+#endif

@@ -1,0 +1,166 @@
+/*
+ * The exchange tests (tempering.rule) as a type table: the row type, the
+ * rows' decisions as static inline functions the pair loops of exchange.c
+ * inline (one switch per call selects the row, never an indirect call per
+ * pair), and the list of rows by rx_rule that the table (xtest.c) and
+ * those switches are built from. See exchange.h for adding a test.
+ */
+#ifndef RX_XTEST_H
+#define RX_XTEST_H
+
+#include <math.h>
+
+#include "xstate.h"
+
+/* What an exchange test reads, estimates or adapts (its row's needs):
+ * what the engine and the schedule serve it, and what rules the partner
+ * design out. */
+enum {
+    RX__XT_UNIFORM = 1,   /* one uniform per comparison (the SWAP stream);
+                           * without it no uniform of k is drawn       */
+    RX__XT_ENERGY = 2,    /* reads the pair's energies: adds the fresh
+                           * pair noise (rx__pair_noise) when
+                           * xc->fresh_sd > 0                          */
+    RX__XT_LADDER = 4,    /* reads the temperatures by position (beta)  */
+    RX__XT_WCORR = 8,     /* subtracts c_W (xc->wcorr) when W > 1       */
+    RX__XT_SIGMA2 = 16,   /* reads sigma_p^2 (xs->s2hat, xc->inv_F);
+                           * under tempering.sigma2: estimate it is
+                           * estimated every iteration from every pair's
+                           * energies (a global step: no partner design) */
+    RX__XT_BUFFER_C = 32  /* reads the buffer C (xs->C), adapted every
+                           * iteration from all pairs' condition rates
+                           * under correction.adapt (a global step)    */
+};
+
+/* An exchange test's decision for the positions a < b whose occupants
+ * have energies ea, eb at k, with uniform u (unused without
+ * RX__XT_UNIFORM): returns 1 if the swap is accepted and sets *prob, the
+ * acceptance probability. Every thread evaluates the same expression, so
+ * the decision is bitwise the same on all of them. */
+typedef int (*rx__xt_decide_fn)(const rx__xconf *xc, const rx__xstate *xs,
+                                int a, int b, double ea, double eb,
+                                double u, int64_t k, double *prob);
+
+/* One exchange test (tempering.rule). decide is the out-of-line copy of
+ * the row's static inline decision (xtest.h), which the pair loops
+ * inline. */
+typedef struct rx__xtest_type {
+    const char *name;  /* the tempering.rule name */
+    unsigned needs;    /* RX__XT_* */
+    rx__xt_decide_fn decide;
+} rx__xtest_type;
+
+extern const rx__xtest_type rx__xt_metropolis, rx__xt_bernoulli,
+    rx__xt_deterministic, rx__xt_bias_corrected;
+
+/* The rows by rx_rule (xtest.c); RX__XTEST_KINDS of them. */
+#define RX__XTEST_KINDS 4
+extern const rx__xtest_type *const rx__xtest_types[RX__XTEST_KINDS];
+
+static inline const rx__xtest_type *rx__xtest_row(rx_rule r)
+{
+    return rx__xtest_types[r];
+}
+
+/* The rows: X(rx_rule value, row, arg) for each test; the row's decision
+ * is row##_decide. A new test is one line here. */
+#define RX__XTEST_ROWS(X, arg)                                              \
+    X(RX_RULE_METROPOLIS, rx__xt_metropolis, arg)                           \
+    X(RX_RULE_BERNOULLI, rx__xt_bernoulli, arg)                             \
+    X(RX_RULE_DETERMINISTIC, rx__xt_deterministic, arg)                     \
+    X(RX_RULE_BIAS_CORRECTED, rx__xt_bias_corrected, arg)
+
+/* CALL(decide) with the decision of xc->rule's row, inlined: a switch over
+ * the rows (an unknown rule, which the configuration refuses, does
+ * nothing). */
+#define RX__XT_CASE_(e, row, CALL)                                          \
+    case e:                                                                 \
+        CALL(row##_decide);                                                 \
+        break;
+#define RX__XTEST_DISPATCH(rule, CALL)                                      \
+    switch (rule) {                                                         \
+        RX__XTEST_ROWS(RX__XT_CASE_, CALL)                                  \
+    default:                                                                \
+        break;                                                              \
+    }
+
+/* The notebook's fresh energies: both re-drawn for the comparison whose
+ * lower position is a (drawn ahead in xs->fresh_z, or here). */
+static inline void rx__xt_fresh(const rx__xconf *xc, const rx__xstate *xs,
+                                int a, int64_t k, double *ea, double *eb)
+{
+    if (xc->fresh_sd > 0.0) {
+        double zl[2];
+        const double *z = xs->fresh_z ? xs->fresh_z + 2 * a : zl;
+        if (!xs->fresh_z)
+            rx__pair_noise(xc, a, k, zl);
+        *ea += xc->fresh_sd * z[0];
+        *eb += xc->fresh_sd * z[1];
+    }
+}
+
+/* Accept with probability min(1, exp(x)) against u. */
+static inline int rx__xt_accept(double x, double u, double *prob)
+{
+    if (x >= 0.0) {
+        *prob = 1.0;
+        return 1;
+    }
+    *prob = exp(x);
+    return u < *prob;
+}
+
+/* Metropolis (Eq. 2): exp((beta_a - beta_b)(U_a - U_b) - c_W). */
+static inline int rx__xt_metropolis_decide(const rx__xconf *xc,
+                                           const rx__xstate *xs, int a,
+                                           int b, double ea, double eb,
+                                           double u, int64_t k, double *prob)
+{
+    rx__xt_fresh(xc, xs, a, k, &ea, &eb);
+    double dT = xs->beta[a] - xs->beta[b];
+    double x = dT * (ea - eb) - xc->wcorr;
+    return rx__xt_accept(x, u, prob);
+}
+
+/* Bernoulli (idealised): accept with probability accept_prob, whatever
+ * the energies. */
+static inline int rx__xt_bernoulli_decide(const rx__xconf *xc,
+                                          const rx__xstate *xs, int a, int b,
+                                          double ea, double eb, double u,
+                                          int64_t k, double *prob)
+{
+    (void)xs, (void)a, (void)b, (void)ea, (void)eb, (void)k;
+    *prob = xc->accept_prob;
+    return u < xc->accept_prob;
+}
+
+/* Deterministic (Eq. 8): the hotter chain's energy lower by more than the
+ * buffer C; draws no uniform. */
+static inline int rx__xt_deterministic_decide(const rx__xconf *xc,
+                                              const rx__xstate *xs, int a,
+                                              int b, double ea, double eb,
+                                              double u, int64_t k,
+                                              double *prob)
+{
+    (void)b, (void)u;
+    rx__xt_fresh(xc, xs, a, k, &ea, &eb);
+    int acc = eb + xs->C < ea;
+    *prob = acc;
+    return acc;
+}
+
+/* Bias-corrected (Eq. 16): Metropolis less dT^2 sigma_a^2 / F. */
+static inline int rx__xt_bias_corrected_decide(const rx__xconf *xc,
+                                               const rx__xstate *xs, int a,
+                                               int b, double ea, double eb,
+                                               double u, int64_t k,
+                                               double *prob)
+{
+    rx__xt_fresh(xc, xs, a, k, &ea, &eb);
+    double dT = xs->beta[a] - xs->beta[b];
+    double x = dT * (ea - eb) - xc->wcorr;
+    x -= dT * dT * xs->s2hat[a] * xc->inv_F;
+    return rx__xt_accept(x, u, prob);
+}
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * The exchange's type tables (src/exchange/): every rx_rule and rx_scheme
+ * has its row under its configuration name; each test's out-of-line
+ * decision (the row's decide) and the inlined one of the pair loops
+ * (rx__pair_stat) agree bit for bit with the formulas of deo.md and
+ * resgld_vr.md (Eq. 2, 8, 16, the Bernoulli rule); a test without
+ * RX__XT_UNIFORM reads no uniform; the even-odd rows' parity is that of
+ * rx__deo_active.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "../src/config/config.h"
+#include "../src/exchange/exchange.h"
+#include "check.h"
+
+/* The acceptance probability each rule should give (fresh_sd = 0). */
+static double expected_prob(rx_rule r, const rx__xconf *xc,
+                            const rx__xstate *xs, double ea, double eb)
+{
+    double dT = xs->beta[0] - xs->beta[1];
+    double x = dT * (ea - eb) - xc->wcorr;
+    switch (r) {
+    case RX_RULE_METROPOLIS:
+        return x >= 0.0 ? 1.0 : exp(x);
+    case RX_RULE_BERNOULLI:
+        return xc->accept_prob;
+    case RX_RULE_DETERMINISTIC:
+        return eb + xs->C < ea ? 1.0 : 0.0;
+    case RX_RULE_BIAS_CORRECTED:
+        x -= dT * dT * xs->s2hat[0] * xc->inv_F;
+        return x >= 0.0 ? 1.0 : exp(x);
+    }
+    return -1.0;
+}
+
+static void test_names(void)
+{
+    for (int r = 0; r < RX__XTEST_KINDS; ++r) {
+        const rx__xtest_type *t = rx__xtest_row((rx_rule)r);
+        CHECK_MSG(t && t->decide && !strcmp(t->name, rx__rule_names[r]),
+                  "rule %d", r);
+    }
+    for (int s = 0; s < RX__SCHED_KINDS; ++s) {
+        const rx__sched_type *t = rx__sched_row((rx_scheme)s);
+        CHECK_MSG(t && !strcmp(t->name, rx__scheme_names[s]), "scheme %d",
+                  s);
+        const int eo = s == RX_SCHEME_SEO || s == RX_SCHEME_DEO ||
+                       s == RX_SCHEME_DEO_W || s == RX_SCHEME_DEO_STAR;
+        CHECK_MSG(!!(t->flags & RX__SC_DISJOINT) == eo && !!t->parity == eo,
+                  "scheme %s", t->name);
+        CHECK_MSG(!t->exchange == (s == RX_SCHEME_NONE), "scheme %s",
+                  t->name);
+    }
+}
+
+static void test_decisions(void)
+{
+    rx__xconf xc = {.P = 2, .W = 4, .accept_prob = 0.35, .wcorr = 0.1,
+                    .inv_F = 0.5, .seed = 7};
+    double beta[2], s2[2] = {0.8, 0.0};
+    rx__xstate xs = {.beta = beta, .s2hat = s2, .C = 0.7};
+    uint64_t h = 88172645463325252ull; /* xorshift64 */
+    int n_acc[RX__XTEST_KINDS] = {0}, n_rej[RX__XTEST_KINDS] = {0};
+    for (int it = 0; it < 4000; ++it) {
+        double v[5];
+        for (int j = 0; j < 5; ++j) {
+            h ^= h << 13, h ^= h >> 7, h ^= h << 17;
+            v[j] = (double)(h >> 11) * 0x1p-53;
+        }
+        beta[0] = 0.2 + 2.0 * v[0];
+        beta[1] = beta[0] * (0.1 + 0.9 * v[1]);
+        const double ea = 6.0 * v[2], eb = 6.0 * v[3], u = v[4];
+        for (int r = 0; r < RX__XTEST_KINDS; ++r) {
+            const rx__xtest_type *t = rx__xtest_row((rx_rule)r);
+            xc.rule = (rx_rule)r;
+            double prob = -1.0;
+            int acc = t->decide(&xc, &xs, 0, 1, ea, eb, u, 1, &prob);
+            rx__pairev e;
+            rx__pair_stat(&xc, &xs, 0, ea, eb, 1, &u, &e);
+            const double want = expected_prob((rx_rule)r, &xc, &xs, ea, eb);
+            CHECK_MSG(prob == want && e.prob == want, "%s: %g %g, want %g",
+                      t->name, prob, e.prob, want);
+            CHECK_MSG(acc == e.cond && acc == (u < want || want >= 1.0),
+                      "%s: %d %d", t->name, acc, e.cond);
+            if (!(t->needs & RX__XT_UNIFORM)) {
+                double u1 = 1.0 - u;
+                int a1 = t->decide(&xc, &xs, 0, 1, ea, eb, u1, 1, &prob);
+                rx__pair_stat(&xc, &xs, 0, ea, eb, 1, NULL, &e);
+                CHECK_MSG(a1 == acc && e.cond == acc,
+                          "%s reads a uniform", t->name);
+            }
+            n_acc[r] += acc;
+            n_rej[r] += !acc;
+        }
+    }
+    for (int r = 0; r < RX__XTEST_KINDS; ++r) /* both outcomes seen */
+        CHECK_MSG(n_acc[r] > 100 && n_rej[r] > 100, "rule %d: %d / %d", r,
+                  n_acc[r], n_rej[r]);
+}
+
+static void test_parity(void)
+{
+    const rx_scheme deo[3] = {RX_SCHEME_DEO, RX_SCHEME_DEO_W,
+                              RX_SCHEME_DEO_STAR};
+    for (int phase = 0; phase < 2; ++phase)
+        for (int s = 0; s < 3; ++s) {
+            rx__xconf xc = {.P = 8, .W = 3, .parity_phase = phase,
+                            .scheme = deo[s]};
+            const rx__sched_type *t = rx__sched_row(deo[s]);
+            CHECK(t->flags & RX__SC_WINDOW);
+            for (int64_t k = 0; k < 40; ++k) {
+                int par = t->parity(&xc, k);
+                for (int p = 0; p < 7; ++p)
+                    CHECK(rx__deo_active(p, k, 3, phase) ==
+                          (((p + 1) & 1) == par));
+            }
+        }
+    CHECK(!(rx__sched_row(RX_SCHEME_SEO)->flags & RX__SC_WINDOW));
+}
+
+int main(void)
+{
+    test_names();
+    test_decisions();
+    test_parity();
+    return check_done();
+}
