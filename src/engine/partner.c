@@ -192,17 +192,21 @@ static int partner_applies(const rx_ctx *c)
      * for it there too */
     if (c->cfg.sync == 1 || (c->cfg.sync == 0 && c->target->eval_ws))
         return 0;
-    return c->P >= 2 && !xc->sequential &&
-           (xc->scheme == RX_SCHEME_SEO || xc->scheme == RX_SCHEME_DEO ||
-            xc->scheme == RX_SCHEME_DEO_W ||
-            xc->scheme == RX_SCHEME_DEO_STAR) &&
-           c->ac.adapt == RX_ADAPT_NONE && !c->ac.adapt_c &&
-           !c->s2_estimate && !c->vc.on && !c->ckpt_fn && !c->resumed &&
-           c->cfg.step.cyclical_cycles == 0 &&
-           /* the kinds' declared needs: a bias updated from all chains
-            * every iteration needs the barrier */
-           !(c->bias.type &&
-             (c->bias.type->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE));
+    /* from the kinds' declared needs: the schedule's row says whether
+     * its pairs are disjoint and decided from the pre-swap state; no kind
+     * in use may need a global step every iteration (the test's buffer C
+     * or sigma^2 adapted from all pairs, a ladder adapted, a bias updated
+     * from all chains); checkpoints, resumption, variance reduction and
+     * cyclical step sizes run on the barrier design */
+    const unsigned xneeds = rx__xtest_row(c->cfg.tempering.rule)->needs;
+    const int global_x = ((xneeds & RX__XT_BUFFER_C) && c->ac.adapt_c) ||
+                         ((xneeds & RX__XT_SIGMA2) && c->s2_estimate);
+    const int global_b =
+        c->bias.type && (c->bias.type->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE);
+    return c->P >= 2 && rx__exchange_local(xc) && !global_x && !global_b &&
+           c->ac.adapt == RX_ADAPT_NONE && !c->vc.on && !c->ckpt_fn &&
+           !c->resumed &&
+           c->cfg.step.cyclical_cycles == 0;
 }
 
 /* A.5 check of particle i at position q (record.c's rule, local form;
