@@ -8,8 +8,8 @@
  *           the configuration resumed into (of NPERT): the base itself, or
  *           the base with another chain count P, another dimension,
  *           another seed, another iteration count K (each a run of another
- *           shape, whose checkpoints must never fit), or another swap rule
- *           or step size (the same shape).
+ *           shape, whose checkpoints must never fit), or another swap
+ *           rule, step size or variance-reduction period (the same shape).
  *   byte 1, bit 0: before writing the file, replace its last 4 bytes by the
  *           CRC-32 (zlib) of everything before them, as the writer does, so
  *           that the reader behind the checksum sees mutated contents
