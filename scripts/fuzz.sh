@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# libFuzzer harnesses: the YAML experiment loader (fuzz/fuzz_config.c) and
-# the data loaders of src/data/ (fuzz/fuzz_csv.c, fuzz_idx.c, fuzz_json.c).
+# libFuzzer harnesses: the YAML experiment loader (fuzz/fuzz_config.c),
+# the data loaders of src/data/ (fuzz/fuzz_csv.c, fuzz_idx.c, fuzz_json.c)
+# and the resume path (fuzz/fuzz_resume.c: checkpoints, whole library).
 #
 #   bash scripts/fuzz.sh [SECONDS] [TARGET] [extra libFuzzer flags...]
 #
 # TARGET: config (the default), csv, idx, json, data (the three data
-# loaders) or all; several targets run one after the other, SECONDS each.
+# loaders), resume or all; several targets run one after the other,
+# SECONDS each.
 # Builds build-fuzz/fuzz_TARGET with clang -fsanitize=fuzzer,address,undefined
 # (installs clang via apt when missing and running as root), seeds the
 # working corpus build-fuzz/corpus (config: yaml/*.yaml, tests/cli/bad/*.yaml,
-# fuzz/corpus/*) or build-fuzz/corpus_T (data: fuzz/corpus_T/*), and fuzzes
+# fuzz/corpus/*) or build-fuzz/corpus_T (data: fuzz/corpus_T/*; resume:
+# real checkpoints that the harness writes at every run, RX_FUZZ_RESUME_SEEDS,
+# and fuzz/corpus_resume/*), and fuzzes
 # for SECONDS (default 60); config uses the dictionary build-fuzz/config.dict
 # (fuzz/config.dict + the schema's names). Crashing inputs land in
 # build-fuzz/crash-* (config) or build-fuzz/T-crash-* (libFuzzer prints the
@@ -23,9 +27,9 @@ secs=${1:-60}
 shift || true
 targets=()
 case "${1:-}" in
-  config|csv|idx|json) targets=("$1"); shift ;;
+  config|csv|idx|json|resume) targets=("$1"); shift ;;
   data) targets=(csv idx json); shift ;;
-  all) targets=(config csv idx json); shift ;;
+  all) targets=(config csv idx json resume); shift ;;
   *) targets=(config) ;;
 esac
 out=build-fuzz
@@ -48,6 +52,17 @@ flags=(-std=c11 -g -O1 -fno-omit-frame-pointer -Iinclude
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -DRX_CACHELINE=64)
 
+# OpenMP for clang: its own libomp when installed, else GCC's libgomp
+omp_flags() {
+  if echo 'int main(void){return 0;}' |
+       "$cc" -fopenmp -x c - -o "$out/omp-probe" 2>/dev/null; then
+    echo -fopenmp
+  else
+    echo -fopenmp=libgomp
+  fi
+  rm -f "$out/omp-probe"
+}
+
 # build T: build-fuzz/fuzz_T, only when a source is newer. Returns 2 when
 # the compiler has no libFuzzer runtime.
 build() {
@@ -59,6 +74,12 @@ build() {
           src/core/names.c)
     deps=(src/io/config.h src/io/yaml.h src/config/config.h)
     libs=($(pkg-config --cflags --libs yaml-0.1) -lm)
+  elif [ "$t" = resume ]; then
+    # the whole library (not the CLI), with OpenMP, BLAS, libyaml, zlib
+    srcs=(fuzz/fuzz_resume.c $(ls src/*/*.c | grep -v '^src/cli/'))
+    deps=(src/*/*.h)
+    libs=($(omp_flags) $(pkg-config --cflags --libs yaml-0.1 zlib)
+          $(pkg-config --cflags --libs "${RX_BLAS_PKG:-openblas}") -lm)
   else
     # the data layer with the RNG (splits, batches) and the allocator
     srcs=(fuzz/fuzz_$t.c src/data/*.c src/core/status.c src/core/rng.c
@@ -121,6 +142,15 @@ run() {
     [ -d fuzz/corpus ] && cp -n fuzz/corpus/* "$corpus/" 2>/dev/null || true
     opts=(-dict="$out/config.dict" -max_len=4096)
     prefix=$out/
+  elif [ "$t" = resume ]; then
+    corpus=$out/corpus_resume
+    mkdir -p "$corpus"
+    # real checkpoints of the harness's configurations, in this build's
+    # format (2 option bytes + the file)
+    RX_FUZZ_RESUME_SEEDS=$corpus "$out/fuzz_resume"
+    cp -n fuzz/corpus_resume/* "$corpus/" 2>/dev/null || true
+    opts=(-max_len=16384)
+    prefix=$out/resume-
   else
     corpus=$out/corpus_$t
     mkdir -p "$corpus"

@@ -7,12 +7,14 @@
 #      build in build/, as scripts/test.sh leaves it): no errors, no
 #      definite or indirect leaks;
 #   3. the libFuzzer harnesses for a bounded time (scripts/fuzz.sh): the
-#      YAML loader, then each data loader (CSV, IDX, JSON) more briefly;
-#      skipped with a message when clang is missing.
+#      YAML loader, then each data loader (CSV, IDX, JSON) and the resume
+#      path (checkpoints) more briefly; skipped with a message when clang
+#      is missing.
 #
 #   bash scripts/sanitize.sh [asan|valgrind|fuzz ...]   (default: all three)
 #   RX_FUZZ_SECONDS        step 3 on the YAML loader (default 60)
 #   RX_FUZZ_DATA_SECONDS   step 3 on each data loader (default 20)
+#   RX_FUZZ_RESUME_SECONDS step 3 on the resume path (default 30)
 # Installs valgrind (and, through scripts/fuzz.sh, clang) with apt when
 # missing and running as root, like scripts/bootstrap.sh.
 set -euo pipefail
@@ -106,7 +108,8 @@ if has fuzz; then
   mkdir -p build-fuzz
   log=build-fuzz/ci.log
   if bash scripts/fuzz.sh "${RX_FUZZ_SECONDS:-60}" config > "$log" 2>&1 &&
-     bash scripts/fuzz.sh "${RX_FUZZ_DATA_SECONDS:-20}" data >> "$log" 2>&1
+     bash scripts/fuzz.sh "${RX_FUZZ_DATA_SECONDS:-20}" data >> "$log" 2>&1 &&
+     bash scripts/fuzz.sh "${RX_FUZZ_RESUME_SECONDS:-30}" resume >> "$log" 2>&1
   then
     grep -E '^(Done|fuzz:)' "$log" >&2 || true
     stamp "fuzzing done"

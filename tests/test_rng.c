@@ -386,6 +386,14 @@ int main(void)
         CHECK(sn == 0.0 && cs == -1.0);
         rx__sincos2pi(3.0, &sn, &cs);
         CHECK(sn == 0.0 && cs == 1.0);
+        /* beyond the int64 range (a diverged chain): whole turns, no
+         * undefined conversion (UBSan in the sanitizer build) */
+        rx__sincos2pi(-7e222, &sn, &cs);
+        CHECK(sn == 0.0 && cs == 1.0);
+        rx__sincos2pi(0x1p61, &sn, &cs);
+        CHECK(sn == 0.0 && cs == 1.0);
+        rx__sincos2pi(INFINITY, &sn, &cs);
+        CHECK(isnan(sn) && isnan(cs));
     }
     return check_done();
 }

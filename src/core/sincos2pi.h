@@ -45,7 +45,9 @@ static inline void rx__sincos2pi(double x, double *s, double *c)
     /* the quadrant without a branch (it is a coin for Box-Muller): odd
      * quadrants swap sine and cosine, then sign bits flip; the same
      * values as selecting by cases */
-    uint64_t qn = (uint64_t)(int64_t)n;
+    /* beyond 2^63, n is a multiple of 2^11 (quadrant 0); converting it
+     * (or inf, NaN) to an integer would be undefined */
+    uint64_t qn = fabs(n) < 9223372036854775808.0 ? (uint64_t)(int64_t)n : 0;
     uint64_t odd = 0 - (qn & 1), bs, bc, bsn, bcs;
     memcpy(&bsn, &sn, sizeof bsn);
     memcpy(&bcs, &cs, sizeof bcs);

@@ -361,6 +361,33 @@ rx_status rx_config_load(const char *path, const char *const *sets,
 /* Writing the resolved config.                                              */
 /* ------------------------------------------------------------------------ */
 
+/* A double-quoted YAML scalar that reads back as the same bytes: '"' and
+ * '\\' escaped, and the characters a YAML reader would fold or refuse
+ * inside quotes (control characters and the line breaks NEL, LS, PS)
+ * as escapes. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *q = (const unsigned char *)s; *q; ++q) {
+        if (*q == '"' || *q == '\\') {
+            fputc('\\', f);
+            fputc(*q, f);
+        } else if (*q < 0x20 || *q == 0x7f) {
+            fprintf(f, "\\x%02x", *q);
+        } else if (q[0] == 0xc2 && q[1] == 0x85) {
+            fputs("\\N", f);
+            ++q;
+        } else if (q[0] == 0xe2 && q[1] == 0x80 &&
+                   (q[2] == 0xa8 || q[2] == 0xa9)) {
+            fputs(q[2] == 0xa8 ? "\\L" : "\\P", f);
+            q += 2;
+        } else {
+            fputc(*q, f);
+        }
+    }
+    fputc('"', f);
+}
+
 static void put_real(FILE *f, double v) { fprintf(f, "%.17g", v); }
 
 static void put_vec(FILE *f, const double *v, int n)
@@ -445,13 +472,7 @@ static void put_leaf(FILE *f, const rx_config *c, const rx__keydef *kd)
         break;
     }
     case K_STR:
-        fputc('"', f);
-        for (const char *q = base; *q; ++q) {
-            if (*q == '"' || *q == '\\')
-                fputc('\\', f);
-            fputc(*q, f);
-        }
-        fputc('"', f);
+        put_quoted(f, base);
         break;
     case K_LAYERS: {
         const rx__layer_list *ll = (const rx__layer_list *)(const void *)base;
