@@ -7,6 +7,8 @@
  * with any thread count.
  */
 #define _GNU_SOURCE
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +217,78 @@ rx_status rx__state_load(rx_ctx *c, const rx__ckident *id, rx__state_io get,
                 sizeof(double) * (size_t)id->rows * (size_t)id->per);
     }
     return RX_OK;
+}
+
+/* An integer-valued double in [lo, hi] (hi at most 2^62): safe to cast. */
+static int int_in(double v, double lo, double hi)
+{
+    return v >= lo && v <= hi && v == floor(v);
+}
+
+static const char *check_particles(const rx_ctx *c)
+{
+    const int P = c->P;
+    const size_t stride = rx__part_stride(c);
+    const double big = 4611686018427387904.0; /* 2^62 */
+    for (int i = 0; i < P; ++i) {
+        const double *s = c->res_parts + (size_t)i * stride;
+        if (!int_in(s[3], 0, P - 1))
+            return "a particle has an invalid position";
+        if (!(isfinite(s[4]) && s[4] > 0.0) ||
+            !int_in(s[5], 0, 2147483647.0) || !int_in(s[6], -1, big))
+            return "a particle has an invalid fault-policy state";
+        if (c->vc.on) { /* the count fields among the VR scalars */
+            const double *q = s + stride - RX__VRSCAL;
+            for (int j = 2; j <= 6; ++j)
+                if (!int_in(q[j], 0, big))
+                    return "a particle has invalid variance-reduction counts";
+        }
+    }
+    return NULL;
+}
+
+const char *rx__state_check(const rx_ctx *c, int64_t k)
+{
+    const int P = c->P;
+    const char *why = check_particles(c);
+    if (why)
+        return why;
+    const rx__xstate *x = &c->res_x;
+    const rx__recorder *r = &c->rec;
+    for (int q = 0; q < P; ++q) {
+        if (x->at[q] < 0 || x->at[q] >= P || x->pos[x->at[q]] != q)
+            return "the position maps are not a permutation";
+        if (!(isfinite(x->eta[q]) && x->eta[q] > 0.0 &&
+              isfinite(x->tau[q]) && x->tau[q] > 0.0 &&
+              isfinite(x->beta[q]) && x->beta[q] > 0.0))
+            return "the ladder is not finite and positive";
+    }
+    for (int p = 0; p + 1 < P; ++p)
+        if (x->gate[p] > 1 || !(isfinite(x->s2hat[p]) && x->s2hat[p] >= 0.0))
+            return "a pair's gate or variance estimate is invalid";
+    /* counters: at most P events per iteration so far, so that the run's
+     * increments and sums cannot overflow */
+    const double most = (double)k * P;
+#define CK_CNT(v) ((v) >= 0 && (double)(v) <= most)
+    if (!isfinite(x->C) || !CK_CNT(x->sa_count) ||
+        !CK_CNT(x->nonadjacent_swaps) || x->round < 0 || x->round > 62 ||
+        c->cfg.ladder.barrier_round > (INT64_MAX >> x->round))
+        return "invalid exchange counters";
+    if (!CK_CNT(r->trips_a5) || !CK_CNT(r->trips_l1) ||
+        !CK_CNT(r->restarts) || !CK_CNT(r->total_swaps) ||
+        !CK_CNT(r->seen_nonadjacent))
+        return "invalid round-trip counters";
+    for (int p = 0; p + 1 < P; ++p) {
+        const rx_pair_stats *ps = &r->pairs[p];
+        if (!CK_CNT(ps->conditions) || !CK_CNT(ps->evaluated) ||
+            !CK_CNT(ps->attempts) || !CK_CNT(ps->swaps) ||
+            !(ps->accept_sum >= 0.0 && ps->accept_sum <= most) ||
+            !CK_CNT(r->win_cond[p]) || !CK_CNT(r->win_eval[p]) ||
+            !CK_CNT(r->win_swaps[p]))
+            return "invalid pair counters";
+    }
+#undef CK_CNT
+    return NULL;
 }
 
 int rx__state_resume(rx_ctx *c, const rx__ckident *id)

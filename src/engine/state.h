@@ -99,6 +99,13 @@ rx_status rx__state_save(rx_ctx *c, const rx__ckident *id, rx__state_io put,
  * before anything is read. */
 rx_status rx__state_load(rx_ctx *c, const rx__ckident *id, rx__state_io get,
                          void *user);
+/* After a complete and intact read (CRC checked): whether the restored
+ * state holds only what a run of this configuration can write at
+ * iteration k (maps a permutation, ladders finite and positive, counters
+ * at most k P, integer fields in range): NULL, or what is wrong. The
+ * engine indexes and casts with these values, so a file that matches its
+ * CRC by accident or design must not reach it otherwise. */
+const char *rx__state_check(const rx_ctx *c, int64_t k);
 /* After a complete and intact read: -1, and rx_run resumes at id->k; or
  * the first particle whose position is invalid (nothing resumes); or P
  * when the bias states are not valid ones (the message in the context's

@@ -329,6 +329,9 @@ rx_status rx_checkpoint_resume(rx_ctx *c, const char *path)
                 h.version, CK_VERSION);
     if ((st = check_config(c, path, &r)) != RX_OK)
         goto out;
+    if (h.k < 1 || h.k >= h.K) /* before fill_hdr: its row count uses k */
+        CK_FAIL("%s: inconsistent header (iteration %lld of %lld)", path,
+                (long long)h.k, (long long)h.K);
     fill_hdr(c, h.k, &want);
     rx__state_ident(c, h.k, &run);
     want.n_index = h.n_index;
@@ -355,6 +358,9 @@ rx_status rx_checkpoint_resume(rx_ctx *c, const char *path)
         CK_FAIL("%s: checksum mismatch (the file is corrupt)", path);
     if (fgetc(r.f) != EOF)
         CK_FAIL("%s: trailing bytes after the checksum", path);
+    const char *wrong = rx__state_check(c, h.k);
+    if (wrong)
+        CK_FAIL("%s: inconsistent checkpoint: %s", path, wrong);
     const int bad = rx__state_resume(c, &file);
     if (bad == h.P) { /* the bias states: the row's message */
         char why[sizeof rx__ctx_err(c)->msg];

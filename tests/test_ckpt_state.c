@@ -1,0 +1,146 @@
+/*
+ * A checkpoint whose contents are wrong but whose CRC-32 matches (written
+ * by another tool, or corrupted and "repaired") must be refused with a
+ * message, or resume into a run that ends with a documented status: the
+ * reader checks the restored state before the engine indexes with it.
+ * Found by fuzz/fuzz_resume.c (an out-of-range position map crashed the
+ * exchange; restored counters overflowed).
+ *
+ * A real checkpoint of a small run (stopped after iteration 12) is
+ * altered one word at a time: every aligned 4-byte word set to 2^30 and
+ * to -2^30, every aligned 8-byte word to INT64_MAX and INT64_MIN (the
+ * sanitizer build catches overflows there), with the trailing
+ * CRC-32 recomputed; each file is resumed and, when accepted, run to the
+ * end. The unaltered file must resume and complete.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "replex/replex.h"
+#include "check.h"
+
+static char dir[] = "/tmp/replex-test-ckpt-XXXXXX";
+static char yaml[128], ck[128], bad[128];
+
+typedef struct stopper {
+    volatile sig_atomic_t flag;
+    int64_t at;
+} stopper;
+
+static rx_status raise_flag(void *user, const rx_progress *p)
+{
+    stopper *s = user;
+    if (p->iteration >= s->at)
+        s->flag = 1;
+    return RX_OK;
+}
+
+static void put_file(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(fwrite(p, 1, n, f) == n);
+        fclose(f);
+    }
+}
+
+/* Resume `path` into cfg and run: 1 accepted and completed, 0 refused or
+ * failed with a documented status and a message, -1 otherwise. */
+static int try_resume(const rx_config *cfg, const char *path)
+{
+    rx_ctx *c = NULL;
+    rx_err err = {""};
+    if (rx_create(&c, cfg, NULL, (rx_logger){0}, &err) != RX_OK)
+        return -1;
+    rx_status st = rx_checkpoint_resume(c, path);
+    if (st == RX_OK)
+        st = rx_run(c);
+    int r = st == RX_OK ? 1
+            : (st == RX_EDATA || st == RX_EIO || st == RX_ENOMEM ||
+               st == RX_EINVAL || st == RX_ENUMERIC) && rx_errmsg(c)[0]
+                ? 0
+                : -1;
+    rx_destroy(&c);
+    return r;
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(yaml, sizeof yaml, "%s/run.yaml", dir);
+    snprintf(ck, sizeof ck, "%s/ck.bin", dir);
+    snprintf(bad, sizeof bad, "%s/bad.bin", dir);
+    static const char text[] =
+        "seed: 5\niterations: 30\nthreads: 1\n"
+        "target: {kind: mixture25}\n"
+        "tempering: {n_chains: 4, scheme: deo, rule: metropolis}\n"
+        "ladder: {eta: 0.003, tau: {min: 1, max: 10}}\n"
+        "record: {burn_in: 5, thin: 2, trace_every: 3, index_every: 2}\n";
+    put_file(yaml, text, sizeof text - 1);
+    rx_config cfg;
+    rx_err err = {""};
+    rx_status st = rx_config_load(yaml, NULL, 0, &cfg, &err);
+    CHECK_MSG(st == RX_OK, "%s", err.msg);
+    if (st != RX_OK)
+        return check_done();
+
+    rx_ctx *c = NULL;
+    CHECK(rx_create(&c, &cfg, NULL, (rx_logger){0}, &err) == RX_OK);
+    stopper s = {0, 12};
+    CHECK(rx_checkpoint_enable(c, ck, 0) == RX_OK);
+    rx_set_stop_flag(c, &s.flag);
+    rx_set_progress(c, raise_flag, &s, 1);
+    CHECK(rx_run(c) == RX_EABORTED);
+    rx_destroy(&c);
+
+    static unsigned char orig[1 << 16], buf[1 << 16];
+    FILE *f = fopen(ck, "rb");
+    size_t n = f ? fread(orig, 1, sizeof orig, f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(n > 64 && n < sizeof orig);
+    CHECK(try_resume(&cfg, ck) == 1);
+
+    int refused = 0, tried = 0;
+    for (int kind = 0; kind < 4 && n > 64; ++kind) {
+        const size_t w = kind < 2 ? 4 : 8;
+        for (size_t off = 0; off + w <= n - 4; off += w) {
+            memcpy(buf, orig, n);
+            if (w == 4) {
+                int32_t v = kind == 0 ? 1 << 30 : -(1 << 30);
+                memcpy(buf + off, &v, 4);
+            } else {
+                int64_t v = kind == 2 ? INT64_MAX : INT64_MIN;
+                memcpy(buf + off, &v, 8);
+            }
+            uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), buf,
+                                           (uInt)(n - 4));
+            memcpy(buf + n - 4, &crc, 4);
+            put_file(bad, buf, n);
+            int r = try_resume(&cfg, bad);
+            CHECK_MSG(r >= 0, "word at byte %zu (%zu bytes) set: "
+                      "undocumented status or no message", off, w);
+            refused += r == 0;
+            ++tried;
+        }
+    }
+    printf("%d altered checkpoints, %d refused or failed cleanly\n", tried,
+           refused);
+    CHECK(refused > 0);
+    rx_config_free(&cfg);
+    remove(ck);
+    remove(bad);
+    remove(yaml);
+    rmdir(dir);
+    return check_done();
+}
