@@ -70,8 +70,8 @@ build() {
   if [ "$t" = config ]; then
     # Only the loader and the status/message helpers: no OpenMP or BLAS.
     srcs=(fuzz/fuzz_config.c src/io/yaml.c src/io/config.c
-          src/io/config_leaf.c src/config/*.c src/core/status.c
-          src/core/names.c)
+          src/io/config_leaf.c src/config/*.c src/bias/*.c src/core/status.c
+          src/core/names.c src/core/rng.c src/core/mem.c)
     deps=(src/io/config.h src/io/yaml.h src/config/config.h)
     libs=($(pkg-config --cflags --libs yaml-0.1) -lm)
   elif [ "$t" = resume ]; then
