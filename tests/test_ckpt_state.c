@@ -24,22 +24,10 @@
 
 #include "replex/replex.h"
 #include "check.h"
+#include "stop_run.h"
 
 static char dir[] = "/tmp/replex-test-ckpt-XXXXXX";
 static char yaml[128], ck[128], bad[128];
-
-typedef struct stopper {
-    volatile sig_atomic_t flag;
-    int64_t at;
-} stopper;
-
-static rx_status raise_flag(void *user, const rx_progress *p)
-{
-    stopper *s = user;
-    if (p->iteration >= s->at)
-        s->flag = 1;
-    return RX_OK;
-}
 
 static void put_file(const char *path, const void *p, size_t n)
 {

@@ -31,6 +31,7 @@
 
 #include "replex/replex.h"
 #include "check.h"
+#include "stop_run.h"
 
 static char src[1024];
 
@@ -42,19 +43,6 @@ static int load(const char *const *sets, int n, rx_config *cfg)
     rx_status st = rx_config_load(path, sets, n, cfg, &err);
     CHECK_MSG(st == RX_OK, "%s", err.msg);
     return st == RX_OK;
-}
-
-typedef struct stopper {
-    volatile sig_atomic_t flag;
-    int64_t at;
-} stopper;
-
-static rx_status raise_flag(void *user, const rx_progress *p)
-{
-    stopper *s = user;
-    if (p->iteration >= s->at)
-        s->flag = 1;
-    return RX_OK;
 }
 
 /* What a run kept: samples and log-weights (copies). */
@@ -77,31 +65,12 @@ static void kept_free(kept *k)
 static rx_status one_run(const rx_config *base, int threads, const char *from,
                          int64_t stop_at, const char *ck, kept *out)
 {
-    rx_config cfg;
-    rx_config_default(&cfg);
-    rx_config_copy(&cfg, base);
-    cfg.threads = threads;
-    rx_ctx *c = NULL;
-    rx_err err = {0};
-    rx_status st = rx_create(&c, &cfg, NULL, (rx_logger){0}, &err);
-    rx_config_free(&cfg);
-    CHECK_MSG(st == RX_OK, "rx_create: %s", err.msg);
-    if (st != RX_OK)
-        return st;
-    stopper s = {0, stop_at};
-    if (from) {
-        st = rx_checkpoint_resume(c, from);
-        CHECK_MSG(st == RX_OK, "resume %s: %s", from, rx_errmsg(c));
-    }
-    if (st == RX_OK && ck)
-        st = rx_checkpoint_enable(c, ck, 0);
-    if (st == RX_OK && stop_at >= 0) {
-        rx_set_stop_flag(c, &s.flag);
-        rx_set_progress(c, raise_flag, &s, 1);
-    }
-    if (st == RX_OK)
-        st = rx_run(c);
+    stopper s;
+    rx_status st;
+    rx_ctx *c = stop_run(base, threads, from, stop_at, ck, &s, &st);
     memset(out, 0, sizeof *out);
+    if (!c)
+        return st;
     rx_results r;
     if (st == RX_OK && rx_get_results(c, &r) == RX_OK) {
         out->n = r.n_samples;

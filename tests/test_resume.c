@@ -31,21 +31,9 @@
 
 #include "replex/replex.h"
 #include "check.h"
+#include "stop_run.h"
 
 static char src[1024], tmp[1024];
-
-typedef struct stopper {
-    volatile sig_atomic_t flag;
-    int64_t at;
-} stopper;
-
-static rx_status raise_flag(void *user, const rx_progress *p)
-{
-    stopper *s = user;
-    if (p->iteration >= s->at)
-        s->flag = 1;
-    return RX_OK;
-}
 
 static int load(const char *const *sets, int n, rx_config *cfg)
 {
@@ -63,30 +51,11 @@ static int load(const char *const *sets, int n, rx_config *cfg)
 static rx_status one_run(const rx_config *base, int threads, const char *from,
                          int64_t stop_at, const char *ck, const char *out)
 {
-    rx_config cfg;
-    rx_config_default(&cfg);
-    rx_config_copy(&cfg, base);
-    cfg.threads = threads;
-    rx_ctx *c = NULL;
-    rx_err err = {0};
-    rx_status st = rx_create(&c, &cfg, NULL, (rx_logger){0}, &err);
-    rx_config_free(&cfg);
-    CHECK_MSG(st == RX_OK, "rx_create: %s", err.msg);
-    if (st != RX_OK)
+    stopper s;
+    rx_status st;
+    rx_ctx *c = stop_run(base, threads, from, stop_at, ck, &s, &st);
+    if (!c)
         return st;
-    stopper s = {0, stop_at};
-    if (from) {
-        st = rx_checkpoint_resume(c, from);
-        CHECK_MSG(st == RX_OK, "resume %s: %s", from, rx_errmsg(c));
-    }
-    if (st == RX_OK && ck)
-        st = rx_checkpoint_enable(c, ck, 0);
-    if (st == RX_OK && stop_at >= 0) {
-        rx_set_stop_flag(c, &s.flag);
-        rx_set_progress(c, raise_flag, &s, 1);
-    }
-    if (st == RX_OK)
-        st = rx_run(c);
     if (st == RX_OK && out) {
         char path[1200];
         snprintf(path, sizeof path, "%s/yaml/deo_sgd_2d.yaml", src);
