@@ -44,14 +44,10 @@ rx_status rx__key_err(rx_err *err, const rx__marks *mk, const char *path,
                          mk->file, path);
         else
             w = snprintf(err->msg, sizeof err->msg, "%s: ", path);
-        if (w < 0)
-            w = 0;
-        if ((size_t)w < sizeof err->msg) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(err->msg + w, sizeof err->msg - (size_t)w, fmt, ap);
-            va_end(ap);
-        }
+        va_list ap;
+        va_start(ap, fmt);
+        rx__err_vappend(err, w, fmt, ap);
+        va_end(ap);
     }
     return RX_ECONFIG;
 }

@@ -115,6 +115,9 @@ uint64_t rx__uniform_int(rx__stream *s, uint64_t n);
 const char *rx__closest_name(const char *s, const char *const *names, int n);
 
 /* ---- errors / logging ---------------------------------------------------*/
+/* The message after a located prefix of w bytes already in err->msg (w
+ * as snprintf returned it): fmt and ap appended where they fit. */
+void rx__err_vappend(rx_err *err, int w, const char *fmt, va_list ap);
 /* Formats into err (if not NULL) and returns st. */
 rx_status rx__fail(rx_err *err, rx_status st, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -25,6 +25,14 @@ const char *rx_strerror(rx_status s)
     return "unknown status";
 }
 
+void rx__err_vappend(rx_err *err, int w, const char *fmt, va_list ap)
+{
+    if (w < 0)
+        w = 0;
+    if ((size_t)w < sizeof err->msg)
+        vsnprintf(err->msg + w, sizeof err->msg - (size_t)w, fmt, ap);
+}
+
 rx_status rx__fail(rx_err *err, rx_status st, const char *fmt, ...)
 {
     if (err) {

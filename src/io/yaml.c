@@ -435,14 +435,10 @@ rx_status rx__node_err(rx_err *err, const ynode *n, const char *path,
     if (err) {
         int w = snprintf(err->msg, sizeof err->msg, "%s:%d:%d: %s: ",
                          n->file, n->line, n->col, path);
-        if (w < 0)
-            w = 0;
-        if ((size_t)w < sizeof err->msg) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(err->msg + w, sizeof err->msg - (size_t)w, fmt, ap);
-            va_end(ap);
-        }
+        va_list ap;
+        va_start(ap, fmt);
+        rx__err_vappend(err, w, fmt, ap);
+        va_end(ap);
     }
     return RX_ECONFIG;
 }
