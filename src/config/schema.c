@@ -225,7 +225,8 @@ const rx__keydef rx__keys[] = {
     {"data.shared_minibatch", K_BOOL, OFF(data.shared_minibatch), "true", 0,
      0, 0, 0, NULL,
      "true: all chains see the same minibatch at an iteration (paired "
-     "energy differences, deo.md 6.4); false: independent batches per "
+     "energy differences, as the authors' CIFAR code); false: independent "
+     "batches per "
      "particle"},
     {"data.synthetic_n", K_I64, OFF(data.synthetic_n), "1000", 2, 1e9, 0, 0,
      NULL,
@@ -272,7 +273,8 @@ const rx__keydef rx__keys[] = {
     {"model.weight_decay", K_REAL, OFF(model.weight_decay), "0.0001", 0, INF,
      0, 0, NULL,
      "Gaussian prior precision per training example: lambda = weight_decay "
-     "* N (the averaged-loss convention, csgld.md U11)"},
+     "* N (the averaged-loss convention of the UCI setting, Deng 2021, "
+     "Sec. 5.4.2)"},
     {"model.prior_precision", K_REAL, OFF(model.prior_precision), "0", 0,
      INF, 0, 0, NULL,
      "added absolute prior precision: U += (lambda / 2) |w|^2 with lambda = "
@@ -314,8 +316,9 @@ const rx__keydef rx__keys[] = {
      0, 0, NULL, "bernoulli rule: per-attempt acceptance 1 - r in [0, 1]"},
     {"tempering.window_correction", K_WCORR,
      OFF(tempering.window_correction), "0", 0, INF, 0, 0, NULL,
-     "c_W >= 0 subtracted from the metropolis exponent when W > 1 (deo.md "
-     "2.5: offsets the bias of at most one swap per window), or logW"},
+     "c_W >= 0 subtracted from the metropolis exponent when W > 1 (the "
+     "window-wise correction of Deng et al. 2023: offsets the bias of at "
+     "most one swap per window), or logW"},
     {"tempering.sigma2", K_SIGMA2, OFF(tempering.sigma2), "auto", 0, INF, 0,
      0, NULL,
      "bias_corrected: sigma_p^2 = Var(U~(p) - U~(p+1)) / 2 (note the "
@@ -327,7 +330,7 @@ const rx__keydef rx__keys[] = {
      "correction, more swaps, some bias)"},
     {"tempering.sequential_stats", K_BOOL, OFF(tempering.sequential_stats),
      "false", 0, 0, 0, 0, NULL,
-     "false: every pair's condition from the pre-swap state (deo.md 6.2 #3); "
+     "false: every pair's condition from the pre-swap state (parallel); "
      "true: pair by pair after the swaps of lower pairs, as Algorithm 1 and "
      "the authors' code (bit-compatible semantics)"},
     {"variance.every", K_I64, OFF(variance.every), "100", 1, 1e15, 0, 0,
@@ -346,11 +349,12 @@ const rx__keydef rx__keys[] = {
      OFF(variance.difference), "false", 0, 0, 0, 0, NULL,
      "compatibility: true takes sigma2 as the variance of the energy "
      "difference, as Algorithms 2 and 3 of the dissertation literally say "
-     "(twice the per-chain value: over-corrects, resgld_vr.md 1.4.4); "
+     "(twice the per-chain value of Deng 2021, Sec. 2.3.2: over-corrects); "
      "applies to sigma2 auto and estimate"},
     {"variance_reduction.enabled", K_BOOL, OFF(variance_reduction.enabled),
      "false", 0, 0, 0, 0, NULL,
-     "control-variate energies (resgld_vr.md 3): the swap rule sees (N/n) "
+     "control-variate energies (Deng 2021, Sec. 3.3, Algorithm 2): the "
+     "swap rule sees (N/n) "
      "sum_B [l_i(theta) + c l_i(anchor)] - c U(anchor) + prior; gradients "
      "stay plain minibatch gradients; targets with per-example losses only "
      "(network, mixture_data)"},
@@ -489,7 +493,7 @@ const rx__keydef rx__keys[] = {
     {"record.phase_timing", K_BOOL, OFF(record.phase_timing), "false", 0, 0,
      0, 0, NULL,
      "time the phases of each iteration on thread 0 (summary.json timing)"},
-    /* the energy-histogram bias (csgld.md 1-2; src/bias/) */
+    /* the energy-histogram bias (Deng 2021, ch. 5; src/bias/) */
     {"bias.kind", K_ENUM, OFF(bias.kind), "none", 0, 0, 0, 0, rx__bias_names,
      "energy-histogram bias: none, or csgld (contour SGLD: each position "
      "learns its energy PDF theta over bins, the gradient is multiplied by "

@@ -81,7 +81,8 @@ static int biased(const rx_config *c, const rx__marks *mk, rx_logger log)
         warn(log, mk, pick(mk, "tempering.scheme", "tempering.rule", NULL),
              "BIASED: a swap window W = %d (scheme %s) with Metropolis "
              "swaps and no window correction: at most one swap "
-             "per pair per window biases the target chain (deo.md 2.5); use "
+             "per pair per window biases the target chain (Deng et al. 2023, "
+             "\"How to alleviate the bias\"); use "
              "scheme deo, or set tempering.window_correction (logW), or the "
              "deterministic rule on noisy energies where the papers use "
              "DEO*",
@@ -99,7 +100,8 @@ static int biased(const rx_config *c, const rx__marks *mk, rx_logger log)
                                                   : "target.kind",
                   NULL),
              "BIASED: the metropolis rule on noisy energies (%s): the noise "
-             "in the energy difference inflates the swaps (deo.md 2.2); use "
+             "in the energy difference inflates the swaps (Deng 2021, Sec. "
+             "2.3.1); use "
              "rule bias_corrected (with tempering.sigma2) or deterministic",
              why);
         ++n;
@@ -121,10 +123,11 @@ static int biased(const rx_config *c, const rx__marks *mk, rx_logger log)
 }
 
 /* SGNHT's thermostat fluctuates with sd about sqrt(eta mu tau / d)
- * (renhd.md 3.4); unless its level s* is well above that, s often goes
+ * (replex's analysis of the integrator of Luo et al. 2019, Eq. 13;
+ * tests/test_sgnht.c); unless its level s* is well above that, s often goes
  * negative and the samples come out wrong. s* (2 - s*) = (2 c + eta V) /
  * tau, V the injected gradient noise's variance (target.grad_noise_sd^2;
- * with V = 0, s* is about c / tau, the spec's c / tau >= 3 sd). Checked at
+ * with V = 0, s* is about c / tau: keep c / tau >= 3 sd). Checked at
  * the hottest SGNHT position, on the targets whose dimension d is known
  * before the run. */
 static int sgnht_noisy(const rx_config *c, const rx__marks *mk,
@@ -152,7 +155,8 @@ static int sgnht_noisy(const rx_config *c, const rx__marks *mk,
          "the SGNHT thermostat's noise (sd about sqrt(eta mu tau / d) = "
          "%.3g at tau %.4g, eta %.4g, d %.0f) is not small against its "
          "level s* = %.3g: s often goes negative and the samples come out "
-         "wrong (renhd.md 3.4: energy variance 24 %% too high); keep s* >= "
+         "wrong (at d = 50 the energy variance came out 24 %% too high); "
+         "keep s* >= "
          "3 sd: lower sgnht_mu or raise sgnht_c",
          sd, tau, eta, d, s_star);
     return 1;

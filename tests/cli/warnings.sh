@@ -72,7 +72,7 @@ pat=x; case_ reset_sgld 0 'step: {state_on_swap: reset}
 '
 case_ follow_sghmc 0 'step: {target: sghmc, others: sghmc}
 '
-# SGNHT: the thermostat's own noise against its level s* (renhd.md 3.4):
+# SGNHT: the thermostat's own noise against its level s* (see src/config/warn.c):
 # d = 2, tau 10, eta 0.001, mu 1: sd 0.071 against s* 0.0101
 pat="^replex: warning: $f/sgnht.yaml:1:33: step.sgnht_mu: the SGNHT thermostat's noise \(sd about sqrt\(eta mu tau / d\) = 0.0707 at tau 10, eta 0.001, d 2\) is not small against its level s\* = 0.0101: s often goes negative"
 case_ sgnht 1 'step: {target: sgnht, sgnht_mu: 1, others: sgnht}
