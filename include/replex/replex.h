@@ -88,7 +88,8 @@ typedef enum rx_target_kind {
     RX_TARGET_CALLBACK = 3,  ///< user energy/gradient (C API only)
     RX_TARGET_NETWORK = 4,   ///< Bayesian neural network on a data set
     RX_TARGET_MIXTURE_DATA = 5 ///< scalar beta, data x_i ~ 0.5 N(beta, s^2)
-                               ///< + 0.5 N(phi - beta, s^2) (resgld_vr.md 4.4)
+                               ///< + 0.5 N(phi - beta, s^2) (Deng 2021,
+                               ///< Sec. 3.5.1)
 } rx_target_kind;
 
 /** Data file formats for RX_TARGET_NETWORK. */
@@ -152,7 +153,7 @@ typedef enum rx_ladder_adapt {
 
 /** sigma2 value meaning "energy_noise_sd^2" (exact for injected noise). */
 #define RX_SIGMA2_AUTO (-1.0)
-/** sigma2 value meaning "estimate online" (resgld_vr.md 1.5). */
+/** sigma2 value meaning "estimate online" (Deng 2021, Sec. 2.3.3). */
 #define RX_SIGMA2_ESTIMATE (-2.0)
 
 typedef enum rx_step_kind {
@@ -236,7 +237,7 @@ typedef enum rx_fault_policy {
 
 /** Energy-histogram biases (bias.kind): a shared or per-chain histogram
  *  over the energy axis that rescales the gradient and weights the samples
- *  (contour SGLD, csgld.md). */
+ *  (contour SGLD, Deng 2021, ch. 5). */
 typedef enum rx_bias_kind {
     RX_BIAS_NONE = 0, ///< no bias (default)
     RX_BIAS_CSGLD = 1 ///< contour SGLD: theta learns the energy PDF per
@@ -384,14 +385,15 @@ typedef struct rx_config {
                               ///< and the authors' code (default 0)
     } tempering;
 
-    /* deterministic rule: the correction buffer C (deo.md 2.3, 2.4) */
+    /* deterministic rule: the correction buffer C (Deng et al. 2023,
+     * Eqs. 8 and 13) */
     struct {
         double init;       ///< C_0 (default 0)
         int adapt;         ///< Eq. 13 towards target_swap_rate (default 1)
         double step_scale; ///< multiplies gamma_k for C (default 1)
     } correction;
 
-    /* online estimate of sigma_p^2 (resgld_vr.md 1.5), sigma2: estimate */
+    /* online estimate of sigma_p^2 (Deng 2021, Sec. 2.3.3), sigma2: estimate */
     struct {
         int64_t every; ///< iterations between SA steps (default 100)
         int samples;   ///< J noisy energies per chain per SA step (def. 10)
@@ -403,7 +405,7 @@ typedef struct rx_config {
                         ///< per-chain value; over-corrects) (default 0)
     } variance;
 
-    /* control-variate energies (resgld_vr.md 3): anchors per particle */
+    /* control-variate energies (Deng 2021, ch. 3): anchors per particle */
     struct {
         int enabled;         ///< default 0
         int64_t period;      ///< m >= 1: anchor refresh every m (default 40)
@@ -493,7 +495,7 @@ typedef struct rx_config {
                              ///< the target (baselines) (default 0)
     } record;
 
-    /* energy-histogram bias (bias.*; csgld.md 1-2): off by default */
+    /* energy-histogram bias (bias.*; Deng 2021, ch. 5): off by default */
     struct {
         rx_bias_kind kind;   ///< none (default) or csgld
         int bins;            ///< m energy bins, >= 2 (default 100)
@@ -701,7 +703,7 @@ typedef struct rx_results {
     int window;             ///< W used
     int threads;            ///< threads used
     int64_t iterations;     ///< K
-    int64_t trips_a5;       ///< round trips, deo.md 4.2 (1): the papers'
+    int64_t trips_a5;       ///< round trips, the papers' counter
     int64_t trips_l1;       ///< round trips 1 -> P -> 1 (Lemma 1)
     int64_t restarts;       ///< arrivals at position 1 coming from P
     int64_t total_swaps;    ///< executed swaps (all pairs)
