@@ -1,10 +1,14 @@
 /*
  * Plots of a finished run, drawn by gnuplot (an external, well-kept tool)
  * when it is on PATH: the index process with particle 1's path
- * highlighted, the condition rate of every pair over time, the ladder over
- * time, the buffer C over time, and for 2-D targets the sample histogram
- * beside the true density. Writes CSV data, plots.gp and SVG files into the run
- * directory's plots/. Part of the CLI: the library never starts programs.
+ * highlighted, the condition rate of every pair over time, the ladder, the
+ * buffer C and the estimated sigma^2 over time (each only when the run
+ * adapts it: trace.csv shows it moving), and for 1-D and 2-D targets the
+ * sample histogram beside the true density. Every figure names its axes,
+ * keys its lines and starts from gnuplot's defaults (`reset`); ranges are
+ * set here, so gnuplot never meets an empty one. Writes CSV data, plots.gp
+ * and SVG files into the run directory's plots/ (docs/cli.md, "Plots").
+ * Part of the CLI: the library never starts programs.
  */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
 #include <errno.h>
