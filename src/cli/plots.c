@@ -758,11 +758,16 @@ static int run_value(const rx_sweep *sw, long r, int i)
     return (int)(r % sw->n_values[i]);
 }
 
-/* S inside a single-quoted gnuplot string. */
+/* S inside a single-quoted gnuplot string (control characters become
+ * spaces: the string stays on its line). */
 static void put_quoted(FILE *gp, const char *s)
 {
-    for (; *s; ++s)
-        fputs(*s == '\'' ? "''" : (char[2]){*s, 0}, gp);
+    for (; *s; ++s) {
+        if (*s == '\'')
+            fputs("''", gp);
+        else
+            fputc((unsigned char)*s < 0x20 ? ' ' : *s, gp);
+    }
 }
 
 /* The y2 quantity of the sweep figures: the TV distance where the target
