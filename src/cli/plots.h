@@ -12,8 +12,10 @@
 int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
                  char *why, size_t cap);
 
-/* One figure per swept key: the round-trip rate and (when known) the TV
- * distance against the key's values, every run a point (out/plots). */
+/* One figure per swept key (none for `seed` beside other keys): the
+ * round-trip rate and the TV distance (network targets: the test metric)
+ * against the key's values, every run a point, lines through the means
+ * (out/plots). */
 int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
                        size_t cap);
 
