@@ -14,6 +14,7 @@
 
 #include "../bias/bias.h"
 #include "../core/internal.h"
+#include "../core/num.h"
 #include "config.h"
 #include "yaml.h"
 
@@ -388,7 +389,7 @@ static void put_quoted(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void put_real(FILE *f, double v) { fprintf(f, "%.17g", v); }
+static void put_real(FILE *f, double v) { fputs(RX_NUM(v), f); }
 
 static void put_vec(FILE *f, const double *v, int n)
 {
