@@ -211,10 +211,12 @@ void rx_cli_progress_log(void *user, int level, const char *msg)
     }
 }
 
-/* The run is long (estimated or seen): print the held notes, and the
- * later ones at once. */
-static void long_run(rx_cli_progress *pr)
+void rx_cli_progress_estimate(rx_cli_progress *pr, double t, int64_t k,
+                              int64_t K)
 {
+    if (pr->long_run || k <= 0 || t < 1.0 ||
+        t * (double)K / (double)k < RX_CLI_NOTE_S)
+        return;
     pr->long_run = 1;
     for (int i = 0; i < pr->nnotes; ++i)
         print_note(pr, pr->notes[i][0] - '0', pr->notes[i] + 1);
@@ -228,9 +230,7 @@ static rx_status on_progress(void *user, const rx_progress *p)
     if (g_signal && !pr->engine_stops)
         return RX_EABORTED;
     double t = p->elapsed_s;
-    if (!pr->long_run && p->iteration > 0 && t >= 1.0 &&
-        t * (double)p->iterations / (double)p->iteration >= RX_CLI_NOTE_S)
-        long_run(pr);
+    rx_cli_progress_estimate(pr, t, p->iteration, p->iterations);
     if (pr->quiet)
         return RX_OK;
     int done = p->iteration >= p->iterations;

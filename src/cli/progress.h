@@ -58,6 +58,13 @@ rx_status rx_cli_progress_attach(rx_cli_progress *pr, rx_ctx *ctx,
  * say. Lines "replex: LEVEL: MESSAGE" on stderr. */
 void rx_cli_progress_log(void *user, int level, const char *msg);
 
+/* The progress callback's check of the run's length: t seconds after
+ * iteration k of K. From t >= 1 s on, a run estimated (t K / k) to take
+ * RX_CLI_NOTE_S or more is long: the held notes are printed, later ones
+ * at once. */
+void rx_cli_progress_estimate(rx_cli_progress *pr, double t, int64_t k,
+                              int64_t K);
+
 /* Terminates an open tty line (before any other output to stderr). */
 void rx_cli_progress_break(rx_cli_progress *pr);
 
