@@ -296,7 +296,7 @@ expect bad_normal 'normals: [gaussian]' \
     "^replex: $f/bad_normal.yaml:1:11: normals\[0\]: unknown normal method 'gaussian' \(one of box_muller, ziggurat\)"
 expect syntax 'schemes: [deo' "^replex: $f/syntax.yaml:2:1: invalid YAML: "
 expect cli_threads 'iterations: 100' "--threads: expected a comma-separated list" --threads 1,0
-expect cli_option 'iterations: 100' "unknown or incomplete option '--bogus'" --bogus
+expect cli_option 'iterations: 100' "^replex: bench: unknown option '--bogus'$" --bogus
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -148,7 +148,8 @@ if run_rx help_after_args 0 run no-such-file.yaml -o x --help; then
 fi
 
 if run_rx help_unknown 2 help bogus; then
-    [ "$(line1 err)" = "replex help: unknown command 'bogus'" ] \
+    [ "$(cat err)" = "replex: help: unknown command 'bogus'
+Try 'replex --help'." ] \
         && ok help_unknown || fail help_unknown "stderr [$(line1 err)]"
 fi
 if run_rx no_args 2; then
@@ -158,9 +159,10 @@ fi
 if run_rx version 0 --version; then
     grep -q '^replex [0-9]' out && ok version || fail version "[$(line1 out)]"
 fi
-if run_rx keys_extra_arg 2 keys extra; then
-    [ "$(line1 err)" = "replex keys: unexpected argument 'extra'" ] \
-        && ok keys_extra_arg || fail keys_extra_arg "stderr [$(line1 err)]"
+if run_rx info_extra_operand 2 info extra; then
+    [ "$(cat err)" = "replex: info: unexpected argument 'extra'
+Try 'replex info --help'." ] \
+        && ok info_extra_operand || fail info_extra_operand "stderr [$(line1 err)]"
 fi
 run_rx info_extra_arg 2 info --bogus && ok info_extra_arg
 
@@ -168,13 +170,15 @@ run_rx info_extra_arg 2 info --bogus && ok info_extra_arg
 # Exit statuses of run.
 # ---------------------------------------------------------------------------
 
-# bad input: 2, nothing written
+# bad input: 2, nothing written, stderr exactly msg (a usage error: its
+# line and the hint "Try 'replex CMD --help'.", made by usage)
+usage() { printf "replex: %s: %s\nTry 'replex %s --help'." "$1" "$2" "$1"; }
 check2() {
     local name=$1 msg=$2
     shift 2
     if run_rx "$name" 2 "$@"; then
-        if [ "$(line1 err)" != "$msg" ]; then
-            fail "$name" "stderr [$(line1 err)], expected [$msg]"
+        if [ "$(cat err)" != "$msg" ]; then
+            fail "$name" "stderr [$(cat err)], expected [$msg]"
         elif ! nothing_at r2; then
             fail "$name" "wrote r2"
         else
@@ -182,21 +186,21 @@ check2() {
         fi
     fi
 }
-check2 exit2_unknown_option "replex run: unknown or incomplete option '--bogus'" \
+check2 exit2_unknown_option "$(usage run "unknown option '--bogus'")" \
     run tiny.yaml -o r2 --bogus
-check2 exit2_threads "replex: --threads: expected an integer in [0, 4096], got 'x'" \
+check2 exit2_threads "$(usage run "--threads: expected an integer in [0, 4096], got 'x'")" \
     run tiny.yaml -o r2 --threads x
-check2 exit2_progress_every "replex: --progress-every: expected an integer in [0, 1000000000000], got '-1'" \
+check2 exit2_progress_every "$(usage run "--progress-every: expected an integer in [0, 1000000000000], got '-1'")" \
     run tiny.yaml -o r2 --progress-every -1
-check2 exit2_progress_interval "replex: --progress-interval: expected seconds >= 0, got 'soon'" \
+check2 exit2_progress_interval "$(usage run "--progress-interval: expected seconds >= 0, got 'soon'")" \
     run tiny.yaml -o r2 --progress-interval soon
 check2 exit2_missing_file "replex: no-such.yaml: cannot open: No such file or directory" \
     run no-such.yaml -o r2
 check2 exit2_bad_value "replex: --set:1:20: tempering.n_chains: value 0 out of range: must be in [1, 1048576]" \
     run tiny.yaml -o r2 --set tempering.n_chains=0
-check2 exit2_two_files "replex run: one experiment file only ('tiny.yaml')" \
+check2 exit2_two_files "$(usage run "one experiment file only ('tiny.yaml')")" \
     run tiny.yaml tiny.yaml -o r2
-check2 exit2_validate_option "replex validate: unknown or incomplete option '-o'" \
+check2 exit2_validate_option "$(usage validate "unknown option '-o'")" \
     validate tiny.yaml -o r2
 
 # a run that fails (non-finite energies): 1, a message, nothing written
@@ -208,6 +212,172 @@ if run_rx exit1_run_failed 1 run tiny.yaml -o r1 --no-plots \
         fail exit1_run_failed "wrote r1"
     else
         ok exit1_run_failed
+    fi
+fi
+
+# ---------------------------------------------------------------------------
+# Option syntax (getopt_long), one-line usage errors, keys SECTION,
+# validate's keys that apply, shortest numbers, the notes of a run.
+# ---------------------------------------------------------------------------
+
+# --threads=2 and --threads 2; -oDIR and -o DIR; bundled -qo DIR
+if run_rx opt_long_equals 0 run tiny.yaml --threads=2 -oe1 --no-plots -q \
+        --set=iterations=200; then
+    if [ ! -s e1/samples.npy ]; then
+        fail opt_long_equals "-oe1 did not write e1"
+    elif ! grep -q '^threads: 2$' e1/config.yaml ||
+         ! grep -q '^iterations: 200$' e1/config.yaml; then
+        fail opt_long_equals "--threads=2 / --set=k=v not applied"
+    elif [ -s out ] || [ -s err ]; then
+        fail opt_long_equals "printed with -q: $(line1 out)$(line1 err)"
+    else
+        ok opt_long_equals
+    fi
+fi
+if run_rx opt_bundled 0 run -qo e2 tiny.yaml --threads 1 --no-plots \
+        --set iterations=200; then
+    [ -s e2/samples.npy ] && grep -q '^threads: 1$' e2/config.yaml &&
+        [ ! -s out ] && ok opt_bundled || fail opt_bundled "-qo e2 not taken"
+fi
+# -- ends the options: a file whose name starts with '-'
+cp tiny.yaml ./-t.yaml
+if run_rx opt_dashdash 0 run -o e3 -q --no-plots -- -t.yaml; then
+    [ -s e3/samples.npy ] && ok opt_dashdash || fail opt_dashdash "no e3"
+fi
+check2 opt_no_dashdash "$(usage run "unknown option '-t'")" \
+    run -o r2 -q -t.yaml
+# a usage error is one line and the hint, never the help
+check2 usage_missing_value "$(usage run "option '-o' needs a value")" \
+    run tiny.yaml -o
+check2 usage_flag_value "$(usage run "option '--force' takes no value")" \
+    run tiny.yaml -o r2 --force=yes
+check2 usage_ambiguous "$(usage run "option '--progress' is ambiguous (--progress-every, --progress-interval)")" \
+    run tiny.yaml -o r2 --progress 3
+check2 usage_missing_file "$(usage run "missing FILE.yaml")" run -o r2
+check2 usage_bench "$(usage bench "unknown option '--bogus'")" bench --bogus
+check2 usage_unknown_command "replex: unknown command 'runn'
+Try 'replex --help'." runn tiny.yaml
+
+# keys SECTION: only that section's keys; an unknown one names them all
+"$REPLEX" keys > keys_all 2> /dev/null
+if run_rx keys_section 0 keys ladder; then
+    nl=$(grep -c '^ladder\.' keys_all)
+    if [ "$nl" -lt 3 ] || [ "$(wc -l < out)" -ne "$nl" ] ||
+       grep -qv '^ladder\.' out; then
+        fail keys_section "$(wc -l < out) lines for $nl ladder keys: $(line1 out)"
+    else
+        ok keys_section
+    fi
+fi
+if run_rx keys_sections 0 keys step seed; then
+    n=$(grep -Ec '^(step\.|seed )' keys_all)
+    [ "$(wc -l < out)" -eq "$n" ] && ! grep -Eqv '^(step\.|seed )' out &&
+        ok keys_sections || fail keys_sections "$(wc -l < out) lines, expected $n"
+fi
+if run_rx keys_unknown 2 keys ladders; then
+    if [ "$(wc -l < err)" -ne 2 ] || [ -s out ]; then
+        fail keys_unknown "not one line and a hint: $(cat err)"
+    elif ! grep -q "^replex: keys: unknown section 'ladders' (one of rng, target, data, .*ladder, step, .*bias" err; then
+        fail keys_unknown "[$(line1 err)]"
+    else
+        ok keys_unknown
+    fi
+fi
+
+# validate: the keys that apply to the target and sampler; --all: every key
+leaves() { grep -c '^ *[a-z_0-9]*: [^ ]' "$1"; } # "key: value" lines
+if run_rx validate_analytic 0 validate tiny.yaml; then
+    cp out v_analytic
+    bad=$(grep -E '^(data|model|evaluate|variance|correction):|^  (bins|sgnht_c|momentum|path|batch_size|means):' out | tr '\n' ' ')
+    if [ -n "$bad" ]; then
+        fail validate_analytic "keys that do not apply: $bad"
+    elif ! grep -q '^  window: 3$' out || ! grep -q '^  confine_radius2: ' out ||
+         ! grep -q '^  kind: none$' out; then
+        fail validate_analytic "keys that apply are missing"
+    elif ! grep -q '^# [0-9]* keys that do not apply are not shown' out; then
+        fail validate_analytic "no note of the keys left out"
+    else
+        ok validate_analytic
+    fi
+fi
+if run_rx validate_network 0 validate "$SRCDIR/yaml/mlp_synthetic.yaml"; then
+    if ! grep -q '^data:' out || ! grep -q '^  synthetic_n: 1000$' out ||
+       ! grep -q '^model:' out || ! grep -q '^  precision_a: ' out; then
+        fail validate_network "the data and model keys are missing"
+    elif grep -Eq '^  (confine_radius2|pixel_mean|labels_path|header|low|grid_bins):' out; then
+        fail validate_network "keys of other targets or formats: $(grep -E '^  (confine_radius2|pixel_mean|labels_path|header|low|grid_bins):' out | tr '\n' ' ')"
+    else
+        ok validate_network
+    fi
+fi
+# a key appears once its condition holds
+if run_rx validate_conditional 0 validate tiny.yaml --set bias.kind=csgld \
+        --set step.others=sgnht --set tempering.rule=deterministic; then
+    grep -q '^  bins: 100$' out && grep -q '^  sgnht_c: 0.1$' out &&
+        grep -q '^correction:' out && ok validate_conditional ||
+        fail validate_conditional "bias.bins, step.sgnht_c or correction missing"
+fi
+if run_rx validate_all 0 validate --all tiny.yaml; then
+    if [ "$(leaves out)" -ne "$(wc -l < keys_all)" ]; then
+        fail validate_all "$(leaves out) keys, replex keys lists $(wc -l < keys_all)"
+    elif [ "$(leaves v_analytic)" -ge "$(leaves out)" ]; then
+        fail validate_all "validate shows as many keys as --all"
+    else
+        ok validate_all
+    fi
+fi
+
+# numbers in their shortest exact form: config.yaml, summary.json, validate
+if run_rx shortest_numbers 0 run tiny.yaml -o n1 -q --no-plots \
+        --set ladder.eta=0.003 --set iterations=2000 \
+        --set target.grad_noise_sd=0.1; then
+    if ! grep -q '^  eta: 0.003$' n1/config.yaml ||
+       ! grep -q '^  grad_noise_sd: 0.1$' n1/config.yaml; then
+        fail shortest_numbers "config.yaml: $(grep -E '^  (eta|grad_noise_sd):' n1/config.yaml | tr '\n' ' ')"
+    elif ! grep -q '"eta": \[0.003, 0.003, 0.003, 0.003\]' n1/summary.json; then
+        fail shortest_numbers "summary.json: $(grep -o '"eta": [^]]*' n1/summary.json)"
+    elif ! python3 - n1/summary.json n1/config.yaml <<'PY'
+import re, sys
+# every number: as few significant digits as the shortest that reads back
+bad = []
+for f in sys.argv[1:]:
+    for t in re.findall(r'(?<![\w.])-?\d+\.\d+(?:e[-+]?\d+)?', open(f).read()):
+        sig = lambda s: len(s.split('e')[0].replace('-', '').replace('.', '').lstrip('0').rstrip('0') or '0')
+        if sig(t) > sig(repr(float(t))):
+            bad.append(f + ': ' + t)
+print(' '.join(bad[:5]))
+sys.exit(1 if bad else 0)
+PY
+    then
+        fail shortest_numbers "longer than needed"
+    else
+        ok shortest_numbers
+    fi
+fi
+if run_rx shortest_validate 0 validate tiny.yaml --set ladder.eta=0.003; then
+    grep -q '^  eta: 0.003$' out && ok shortest_validate ||
+        fail shortest_validate "$(grep '^  eta:' out)"
+fi
+
+# the notes of a run (thread efficiency, ...): not in a short default
+# run, printed with -v
+if run_rx notes_default 0 run tiny.yaml -o q1 --threads 2 --no-plots; then
+    if grep -q 'replex: info:' err; then
+        fail notes_default "a short run printed notes: $(grep 'info:' err | head -n 1)"
+    elif ! grep -q '^q1: 20000 iterations' out; then
+        fail notes_default "no summary"
+    else
+        ok notes_default
+    fi
+fi
+if run_rx notes_verbose 0 run tiny.yaml -o q2 --threads 2 --no-plots -v; then
+    if ! grep -q '^replex: info: run done: 20000 iterations' err; then
+        fail notes_verbose "no notes with -v: [$(line1 err)]"
+    elif python3 -c "import json,sys; w=json.load(open('q2/summary.json'))['timing'].get('wait_share'); sys.exit(0 if w and sum(w)/len(w) >= 0.25 else 1)" 2>/dev/null &&
+         ! grep -q 'replex: info: the 2 threads waited for each other' err; then
+        fail notes_verbose "the threads waited, but no note with -v"
+    else
+        ok notes_verbose
     fi
 fi
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/num.h"
 #include "bias.h"
 
 static const char *const kind_names[] = {"none", "csgld"};
@@ -99,30 +100,30 @@ static rx_status check_sa(const rx__bias_sa *sa, const char **key,
         if (!(sa->constant > 0.0 && sa->constant < 1.0))
             return bad(key, err, "bias.sa.constant",
                        "must be in (0, 1), or 0 for the decreasing "
-                       "schedule, got %.17g",
-                       sa->constant);
+                       "schedule, got %s",
+                       RX_NUM(sa->constant));
         return RX_OK;
     }
     if (!(sa->a > 0.0) || !isfinite(sa->a))
         return bad(key, err, "bias.sa.a", "must be a finite number > 0, "
-                   "got %.17g", sa->a);
+                   "got %s", RX_NUM(sa->a));
     if (!(sa->b >= 0.0) || !isfinite(sa->b))
         return bad(key, err, "bias.sa.b", "must be a finite number >= 0, "
-                   "got %.17g", sa->b);
+                   "got %s", RX_NUM(sa->b));
     if (!(sa->alpha > 0.5 && sa->alpha <= 1.0))
         return bad(key, err, "bias.sa.alpha",
                    "must be in (0.5, 1] (sum of omega_k infinite, of "
-                   "omega_k^2 finite), got %.17g",
-                   sa->alpha);
+                   "omega_k^2 finite), got %s",
+                   RX_NUM(sa->alpha));
     if (!(sa->cap > 0.0 && sa->cap <= 1.0))
-        return bad(key, err, "bias.sa.cap", "must be in (0, 1], got %.17g",
-                   sa->cap);
+        return bad(key, err, "bias.sa.cap", "must be in (0, 1], got %s",
+                   RX_NUM(sa->cap));
     double w1 = rx__bias_omega(sa, 1);
     if (!(w1 < 1.0))
         return bad(key, err, "bias.sa.a",
-                   "omega_1 = min(cap, a / (1 + b)) = %.17g must be < 1 "
+                   "omega_1 = min(cap, a / (1 + b)) = %s must be < 1 "
                    "(theta would lose every bin but one)",
-                   w1);
+                   RX_NUM(w1));
     return RX_OK;
 }
 
@@ -134,23 +135,23 @@ static rx_status check_partition(const rx__bias_params *p, const char **key,
                    "got %d", RX_BIAS_MAX_BINS, p->bins);
     if (!isfinite(p->energy_min))
         return bad(key, err, "bias.energy_min", "must be a finite number, "
-                   "got %.17g", p->energy_min);
+                   "got %s", RX_NUM(p->energy_min));
     double du = p->bin_width;
     if (!(du > 0.0) || !isfinite(du))
         return bad(key, err, "bias.bin_width", "must be a finite number > "
-                   "0 (an empty energy range), got %.17g", du);
+                   "0 (an empty energy range), got %s", RX_NUM(du));
     double top = p->energy_min + (double)p->bins * du;
     if (!isfinite(top))
         return bad(key, err, "bias.bin_width",
-                   "energy_min + bins * bin_width = %.17g is not finite",
-                   top);
+                   "energy_min + bins * bin_width = %s is not finite",
+                   RX_NUM(top));
     /* every edge e_min + i du must be a distinct double */
     double big = fmax(fabs(p->energy_min), fabs(top));
     if (du < 64.0 * 2.220446049250313e-16 * big)
         return bad(key, err, "bias.bin_width",
-                   "%.17g is below the resolution of energies near %.6g "
+                   "%s is below the resolution of energies near %.6g "
                    "(bin edges would coincide)",
-                   du, big);
+                   RX_NUM(du), big);
     return RX_OK;
 }
 
@@ -167,7 +168,7 @@ rx_status rx__bias_check(const rx__bias_params *p, const char **key,
         return st;
     if (!(p->zeta >= 0.0) || !isfinite(p->zeta))
         return bad(key, err, "bias.zeta", "must be a finite number >= 0, "
-                   "got %.17g", p->zeta);
+                   "got %s", RX_NUM(p->zeta));
     st = check_sa(&p->sa, key, err);
     if (st != RX_OK)
         return st;
@@ -181,15 +182,15 @@ rx_status rx__bias_check(const rx__bias_params *p, const char **key,
     if (!(c == 0.0 || (c >= 1.0 && isfinite(c))))
         return bad(key, err, "bias.multiplier_clamp",
                    "must be 0 (no clamp) or a finite number >= 1 (the "
-                   "clamp [-c, c] keeps g = 1), got %.17g",
-                   c);
+                   "clamp [-c, c] keeps g = 1), got %s",
+                   RX_NUM(c));
     if (p->overflow_guard != 0 && p->overflow_guard != 1)
         return bad(key, err, "bias.overflow_guard", "must be true or false");
     double fl = p->theta_floor;
     if (!(fl > 0.0 && fl * (double)p->bins < 1.0))
         return bad(key, err, "bias.theta_floor",
-                   "must be in (0, 1/bins) = (0, %.6g), got %.17g",
-                   1.0 / (double)p->bins, fl);
+                   "must be in (0, 1/bins) = (0, %.6g), got %s",
+                   1.0 / (double)p->bins, RX_NUM(fl));
     return RX_OK;
 }
 

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/num.h"
 #include "bias.h"
 
 /* The state: counters, then theta[m], then visits[m] (counts, exact as
@@ -185,8 +186,8 @@ static rx_status cs_unpack(const rx__bias_params *par, void *state,
                             i, in[2 + m + i]);
     }
     if (fabs(sum - 1.0) > 1e-9)
-        return rx__fail(err, RX_EDATA, "csgld state: theta sums to %.17g",
-                        sum);
+        return rx__fail(err, RX_EDATA, "csgld state: theta sums to %s",
+                        RX_NUM(sum));
     cs_state *s = state;
     s->updates = (int64_t)in[0];
     s->overflow = (int64_t)in[1];

@@ -30,6 +30,7 @@
 #include "../io/config.h"
 #include "bench.h"
 #include "bench_int.h"
+#include "opts.h"
 #include "plots.h"
 #include "progress.h"
 #include "replex/replex.h"
@@ -364,55 +365,74 @@ typedef struct bopts {
 } bopts;
 
 
+enum { BOPT_REPS = 256, BOPT_ITERATIONS, BOPT_THREADS, BOPT_CHAINS,
+       BOPT_FORCE, BOPT_NO_PLOTS };
+
+static const struct option BENCH_OPTS[] = {
+    {"out", required_argument, NULL, 'o'},
+    {"reps", required_argument, NULL, BOPT_REPS},
+    {"iterations", required_argument, NULL, BOPT_ITERATIONS},
+    {"threads", required_argument, NULL, BOPT_THREADS},
+    {"chains", required_argument, NULL, BOPT_CHAINS},
+    {"force", no_argument, NULL, BOPT_FORCE},
+    {"no-plots", no_argument, NULL, BOPT_NO_PLOTS},
+    {"quiet", no_argument, NULL, 'q'},
+    {NULL, 0, NULL, 0}};
+
+static void on_bench_opt(rx_cli_args *a, void *user, int id, const char *arg)
+{
+    bopts *o = user;
+    long long v;
+    switch (id) {
+    case 'o':
+        o->out = arg;
+        break;
+    case BOPT_REPS:
+        if (!rx_cli_opt_ll(a, "reps", arg, 1, MAX_REPS, &v))
+            o->reps = (int)v;
+        break;
+    case BOPT_ITERATIONS:
+        if (!rx_cli_opt_ll(a, "iterations", arg, 1, 1000000000000LL, &v))
+            o->iterations = v;
+        break;
+    case BOPT_THREADS:
+        o->threads = arg;
+        break;
+    case BOPT_CHAINS:
+        o->chains = arg;
+        break;
+    case BOPT_FORCE:
+        o->force = 1;
+        break;
+    case BOPT_NO_PLOTS:
+        o->no_plots = 1;
+        break;
+    case 'q':
+        o->quiet = 1;
+        break;
+    case RX_CLI_OPERAND:
+        if (!o->file)
+            o->file = arg;
+        else
+            rx_cli_bad(a, "one grid file only ('%s')", arg);
+        break;
+    }
+}
+
+/* argv[0] is "bench". Returns -1 to go on, else the exit status (help
+ * printed, or a usage error). */
 static int parse_args(int argc, char **argv, bopts *o, void (*usage)(FILE *))
 {
-    for (int i = 0; i < argc; ++i) {
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-        long long v;
-        if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && has) {
-            o->out = argv[++i];
-        } else if (!strcmp(a, "--reps") && has) {
-            if (rx_cli_bench_to_ll(argv[++i], 1, MAX_REPS, &v)) {
-                fprintf(stderr, "replex: bench: --reps: expected an integer "
-                        "in [1, %d], got '%s'\n", MAX_REPS, argv[i]);
-                return EXIT_BADINPUT;
-            }
-            o->reps = (int)v;
-        } else if (!strcmp(a, "--iterations") && has) {
-            if (rx_cli_bench_to_ll(argv[++i], 1, 1000000000000LL, &v)) {
-                fprintf(stderr, "replex: bench: --iterations: expected an "
-                        "integer in [1, 1000000000000], got '%s'\n", argv[i]);
-                return EXIT_BADINPUT;
-            }
-            o->iterations = v;
-        } else if (!strcmp(a, "--threads") && has) {
-            o->threads = argv[++i];
-        } else if (!strcmp(a, "--chains") && has) {
-            o->chains = argv[++i];
-        } else if (!strcmp(a, "--force")) {
-            o->force = 1;
-        } else if (!strcmp(a, "--no-plots")) {
-            o->no_plots = 1;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            o->quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "replex bench: unknown or incomplete option "
-                    "'%s'\n", a);
-            usage(stderr);
-            return EXIT_BADINPUT;
-        } else if (!o->file) {
-            o->file = a;
-        } else {
-            fprintf(stderr, "replex bench: one grid file only ('%s')\n", a);
-            return EXIT_BADINPUT;
-        }
-    }
-    if (!o->file) {
-        fprintf(stderr, "replex bench: missing GRID.yaml\n");
-        usage(stderr);
-        return EXIT_BADINPUT;
-    }
+    rx_cli_args a = {"bench", 0, ""};
+    int rc = rx_cli_parse(&a, argc, argv, BENCH_OPTS, on_bench_opt, o);
+    if (rc == 0)
+        usage(stdout);
+    if (rc >= 0)
+        return rc;
+    if (o->out && !o->out[0])
+        return rx_cli_usage_error("bench", "-o: an empty directory name");
+    if (!o->file)
+        return rx_cli_usage_error("bench", "missing GRID.yaml");
     return -1;
 }
 

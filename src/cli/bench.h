@@ -6,10 +6,10 @@
 
 #include <stdio.h>
 
-/* Runs `replex bench` with the arguments after the command name (argv[0]
- * is the first of them; --help is handled by the caller). usage prints the
- * command's help (on a usage error, to stderr). Returns the exit status:
- * 0 ok, 1 a run failed or the outputs could not be written, 2 bad input. */
+/* Runs `replex bench` (argv[0] is "bench", the options and the grid file
+ * follow). usage prints the command's help (for -h / --help). Returns the
+ * exit status: 0 ok (or the help), 1 a run failed or the outputs could not
+ * be written, 2 bad input. */
 int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f));
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "../core/internal.h"
 #include "bench_int.h"
+#include "opts.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -599,9 +600,9 @@ int rx_cli_bench_cli_list(const char *opt, const char *s, int lo, int hi,
         if (allow_all && !strcmp(item, "all")) {
             v[i] = ncpu;
         } else if (l >= 63 || rx_cli_bench_to_ll(item, lo, hi, &x)) {
-            fprintf(stderr, "replex: bench: %s: expected a comma-separated "
-                    "list of integers in [%d, %d]%s, got '%s'\n", opt, lo,
-                    hi, allow_all ? " (or all)" : "", s);
+            rx_cli_usage_error("bench", "%s: expected a comma-separated "
+                               "list of integers in [%d, %d]%s, got '%s'",
+                               opt, lo, hi, allow_all ? " (or all)" : "", s);
             return -2;
         } else {
             v[i] = (int)x;

@@ -15,6 +15,7 @@
 
 #include "../io/config.h"
 #include "bench.h"
+#include "opts.h"
 #include "outdir.h"
 #include "plots.h"
 #include "progress.h"
@@ -51,6 +52,10 @@ static const cmd_help CMDS[] = {
      "                         DIR.partial/checkpoint.bin (no FILE.yaml)\n"
      "  -q, --quiet            print nothing but errors: no progress, no\n"
      "                         log, no summary (default off)\n"
+     "  -v, --verbose          also print the run's notes (thread\n"
+     "                         efficiency, BLAS kernels, the DEO* window;\n"
+     "                         default: only when the run is estimated to\n"
+     "                         take 10 s or more)\n"
      "  --no-plots             do not draw DIR/plots with gnuplot (default:\n"
      "                         drawn when gnuplot is on PATH)\n"
      "  --progress-every N     check progress and interrupts every N\n"
@@ -75,16 +80,25 @@ static const cmd_help CMDS[] = {
      "check an experiment file and print the resolved configuration",
      "options:\n"
      "  --set key.path=value   override one key, repeatable (default none)\n"
+     "  --all                  print every key, also those that do not\n"
+     "                         apply to this target and sampler (default:\n"
+     "                         only the keys that apply)\n"
      "  -q, --quiet            do not print \"FILE: valid\" (default off)\n"
      "  -h, --help             this help\n"
      "\n"
-     "Prints every key with its value (defaults spelled out) on stdout and\n"
-     "\"FILE: valid\" on stderr, or the first error as\n"
-     "file:line:col: key.path: problem, exit 2.\n"},
-    {"keys", "",
-     "list every configuration key with its type, default and meaning",
+     "Prints the keys that apply to the file's target, schedule, swap rule,\n"
+     "step rule and bias with their values (defaults spelled out) on\n"
+     "stdout and \"FILE: valid\" on stderr, or the first error as\n"
+     "file:line:col: key.path: problem, exit 2. With --all the output is\n"
+     "the run directory's config.yaml.\n"},
+    {"keys", "[SECTION...]",
+     "list the configuration keys with their type, default and meaning",
      "options:\n"
-     "  -h, --help             this help\n"},
+     "  -h, --help             this help\n"
+     "\n"
+     "Without SECTION every key; `replex keys ladder step` only the keys\n"
+     "of those sections (a section is the part of a key before its first\n"
+     "dot; a top-level key such as seed is its own section).\n"},
     {"info", "",
      "print the version, OpenMP threads, BLAS and CPU",
      "options:\n"
@@ -126,6 +140,12 @@ static const cmd_help CMDS[] = {
 };
 #define NCMDS ((int)(sizeof CMDS / sizeof CMDS[0]))
 
+/* After every command's options (replex CMD --help). */
+static const char OPTS_TEXT[] =
+    "Options and operands go in any order; --name=value or --name value,\n"
+    "-oDIR or -o DIR, short flags bundle (-qv), a long name may be\n"
+    "abbreviated while unambiguous; -- ends the options.\n";
+
 static const char EXIT_TEXT[] =
     "exit status: 0 ok; 1 the run failed (error during the run, interrupted,\n"
     "cannot write the outputs, out of memory); 2 bad input (usage, unreadable\n"
@@ -162,9 +182,9 @@ static void usage(FILE *f)
 
 static void cmd_usage(FILE *f, const cmd_help *h)
 {
-    fprintf(f, "usage: replex %s%s%s\n\n%s.\n\n%s\n%s", h->name,
+    fprintf(f, "usage: replex %s%s%s\n\n%s.\n\n%s\n%s\n%s", h->name,
             h->synopsis[0] ? " " : "", h->synopsis, h->summary, h->details,
-            EXIT_TEXT);
+            OPTS_TEXT, EXIT_TEXT);
 }
 
 static int is_help(const char *a)
@@ -175,6 +195,48 @@ static int is_help(const char *a)
 static void bench_usage(FILE *f)
 {
     cmd_usage(f, find_cmd("bench"));
+}
+
+/* The options of a command that takes none but --help. */
+static const struct option NO_OPTS[] = {{NULL, 0, NULL, 0}};
+
+/* Collects the operands of a command without options. */
+typedef struct {
+    char **v;
+    int n;
+} operands;
+
+static void on_operand(rx_cli_args *a, void *user, int id, const char *arg)
+{
+    operands *o = user;
+    (void)a;
+    (void)id; /* only operands: the command has no options */
+    o->v[o->n++] = (char *)arg;
+}
+
+/* Parses a command that takes operands and --help only; at most `most`
+ * operands (-1: any). Returns -1 to go on, else the exit status. */
+static int parse_operands(int argc, char **argv, const cmd_help *h,
+                          int most, operands *o)
+{
+    rx_cli_args a = {h->name, 0, ""};
+    o->n = 0;
+    o->v = calloc((size_t)argc + 1, sizeof *o->v);
+    if (!o->v) {
+        fprintf(stderr, "replex: out of memory\n");
+        return EXIT_RUNFAIL;
+    }
+    int rc = rx_cli_parse(&a, argc, argv, NO_OPTS, on_operand, o);
+    if (rc == 0)
+        cmd_usage(stdout, h);
+    else if (rc < 0 && most >= 0 && o->n > most)
+        rc = rx_cli_usage_error(h->name, "unexpected argument '%s'",
+                                o->v[most]);
+    if (rc >= 0) {
+        free(o->v);
+        o->v = NULL;
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -206,10 +268,57 @@ static int cmd_info(void)
     return EXIT_OK;
 }
 
-static int cmd_keys(void)
+/* Key i is in section sec: its path is sec or starts with "sec.". */
+static int in_section(int i, const char *sec)
 {
-    int n = rx__config_nkeys();
+    const char *p = rx__config_key(i).path;
+    const size_t n = strlen(sec);
+    return !strncmp(p, sec, n) && (p[n] == '\0' || p[n] == '.');
+}
+
+/* "rng, target, data, ...": the sections of the dotted keys, in the
+ * schema's order. */
+static void section_list(char *buf, size_t cap)
+{
+    const int n = rx__config_nkeys();
+    size_t w = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && w < cap; ++i) {
+        const char *p = rx__config_key(i).path, *dot = strchr(p, '.');
+        if (!dot)
+            continue;
+        const int len = (int)(dot - p);
+        int seen = 0;
+        for (int j = 0; j < i && !seen; ++j)
+            seen = !strncmp(rx__config_key(j).path, p, (size_t)len + 1);
+        if (!seen)
+            w += (size_t)snprintf(buf + w, cap - w, "%s%.*s", w ? ", " : "",
+                                  len, p);
+    }
+}
+
+/* `replex keys [SECTION...]` */
+static int cmd_keys(int nsec, char **secs)
+{
+    const int n = rx__config_nkeys();
+    for (int s = 0; s < nsec; ++s) {
+        int found = 0;
+        for (int i = 0; i < n && !found; ++i)
+            found = in_section(i, secs[s]);
+        if (!found) {
+            char list[1024];
+            section_list(list, sizeof list);
+            return rx_cli_usage_error("keys", "unknown section '%s' (one "
+                                      "of %s; or a top-level key such as "
+                                      "seed)", secs[s], list);
+        }
+    }
     for (int i = 0; i < n; ++i) {
+        int shown = nsec == 0;
+        for (int s = 0; s < nsec && !shown; ++s)
+            shown = in_section(i, secs[s]);
+        if (!shown)
+            continue;
         rx__keyinfo k = rx__config_key(i);
         printf("%-28s %-26s default %-18s %s\n", k.path, k.type, k.deflt,
                k.doc);
@@ -217,39 +326,22 @@ static int cmd_keys(void)
     return EXIT_OK;
 }
 
-/* `replex help [CMD]` */
+/* `replex help [CMD]` (argv[0] is "help" or "--help") */
 static int cmd_help_cmd(int argc, char **argv)
 {
-    if (argc < 3) {
+    operands o;
+    int rc = parse_operands(argc, argv, find_cmd("help"), 1, &o);
+    if (rc >= 0)
+        return rc;
+    if (o.n == 0) {
         usage(stdout);
-        return EXIT_OK;
+    } else if (!find_cmd(o.v[0])) {
+        rc = rx_cli_usage_error("help", "unknown command '%s'", o.v[0]);
+    } else {
+        cmd_usage(stdout, find_cmd(o.v[0]));
     }
-    const cmd_help *h = find_cmd(is_help(argv[2]) ? "help" : argv[2]);
-    if (!h) {
-        fprintf(stderr, "replex help: unknown command '%s'\n", argv[2]);
-        usage(stderr);
-        return EXIT_BADINPUT;
-    }
-    cmd_usage(stdout, h);
-    return EXIT_OK;
-}
-
-/* keys and info take no arguments but --help. */
-static int no_args(int argc, char **argv, const cmd_help *h)
-{
-    for (int i = 2; i < argc; ++i) {
-        if (is_help(argv[i])) {
-            cmd_usage(stdout, h);
-            return EXIT_OK;
-        }
-    }
-    if (argc > 2) {
-        fprintf(stderr, "replex %s: unexpected argument '%s'\n", h->name,
-                argv[2]);
-        cmd_usage(stderr, h);
-        return EXIT_BADINPUT;
-    }
-    return -1;
+    free(o.v);
+    return rc >= 0 ? rc : EXIT_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -261,13 +353,6 @@ static void log_plain(void *user, int level, const char *msg)
 {
     static const char *const lv[] = {"error", "warning", "info", "debug"};
     (void)user;
-    fprintf(stderr, "replex: %s: %s\n", lv[level & 3], msg);
-}
-
-static void log_stderr(void *user, int level, const char *msg)
-{
-    static const char *const lv[] = {"error", "warning", "info", "debug"};
-    rx_cli_progress_break(user);
     fprintf(stderr, "replex: %s: %s\n", lv[level & 3], msg);
 }
 
@@ -298,59 +383,104 @@ static const char *signame(int sig)
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal";
 }
 
-/* Prints the resolved config through the same writer as the run directory
- * (rx_config_write writes files, hence the temporary file). */
-static int print_resolved(const rx_config *cfg)
+/* Prints the resolved config as the run directory's config.yaml has it
+ * (all), or only the keys that apply; -1 when stdout fails. */
+static int print_resolved(const rx_config *cfg, int all)
 {
-    char tmpl[] = "/tmp/replex-validate-XXXXXX";
-    rx_err err = {""};
-    int fd = mkstemp(tmpl);
-    if (fd < 0) {
-        fprintf(stderr, "replex: cannot create a temporary file: %s\n",
-                strerror(errno));
-        return -1;
-    }
-    FILE *tf = fdopen(fd, "r");
-    int rc = -1;
-    if (!tf) {
-        close(fd);
-    } else if (rx_config_write(cfg, tmpl, &err) != RX_OK) {
-        fprintf(stderr, "replex: %s\n", err.msg);
-    } else {
-        char line[1024];
-        while (fgets(line, sizeof line, tf))
-            fputs(line, stdout);
-        rc = fflush(stdout) == 0 ? 0 : -1;
-    }
-    if (tf)
-        fclose(tf);
-    remove(tmpl);
-    return rc;
+    rx__config_fwrite(cfg, stdout, all);
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
 }
 
 typedef struct {
     const char *file, *out;
     const char *resume;     /* --resume DIR */
     const char **sets;
-    int nsets, threads, force, quiet, no_plots;
+    int nsets, threads, force, quiet, verbose, no_plots;
+    int all;                /* validate --all */
     int64_t progress_every; /* -1 auto, 0 off */
     double progress_interval;
 } run_opts;
 
-/* Integer option value in [lo, hi]; -1 and a message if not. */
-static int opt_int(const char *name, const char *s,
-                   long long lo, long long hi, long long *out)
+/* The ids of the long-only options (>= 256; short ones are their letter). */
+enum {
+    OPT_THREADS = 256, OPT_SET, OPT_FORCE, OPT_RESUME, OPT_NO_PLOTS,
+    OPT_PROGRESS_EVERY, OPT_PROGRESS_INTERVAL, OPT_ALL
+};
+
+static const struct option RUN_OPTS[] = {
+    {"out", required_argument, NULL, 'o'},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"set", required_argument, NULL, OPT_SET},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"resume", required_argument, NULL, OPT_RESUME},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
+    {"progress-every", required_argument, NULL, OPT_PROGRESS_EVERY},
+    {"progress-interval", required_argument, NULL, OPT_PROGRESS_INTERVAL},
+    {NULL, 0, NULL, 0}};
+
+static const struct option VALIDATE_OPTS[] = {
+    {"set", required_argument, NULL, OPT_SET},
+    {"all", no_argument, NULL, OPT_ALL},
+    {"quiet", no_argument, NULL, 'q'},
+    {NULL, 0, NULL, 0}};
+
+/* One option or operand of run / validate into the run_opts `user`. */
+static void on_run_opt(rx_cli_args *a, void *user, int id, const char *arg)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (*end || end == s || errno == ERANGE || v < lo || v > hi) {
-        fprintf(stderr, "replex: %s: expected an integer in [%lld, %lld], "
-                "got '%s'\n", name, lo, hi, s);
-        return -1;
+    run_opts *o = user;
+    long long v;
+    switch (id) {
+    case 'o':
+        o->out = arg;
+        break;
+    case OPT_THREADS:
+        if (!rx_cli_opt_ll(a, "threads", arg, 0, 4096, &v))
+            o->threads = (int)v;
+        break;
+    case OPT_PROGRESS_EVERY:
+        if (!rx_cli_opt_ll(a, "progress-every", arg, 0, 1000000000000LL, &v))
+            o->progress_every = v;
+        break;
+    case OPT_PROGRESS_INTERVAL: {
+        char *end;
+        double d = strtod(arg, &end);
+        if (*end || end == arg || !(d >= 0.0 && d <= 1e9))
+            rx_cli_bad(a, "--progress-interval: expected seconds >= 0, got "
+                       "'%s'", arg);
+        else
+            o->progress_interval = d;
+        break;
     }
-    *out = v;
-    return 0;
+    case OPT_SET:
+        o->sets[o->nsets++] = arg;
+        break;
+    case OPT_RESUME:
+        o->resume = arg;
+        break;
+    case OPT_FORCE:
+        o->force = 1;
+        break;
+    case OPT_NO_PLOTS:
+        o->no_plots = 1;
+        break;
+    case OPT_ALL:
+        o->all = 1;
+        break;
+    case 'q':
+        o->quiet = 1;
+        break;
+    case 'v':
+        o->verbose = 1;
+        break;
+    case RX_CLI_OPERAND:
+        if (!o->file)
+            o->file = arg;
+        else
+            rx_cli_bad(a, "one experiment file only ('%s')", arg);
+        break;
+    }
 }
 
 /* Parses the options of run / validate. Returns -1 to go on, else the
@@ -359,80 +489,26 @@ static int parse_opts(int argc, char **argv, const cmd_help *h, int is_run,
                       run_opts *o)
 {
     const char *cmd = h->name;
-    for (int i = 2; i < argc; ++i) {
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-        long long v;
-        if (is_help(a)) {
-            cmd_usage(stdout, h);
-            return EXIT_OK;
-        } else if (is_run && (!strcmp(a, "-o") || !strcmp(a, "--out")) &&
-                   has) {
-            o->out = argv[++i];
-        } else if (is_run && !strcmp(a, "--threads") && has) {
-            if (opt_int("--threads", argv[++i], 0, 4096, &v))
-                return EXIT_BADINPUT;
-            o->threads = (int)v;
-        } else if (is_run && !strcmp(a, "--progress-every") && has) {
-            if (opt_int("--progress-every", argv[++i], 0,
-                        1000000000000LL, &v))
-                return EXIT_BADINPUT;
-            o->progress_every = v;
-        } else if (is_run && !strcmp(a, "--progress-interval") && has) {
-            char *end;
-            const char *s = argv[++i];
-            double d = strtod(s, &end);
-            if (*end || end == s || !(d >= 0.0 && d <= 1e9)) {
-                fprintf(stderr, "replex: --progress-interval: expected "
-                        "seconds >= 0, got '%s'\n", s);
-                return EXIT_BADINPUT;
-            }
-            o->progress_interval = d;
-        } else if (!strcmp(a, "--set") && has) {
-            o->sets[o->nsets++] = argv[++i];
-        } else if (!strncmp(a, "--set=", 6)) {
-            o->sets[o->nsets++] = a + 6;
-        } else if (is_run && !strcmp(a, "--resume") && has) {
-            o->resume = argv[++i];
-        } else if (is_run && !strcmp(a, "--force")) {
-            o->force = 1;
-        } else if (is_run && !strcmp(a, "--no-plots")) {
-            o->no_plots = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            o->quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "replex %s: unknown or incomplete option '%s'\n",
-                    cmd, a);
-            cmd_usage(stderr, h);
-            return EXIT_BADINPUT;
-        } else if (!o->file) {
-            o->file = a;
-        } else {
-            fprintf(stderr, "replex %s: one experiment file only ('%s')\n",
-                    cmd, a);
-            return EXIT_BADINPUT;
-        }
-    }
-    if ((o->out && !o->out[0]) || (o->resume && !o->resume[0])) {
-        fprintf(stderr, "replex %s: %s: an empty directory name\n", cmd,
-                o->resume && !o->resume[0] ? "--resume" : "-o");
-        return EXIT_BADINPUT;
-    }
-    if (o->resume && o->file) {
-        fprintf(stderr, "replex %s: --resume DIR takes its configuration "
-                "from DIR.partial; give no FILE.yaml ('%s')\n", cmd, o->file);
-        return EXIT_BADINPUT;
-    }
-    if (o->resume && o->nsets) {
-        fprintf(stderr, "replex %s: --resume continues the same "
-                "configuration; --set is not allowed\n", cmd);
-        return EXIT_BADINPUT;
-    }
-    if (!o->file && !o->resume) {
-        fprintf(stderr, "replex %s: missing FILE.yaml\n", cmd);
-        cmd_usage(stderr, h);
-        return EXIT_BADINPUT;
-    }
+    rx_cli_args a = {cmd, 0, ""};
+    int rc = rx_cli_parse(&a, argc, argv, is_run ? RUN_OPTS : VALIDATE_OPTS,
+                          on_run_opt, o);
+    if (rc == 0)
+        cmd_usage(stdout, h);
+    if (rc >= 0)
+        return rc;
+    if ((o->out && !o->out[0]) || (o->resume && !o->resume[0]))
+        return rx_cli_usage_error(cmd, "%s: an empty directory name",
+                                  o->resume && !o->resume[0] ? "--resume"
+                                                             : "-o");
+    if (o->resume && o->file)
+        return rx_cli_usage_error(cmd, "--resume DIR takes its "
+                                  "configuration from DIR.partial; give no "
+                                  "FILE.yaml ('%s')", o->file);
+    if (o->resume && o->nsets)
+        return rx_cli_usage_error(cmd, "--resume continues the same "
+                                  "configuration; --set is not allowed");
+    if (!o->file && !o->resume)
+        return rx_cli_usage_error(cmd, "missing FILE.yaml");
     return -1;
 }
 
@@ -555,7 +631,8 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
     rx_cli_progress pr;
     rx_cli_progress_init(&pr, o->quiet || o->progress_every == 0,
                          o->progress_every, o->progress_interval);
-    rx_logger lg = {&pr, o->quiet ? NULL : log_stderr};
+    pr.verbose = o->verbose;
+    rx_logger lg = {&pr, o->quiet ? NULL : rx_cli_progress_log};
     rx_ctx *ctx = NULL;
     rx_err err = {""};
     rx_status st = rx_create(&ctx, cfg, NULL, lg, &err);
@@ -686,9 +763,9 @@ static int resume_run(const run_opts *o0)
     if (o0->out) {
         resume_dir(o0->out, other, sizeof other);
         if (strcmp(other, out) != 0) {
-            fprintf(stderr, "replex: --resume %s writes %s; -o %s is not "
-                    "allowed with it\n", o0->resume, out, o0->out);
-            return EXIT_BADINPUT;
+            return rx_cli_usage_error("run", "--resume %s writes %s; -o %s "
+                                      "is not allowed with it", o0->resume,
+                                      out, o0->out);
         }
     }
     char pd[4200], pck[4200], pcf[4200], psr[4200];
@@ -760,7 +837,7 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     if (!is_run) {
         rc = validate_setup(o.file, &cfg);
         if (rc == EXIT_OK)
-            rc = print_resolved(&cfg) == 0 ? EXIT_OK : EXIT_RUNFAIL;
+            rc = print_resolved(&cfg, o.all) == 0 ? EXIT_OK : EXIT_RUNFAIL;
         if (rc == EXIT_OK && !o.quiet)
             fprintf(stderr, "%s: valid\n", o.file);
         rx_config_free(&cfg);
@@ -810,30 +887,34 @@ int main(int argc, char **argv)
         return EXIT_BADINPUT;
     }
     const char *cmd = argv[1];
-    if (is_help(cmd))
-        return argc > 2 ? cmd_help_cmd(argc, argv) : (usage(stdout), EXIT_OK);
-    if (!strcmp(cmd, "help"))
-        return cmd_help_cmd(argc, argv);
+    if (is_help(cmd) || !strcmp(cmd, "help"))
+        return cmd_help_cmd(argc - 1, argv + 1);
     if (!strcmp(cmd, "--version")) {
         printf("replex %s\n", rx_version());
         return EXIT_OK;
     }
     const cmd_help *h = find_cmd(cmd);
-    if (!h) {
-        fprintf(stderr, "replex: unknown command '%s'\n", cmd);
-        usage(stderr);
-        return EXIT_BADINPUT;
-    }
+    if (!h && cmd[0] == '-')
+        return rx_cli_usage_error(NULL, "unknown option '%s' (give a "
+                                  "command first)", cmd);
+    if (!h)
+        return rx_cli_usage_error(NULL, "unknown command '%s'", cmd);
     int rc;
-    if (!strcmp(cmd, "info"))
-        return (rc = no_args(argc, argv, h)) >= 0 ? rc : cmd_info();
-    if (!strcmp(cmd, "keys"))
-        return (rc = no_args(argc, argv, h)) >= 0 ? rc : cmd_keys();
-    if (!strcmp(cmd, "bench")) {
-        for (int i = 2; i < argc; ++i)
-            if (is_help(argv[i]))
-                return (cmd_usage(stdout, h), EXIT_OK);
-        return rx_cli_bench(argc - 2, argv + 2, bench_usage);
+    operands o;
+    if (!strcmp(cmd, "info")) {
+        if ((rc = parse_operands(argc - 1, argv + 1, h, 0, &o)) >= 0)
+            return rc;
+        free(o.v);
+        return cmd_info();
     }
-    return cmd_run_validate(argc, argv, h);
+    if (!strcmp(cmd, "keys")) {
+        if ((rc = parse_operands(argc - 1, argv + 1, h, -1, &o)) >= 0)
+            return rc;
+        rc = cmd_keys(o.n, o.v);
+        free(o.v);
+        return rc;
+    }
+    if (!strcmp(cmd, "bench"))
+        return rx_cli_bench(argc - 1, argv + 1, bench_usage);
+    return cmd_run_validate(argc - 1, argv + 1, h);
 }

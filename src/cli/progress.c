@@ -190,15 +190,49 @@ static void plain_line(rx_cli_progress *pr, const rx_progress *p, double rate,
     pr->printed++;
 }
 
+static const char *const LEVELS[] = {"error", "warning", "info", "debug"};
+
+static void print_note(rx_cli_progress *pr, int level, const char *msg)
+{
+    rx_cli_progress_break(pr);
+    fprintf(pr->f, "replex: %s: %s\n", LEVELS[level & 3], msg);
+}
+
+void rx_cli_progress_log(void *user, int level, const char *msg)
+{
+    rx_cli_progress *pr = user;
+    if (level <= RX_LOG_WARN || pr->verbose || pr->long_run) {
+        print_note(pr, level, msg);
+    } else if (pr->nnotes < RX_CLI_NOTES) {
+        /* the level rides in the first byte, the text after it */
+        char *n = pr->notes[pr->nnotes++];
+        n[0] = (char)('0' + (level & 3));
+        snprintf(n + 1, sizeof pr->notes[0] - 1, "%s", msg);
+    }
+}
+
+void rx_cli_progress_estimate(rx_cli_progress *pr, double t, int64_t k,
+                              int64_t K)
+{
+    if (pr->long_run || k <= 0 || t < 1.0 ||
+        t * (double)K / (double)k < RX_CLI_NOTE_S)
+        return;
+    pr->long_run = 1;
+    for (int i = 0; i < pr->nnotes; ++i)
+        print_note(pr, pr->notes[i][0] - '0', pr->notes[i] + 1);
+    pr->nnotes = 0;
+}
+
 static rx_status on_progress(void *user, const rx_progress *p)
 {
     rx_cli_progress *pr = user;
     pr->seen_k = p->iteration;
     if (g_signal && !pr->engine_stops)
         return RX_EABORTED;
+    double t = p->elapsed_s;
+    rx_cli_progress_estimate(pr, t, p->iteration, p->iterations);
     if (pr->quiet)
         return RX_OK;
-    double t = p->elapsed_s;
     int done = p->iteration >= p->iterations;
     double rate = t > 0 ? (double)p->iteration / t : 0.0;
     double eta = rate > 0 ? (double)(p->iterations - p->iteration) / rate
@@ -236,6 +270,7 @@ rx_status rx_cli_progress_attach(rx_cli_progress *pr, rx_ctx *ctx,
     pr->last_t = 0.0;
     pr->last_k = 0;
     pr->seen_k = 0;
+    pr->long_run = 0;
     return rx_set_progress(ctx, on_progress, pr, pr->every);
 }
 

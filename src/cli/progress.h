@@ -12,6 +12,13 @@
 
 #include "replex/replex.h"
 
+/* A run estimated to take this many seconds or more prints its notes
+ * without -v (the estimate: elapsed time x K / k, from one second into
+ * the run on). */
+#define RX_CLI_NOTE_S 10.0
+/* The notes held until the run is known to be long (more are dropped). */
+#define RX_CLI_NOTES 8
+
 typedef struct rx_cli_progress {
     FILE *f;             /* stderr */
     int tty;             /* 1: one self-overwriting line; 0: plain lines */
@@ -28,6 +35,13 @@ typedef struct rx_cli_progress {
     int engine_stops;    /* 1: the engine watches the signal flag itself
                             (checkpointing runs): the callback does not
                             abort */
+    /* the run's notes (the library's RX_LOG_INFO messages): printed at
+     * once with verbose or once the run is long (RX_CLI_NOTE_S), held
+     * until then, dropped for a short run */
+    int verbose;         /* -v: every note at once */
+    int long_run;        /* the run takes RX_CLI_NOTE_S or more */
+    int nnotes;          /* held notes */
+    char notes[RX_CLI_NOTES][512];
 } rx_cli_progress;
 
 /* every <= 0: paced by time (see progress.c); interval: seconds (plain
@@ -38,6 +52,18 @@ void rx_cli_progress_init(rx_cli_progress *pr, int quiet, int64_t every,
 /* Installs the callback on ctx for a run of K iterations and P chains. */
 rx_status rx_cli_progress_attach(rx_cli_progress *pr, rx_ctx *ctx,
                                  const char *label, int64_t K, int P);
+
+/* The log callback of a run (rx_logger, user = the rx_cli_progress):
+ * errors and warnings at once; notes (info, debug) as the fields above
+ * say. Lines "replex: LEVEL: MESSAGE" on stderr. */
+void rx_cli_progress_log(void *user, int level, const char *msg);
+
+/* The progress callback's check of the run's length: t seconds after
+ * iteration k of K. From t >= 1 s on, a run estimated (t K / k) to take
+ * RX_CLI_NOTE_S or more is long: the held notes are printed, later ones
+ * at once. */
+void rx_cli_progress_estimate(rx_cli_progress *pr, double t, int64_t k,
+                              int64_t K);
 
 /* Terminates an open tty line (before any other output to stderr). */
 void rx_cli_progress_break(rx_cli_progress *pr);

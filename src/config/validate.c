@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "../core/internal.h"
+#include "../core/num.h"
 #include "config.h"
 
 static rx_status check_ladder(const rx_ladder_spec *L, const char *path,
@@ -16,12 +17,12 @@ static rx_status check_ladder(const rx_ladder_spec *L, const char *path,
                        "the list has %d values but tempering.n_chains is %d",
                        L->values.n, P);
     if (!(L->min > 0.0))
-        return rx__key_err(err, mk, path, "values must be > 0, got %.17g",
-                       L->min);
+        return rx__key_err(err, mk, path, "values must be > 0, got %s",
+                       RX_NUM(L->min));
     if (L->kind == RX_LADDER_GEOMETRIC && !(L->max >= L->min))
         return rx__key_err(err, mk, path,
-                       "ladder ends are not ordered: max %.17g < min %.17g",
-                       L->max, L->min);
+                       "ladder ends are not ordered: max %s < min %s",
+                       RX_NUM(L->max), RX_NUM(L->min));
     if (L->kind == RX_LADDER_LIST)
         for (int i = 0; i < L->values.n; ++i) {
             if (!(L->values.v[i] > 0.0) || !isfinite(L->values.v[i]))
@@ -156,11 +157,11 @@ static rx_status check_run(const rx_config *c, const rx__marks *mk,
     double S = c->tempering.target_swap_rate;
     if (!(S > 0.0 && S < 1.0))
         return rx__key_err(err, mk, "tempering.target_swap_rate",
-                       "S must be in (0, 1), got %.17g", S);
+                       "S must be in (0, 1), got %s", RX_NUM(S));
     double a = c->tempering.accept_prob;
     if (!(a >= 0.0 && a <= 1.0))
         return rx__key_err(err, mk, "tempering.accept_prob",
-                       "must be in [0, 1], got %.17g", a);
+                       "must be in [0, 1], got %s", RX_NUM(a));
     if ((unsigned)c->tempering.scheme > RX_SCHEME_NONE)
         return rx__key_err(err, mk, "tempering.scheme", "unknown scheme");
     if ((unsigned)c->tempering.rule > RX_RULE_BIAS_CORRECTED)
@@ -207,8 +208,8 @@ static rx_status check_records(const rx_config *c, const rx__marks *mk,
         return st;
     if (!(c->init.high > c->init.low))
         return rx__key_err(err, mk, "init.high",
-                       "must be > init.low (%.17g), got %.17g", c->init.low,
-                       c->init.high);
+                       "must be > init.low (%s), got %s",
+                       RX_NUM(c->init.low), RX_NUM(c->init.high));
     if (!(c->record.grid_high > c->record.grid_low))
         return rx__key_err(err, mk, "record.grid_high",
                        "must be > record.grid_low");
@@ -394,10 +395,10 @@ static rx_status check_sgnht(const rx_config *c, const rx__marks *mk,
     const double sc = c->step.sgnht_c, mu = c->step.sgnht_mu;
     if (!(sc >= 0.0 && sc < 1.0))
         return rx__key_err(err, mk, "step.sgnht_c",
-                       "must be a number in [0, 1), got %.17g", sc);
+                       "must be a number in [0, 1), got %s", RX_NUM(sc));
     if (!(mu >= 0.0) || !isfinite(mu))
         return rx__key_err(err, mk, "step.sgnht_mu",
-                       "must be a finite number >= 0, got %.17g", mu);
+                       "must be a finite number >= 0, got %s", RX_NUM(mu));
     const int P = c->tempering.n_chains;
     /* an adaptive temperature ladder may move position 2 down to 1's */
     const int tau_moves = c->ladder.adapt == RX_ADAPT_TAU ||

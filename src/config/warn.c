@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "../core/num.h"
 #include "config.h"
 
 /* One warning: "WHERE: what", WHERE the location of key `path`. */
@@ -178,9 +179,9 @@ int rx__config_warnings(const rx_config *c, const rx__marks *mk,
     const double top = top_tau(&c->ladder.tau);
     if (top < 1.0) {
         warn(log, mk, "ladder.tau",
-             "the top temperature %.17g is below 1: every chain is colder "
+             "the top temperature %s is below 1: every chain is colder "
              "than the target, none explores more freely",
-             top);
+             RX_NUM(top));
         ++n;
     }
     return n;

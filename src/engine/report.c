@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/num.h"
 #include "wing.h"
 
 /* slot: k & 1 inside the loop (read after barrier k), 2 during set-up.
@@ -315,11 +316,12 @@ static rx_status failure_message(rx_ctx *c, const rx__tstate *ts)
             snprintf(what, sizeof what, "non-finite energy");
         return rx__fail(&c->err, ts->st,
                         "rx_run: particle %d at position %d%s, iteration "
-                        "%lld: %s; last finite energy %.17g, |theta| = "
+                        "%lld: %s; last finite energy %s, |theta| = "
                         "%.6g%s",
                         (int)i, (int)ts->fail_q + 1,
                         ts->fail_q == 0 ? " (the target)" : "",
-                        (long long)ts->fail_k, what, ts->fail_last_energy,
+                        (long long)ts->fail_k, what,
+                        RX_NUM(ts->fail_last_energy),
                         sqrt(nrm),
                         c->cfg.faults.policy == 1
                             ? " (faults.max_rollbacks reached)"
@@ -328,9 +330,9 @@ static rx_status failure_message(rx_ctx *c, const rx__tstate *ts)
     }
     return rx__fail(&c->err, ts->st,
                     "rx_run: particle %d at iteration %lld: %s (last "
-                    "finite energy %.17g)",
+                    "finite energy %s)",
                     (int)i, (long long)ts->fail_k, rx_strerror(ts->st),
-                    ts->fail_last_energy);
+                    RX_NUM(ts->fail_last_energy));
 }
 
 rx_status rx__run_outcome(rx_ctx *c)

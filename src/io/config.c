@@ -14,6 +14,8 @@
 
 #include "../bias/bias.h"
 #include "../core/internal.h"
+#include "../config/applies.h"
+#include "../core/num.h"
 #include "config.h"
 #include "yaml.h"
 
@@ -388,7 +390,7 @@ static void put_quoted(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void put_real(FILE *f, double v) { fprintf(f, "%.17g", v); }
+static void put_real(FILE *f, double v) { fputs(RX_NUM(v), f); }
 
 static void put_vec(FILE *f, const double *v, int n)
 {
@@ -512,19 +514,21 @@ static void put_leaf(FILE *f, const rx_config *c, const rx__keydef *kd)
     }
 }
 
-rx_status rx_config_write(const rx_config *c, const char *path, rx_err *err)
+void rx__config_fwrite(const rx_config *c, FILE *f, int all)
 {
-    if (!c || !path)
-        return rx__fail(err, RX_EINVAL, "rx_config_write: %s is NULL",
-                        !c ? "the config" : "path");
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return rx__fail(err, RX_EIO, "%s: cannot write: %s", path,
-                        strerror(errno));
-    fprintf(f, "# resolved by replex %s: every key, defaults spelled out\n",
-            RX_VERSION_STRING);
+    if (all)
+        fprintf(f, "# resolved by replex %s: every key, defaults spelled "
+                "out\n", RX_VERSION_STRING);
+    else
+        fprintf(f, "# resolved by replex %s: the keys that apply, defaults "
+                "spelled out\n", RX_VERSION_STRING);
     const char *prev = "";
+    int hidden = 0;
     for (int i = 0; i < rx__nkeys; ++i) {
+        if (!all && !rx__key_applies(c, i)) {
+            ++hidden;
+            continue;
+        }
         const char *p = rx__keys[i].path;
         /* open the sections (any depth: bias.sa.a) that the previous key
          * did not share, each at its depth */
@@ -545,6 +549,21 @@ rx_status rx_config_write(const rx_config *c, const char *path, rx_err *err)
         fputc('\n', f);
     }
     fprintf(f, "# resolved window W = %d\n", rx_config_window(c));
+    if (hidden)
+        fprintf(f, "# %d keys that do not apply are not shown (every key: "
+                "replex validate --all)\n", hidden);
+}
+
+rx_status rx_config_write(const rx_config *c, const char *path, rx_err *err)
+{
+    if (!c || !path)
+        return rx__fail(err, RX_EINVAL, "rx_config_write: %s is NULL",
+                        !c ? "the config" : "path");
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return rx__fail(err, RX_EIO, "%s: cannot write: %s", path,
+                        strerror(errno));
+    rx__config_fwrite(c, f, 1);
     if (fclose(f) != 0)
         return rx__fail(err, RX_EIO, "%s: write failed: %s", path,
                         strerror(errno));

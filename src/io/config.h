@@ -6,6 +6,8 @@
 #ifndef RX_IO_CONFIG_H
 #define RX_IO_CONFIG_H
 
+#include <stdio.h>
+
 #include "../config/config.h"
 
 /* The most runs a sweep block may make (its lists' lengths multiplied);
@@ -18,5 +20,11 @@ RX_API rx_status rx__config_load_log(const char *path,
                                      const char *const *sets, int n_sets,
                                      rx_config *out, rx_logger log,
                                      rx_err *err);
+
+/* The resolved configuration as YAML on f, as rx_config_write writes it:
+ * every key (all = 1), or only the keys that apply to c's target and
+ * sampler (all = 0; src/config/applies.h) and a last comment line saying
+ * how many were left out. */
+void rx__config_fwrite(const rx_config *c, FILE *f, int all);
 
 #endif

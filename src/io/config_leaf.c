@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../core/num.h"
 #include "yaml.h"
 
 static rx_status get_real(const ynode *n, const char *path, double *out,
@@ -228,8 +229,9 @@ static rx_status get_ladder(const ynode *n, const rx__keydef *kd,
             if (L.values.v[i] < L.values.v[i - 1]) {
                 snprintf(p, sizeof p, "%s[%d]", kd->path, i);
                 st = rx__node_err(err, n->items[i], p,
-                              "ladder must be non-decreasing: %.17g < %.17g",
-                              L.values.v[i], L.values.v[i - 1]);
+                              "ladder must be non-decreasing: %s < %s",
+                              RX_NUM(L.values.v[i]),
+                              RX_NUM(L.values.v[i - 1]));
             }
         if (st == RX_OK) {
             L.min = L.values.v[0];
@@ -280,9 +282,9 @@ static rx_status get_ladder(const ynode *n, const rx__keydef *kd,
                           "a geometric ladder needs both min and max");
         if (st == RX_OK && L.max < L.min)
             st = rx__node_err(err, n, kd->path,
-                          "ladder ends are not ordered: max %.17g < min "
-                          "%.17g",
-                          L.max, L.min);
+                          "ladder ends are not ordered: max %s < min "
+                          "%s",
+                          RX_NUM(L.max), RX_NUM(L.min));
     }
     if (st != RX_OK) {
         free(L.values.v);

@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/num.h"
+
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not. */
 static int utf8_len(const unsigned char *s)
 {
@@ -73,14 +75,17 @@ int rx__json_num(FILE *f, const char *fmt, double v)
         fputs("null", f);
         return 1;
     }
-    fprintf(f, fmt, v);
+    if (fmt)
+        fprintf(f, fmt, v);
+    else
+        fputs(RX_NUM(v), f);
     return 0;
 }
 
 void rx__json_kv(FILE *f, const char *key, double v)
 {
     fprintf(f, "\"%s\": ", key);
-    if (rx__json_num(f, "%.17g", v))
+    if (rx__json_num(f, NULL, v))
         fprintf(f, ", \"%s_not_finite\": \"%s\"", key,
                 isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
 }
@@ -92,7 +97,7 @@ void rx__json_kvec(FILE *f, const char *key, const double *v, int n)
     for (int i = 0; i < n; ++i) {
         if (i)
             fputs(", ", f);
-        bad += rx__json_num(f, "%.17g", v[i]);
+        bad += rx__json_num(f, NULL, v[i]);
     }
     fputc(']', f);
     if (bad)

@@ -12,16 +12,18 @@
  * bytes that are not UTF-8 written as U+FFFD. NULL as "". */
 void rx__json_str(FILE *f, const char *s);
 
-/* v with printf format fmt (a double conversion), or null when it is NaN
- * or infinite. Returns 1 when it wrote null, else 0. */
+/* v with printf format fmt (a double conversion; NULL: the shortest exact
+ * form, rx__num), or null when it is NaN or infinite. Returns 1 when it
+ * wrote null, else 0. */
 int rx__json_num(FILE *f, const char *fmt, double v);
 
-/* "key": v with %.17g; a non-finite v as "key": null, "key_not_finite":
- * "nan" (or "inf", "-inf"). */
+/* "key": v in its shortest exact form (rx__num); a non-finite v as
+ * "key": null, "key_not_finite": "nan" (or "inf", "-inf"). */
 void rx__json_kv(FILE *f, const char *key, double v);
 
-/* "key": [v0, v1, ...] with %.17g; non-finite elements as null and then
- * "key_not_finite": "N of n values are nan or infinite". */
+/* "key": [v0, v1, ...] in the shortest exact form; non-finite elements
+ * as null and then "key_not_finite": "N of n values are nan or
+ * infinite". */
 void rx__json_kvec(FILE *f, const char *key, const double *v, int n);
 
 #endif

@@ -165,7 +165,7 @@ static void sum_variance_reduction(FILE *f, const rx__runview *v)
         fprintf(f, "\"adaptive\", ");
         rx__json_kv(f, "coefficient_mean_final", v->vr_c_mean);
     } else {
-        rx__json_num(f, "%.17g", v->vr_c0);
+        rx__json_num(f, NULL, v->vr_c0);
     }
     fprintf(f, ", \"anchor_rows\": %lld, \"period_ends\": %lld, ",
             (long long)v->vr_anchor_rows, (long long)tot.period_ends);

@@ -97,7 +97,7 @@ pat="^replex: warning: $f/comments.yaml: the file is empty"
 case_ comments 1 '# nothing here
 # at all
 '
-pat="^replex: warning: $f/cold.yaml:1:15: ladder.tau: the top temperature 0.90000000000000002 is below 1"
+pat="^replex: warning: $f/cold.yaml:1:15: ladder.tau: the top temperature 0.9 is below 1"
 case_ cold 1 'ladder: {tau: {min: 0.5, max: 0.9}}
 '
 pat="^replex: warning: $f/cold_list.yaml:2:15: ladder.tau: the top temperature 0.5 is below 1"
