@@ -384,7 +384,8 @@ rx_status rx__write_inference(const rx_ctx *const *runs, int n,
     }
     snprintf(tmp, L, "%s.tmp", path);
     ncw w = {0, path, err, RX_OK};
-    if (ok(&w, nc_create(tmp, NC_NETCDF4 | NC_CLOBBER, &w.id), "/", "")) {
+    if (ok(&w, nc_create(tmp, NC_NETCDF4 | NC_CLOBBER, &w.id),
+               "cannot create", "")) {
         int root;
         group(&w, NULL, &root);
         posterior(&w, &R);
@@ -392,7 +393,7 @@ rx_status rx__write_inference(const rx_ctx *const *runs, int n,
         if (R.rows > 0)
             predictive(&w, &R);
         int rc = nc_close(w.id);
-        ok(&w, rc, "/", "");
+        ok(&w, rc, "closing the file", "");
     }
     if (w.st == RX_OK && rename(tmp, path) != 0)
         w.st = rx__fail(err, RX_EIO, "%s: cannot rename %s to it: %s", path,
