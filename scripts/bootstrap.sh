@@ -11,7 +11,7 @@ pkgs=(gcc meson ninja-build pkg-config libopenblas-dev libyaml-dev zlib1g-dev
       libnetcdf-dev gnuplot-nox)
 # the tests read inference.nc back with xarray and netCDF4
 if [ "${1:-}" = --tests ]; then
-  pkgs+=(python3-numpy python3-netcdf4 python3-xarray)
+  pkgs+=(python3-numpy python3-netcdf4 python3-xarray python3-h5netcdf)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

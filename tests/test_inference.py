@@ -22,8 +22,10 @@ opens each run's inference.nc with netCDF4 and with xarray
    against y is summary.json's metrics.rmse (to 1e-12 relative); theta
    equal to samples.npy.
 
-Needs numpy, netCDF4 and xarray (Debian: python3-numpy, python3-netcdf4,
-python3-xarray; scripts/test.sh installs them). Prints one line per
+Every group also opens with engine="h5netcdf" (ArviZ's default reader)
+to the same dataset. Needs numpy, netCDF4, xarray and h5netcdf (Debian:
+python3-numpy, python3-netcdf4, python3-xarray, python3-h5netcdf;
+scripts/test.sh installs them). Prints one line per
 failed check; exits 1 if any failed.
 """
 import json
@@ -68,7 +70,15 @@ def groups(path):
                   "%s: %s inference_library" % (path, g.name))
             check(g.getncattr("inference_library_version") == VERSION,
                   "%s: %s inference_library_version" % (path, g.name))
-        return sorted(nc.groups)
+        names = sorted(nc.groups)
+    # ArviZ's default reader, h5netcdf (HDF5 through h5py), sees the same
+    for g in names:
+        a = xr.open_dataset(path, group=g, engine="netcdf4")
+        b = xr.open_dataset(path, group=g, engine="h5netcdf")
+        check(a.identical(b), "%s: group %s differs under h5netcdf" % (path, g))
+        a.close()
+        b.close()
+    return names
 
 
 def posterior(path, d, samples, S, burn_in, thin):
