@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Installs what the build needs on Debian (as root) if it is missing, then
 # configures and builds replex in ./build. Safe to run again.
+# --tests: also what the test suite needs (scripts/test.sh passes it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# gnuplot-nox draws the plots of `replex run` (optional for the library)
+# gnuplot-nox draws the plots of `replex run` (optional for the library);
+# libnetcdf-dev writes inference.nc
 pkgs=(gcc meson ninja-build pkg-config libopenblas-dev libyaml-dev zlib1g-dev
-      gnuplot-nox)
+      libnetcdf-dev gnuplot-nox)
+# the tests read inference.nc back with xarray and netCDF4
+if [ "${1:-}" = --tests ]; then
+  pkgs+=(python3-numpy python3-netcdf4 python3-xarray python3-h5netcdf)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checksums of what every experiment file in yaml/ writes (samples.npy,
-# index.npy, weights.npy, trace.csv, and summary.json less its timing block),
+# index.npy, weights.npy, trace.csv, inference.nc (no date in it: the same
+# bytes for the same run), and summary.json less its timing block),
 # each run shortened to ITERS iterations (default 3000; network files
 # NET_ITERS, default 200; convolutional ones CNN_ITERS, default 6) on THREADS
 # threads (default 2). Used to show that a change which should not move results
@@ -32,7 +33,8 @@ for f in yaml/*.yaml; do
         echo "$name exit $rc $(tail -n 1 "$tmp/$name.log")"
         continue
     fi
-    find "$out" -type f \( -name '*.npy' -o -name trace.csv -o -name summary.json \) |
+    find "$out" -type f \( -name '*.npy' -o -name trace.csv -o -name summary.json \
+        -o -name inference.nc \) |
         LC_ALL=C sort | while read -r g; do
         rel=${g#"$tmp"/}
         case "$g" in

@@ -37,7 +37,7 @@ apt_install() {
   apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-bash scripts/bootstrap.sh   # packages and the release build in build/
+bash scripts/bootstrap.sh --tests  # packages and the release build in build/
 
 # Halt on the first UBSan report; leaks are errors (no suppressions
 # needed: libgomp's thread pool is reachable at exit, not leaked). Exit

@@ -2,7 +2,8 @@
 # Nothing lost (issue 7):
 #  1. a run killed with SIGKILL at a random moment after its first
 #     checkpoint, resumed with another thread count, writes samples.npy,
-#     index.npy, trace.csv and summary.json (but "timing") identical to an
+#     index.npy, trace.csv, inference.nc (the draws' energies travel in the
+#     checkpoint) and summary.json (but "timing") identical to an
 #     uninterrupted run; the same for a network target (the MLP) and a
 #     variance-reduced run (anchors travel in the checkpoint), and the
 #     deterministic rule with adaptive C and ladder (yaml/deo_sgd_2d.yaml);
@@ -21,7 +22,7 @@ ok() { pass=$((pass+1)); }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 
 same_run() { # dir1 dir2 label
-  for x in samples.npy index.npy trace.csv; do
+  for x in samples.npy index.npy trace.csv inference.nc; do
     cmp -s "$1/$x" "$2/$x" && ok || bad "$3: $x differs"
   done
   if cmp -s <(grep -v '"timing"' "$1/summary.json") \

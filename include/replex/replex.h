@@ -763,7 +763,7 @@ RX_API rx_status rx_get_results(const rx_ctx *c, rx_results *out);
 
 /**
  * Write the run directory (config.yaml, summary.json, trace.csv, index.npy,
- * samples.npy) into `dir`, which must not exist yet (or, with force != 0,
+ * samples.npy, inference.nc) into `dir`, which must not exist yet (or, with force != 0,
  * is replaced). Written to a temporary sibling and renamed when complete.
  */
 RX_API rx_status rx_write_rundir(const rx_ctx *c, const char *dir, int force,

@@ -138,7 +138,8 @@ static rx_status create_buffers(rx_ctx *c, const rx_config *cfg,
         return rx__fail(err, RX_ENOMEM, "rx_create: out of memory");
     if (ns > 0 && c->dim > 0) {
         c->samples = malloc((size_t)(ns * per) * c->dim * sizeof(float));
-        if (!c->samples)
+        c->senergy = malloc((size_t)(ns * per) * sizeof(double));
+        if (!c->samples || !c->senergy)
             return rx__fail(err, RX_ENOMEM,
                             "rx_create: out of memory for %lld samples",
                             (long long)ns);
@@ -290,6 +291,7 @@ void rx_destroy(rx_ctx **cp)
     free(c->eta);
     free(c->tau);
     free(c->samples);
+    free(c->senergy);
     free(c->logw);
     free(c->res_bias);
     rx__bias_destroy(&c->bias);

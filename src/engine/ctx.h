@@ -177,6 +177,8 @@ struct rx_ctx {
     rx__recorder rec;
     int64_t n_samples;
     float *samples;             /* n_samples x dim */
+    double *senergy;            /* n_samples: each sample's energy U (its
+                                 * particle's, as the run computed it) */
     rx__bias bias;              /* bias.*: type NULL without one */
     double *logw;               /* bias: n_samples log-weights, or NULL */
     int ran;

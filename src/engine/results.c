@@ -74,6 +74,9 @@ void rx__run_view(const rx_ctx *c, rx__runview *v)
     v->evaluated = c->ev.on;
     v->slen = c->parts && c->parts[0] && c->parts[0]->state ? c->slen : 0;
     v->final_cut = c->final_cut;
+    v->energy = c->ran && c->samples ? c->senergy : NULL;
+    v->pred_mean = c->ran && c->ev.on && c->ev.bma.valid ? c->ev.mean[0]
+                                                         : NULL;
     v->mem_data = c->mem_data;
     v->mem_scratch = c->mem_scratch;
     v->vr_on = c->vc.on && c->parts;

@@ -151,9 +151,12 @@ rx_status rx__state_save(rx_ctx *c, const rx__ckident *id, rx__state_io put,
     free(buf);
     xstate_io(put, user, &c->ts[0].x, c->P);
     rec_io(put, user, &c->rec, id);
-    if (id->rows > 0)
+    if (id->rows > 0) {
         put(user, c->samples,
             sizeof(float) * (size_t)id->rows * (size_t)id->per * c->dim);
+        put(user, c->senergy,
+            sizeof(double) * (size_t)id->rows * (size_t)id->per);
+    }
     const size_t nb = bias_len(c);
     if (nb > 0) {
         const rx__bias_type *T = c->bias.type;
@@ -202,9 +205,12 @@ rx_status rx__state_load(rx_ctx *c, const rx__ckident *id, rx__state_io get,
     x->acc_sum = x->s2hat + up;
     xstate_io(get, user, x, c->P);
     rec_io(get, user, &c->rec, id);
-    if (id->rows > 0 && c->samples)
+    if (id->rows > 0 && c->samples) {
         get(user, c->samples,
             sizeof(float) * (size_t)id->rows * (size_t)id->per * c->dim);
+        get(user, c->senergy,
+            sizeof(double) * (size_t)id->rows * (size_t)id->per);
+    }
     const size_t nb = bias_len(c);
     if (nb > 0) {
         free(c->res_bias);

@@ -51,6 +51,13 @@ typedef struct rx__runview {
     double vr_batch;           /* minibatch rows */
     rx__vrcost vr_cost;        /* cost counters summed over particles */
     double vr_grad_s;          /* seconds in gradient evaluations */
+    const double *energy;      /* res.n_samples: each sample's energy U,
+                                * as the run computed it (minibatch
+                                * estimate on data targets), or NULL */
+    const double *pred_mean;   /* evaluated: the predictive mean of the
+                                * kept samples on the test set, rows x
+                                * outputs (rx__network_rows, _nout), or
+                                * NULL */
 } rx__runview;
 
 /* Borrowed: valid until rx_destroy. */
@@ -85,7 +92,8 @@ void rx__state_ident(const rx_ctx *c, int64_t k, rx__ckident *id);
 typedef void (*rx__state_io)(void *user, void *p, size_t n);
 
 /* The state's blocks in order through put: the P packed particles, the
- * exchange state, the recorders (id's counts), id->rows rows of samples;
+ * exchange state, the recorders (id's counts), id->rows rows of samples
+ * and their energies;
  * with a bias, then the particles' P log-weights, the bias states packed
  * (the row's pack, pack_len doubles each) and the samples' log-weights.
  * Called by the checkpoint writer on thread 0 while the other threads

@@ -197,6 +197,7 @@ static inline void store_sample(rx_ctx *c, const rx__particle *p, int q,
     float *dst = c->samples + (size_t)row * c->dim;
     for (size_t j = 0; j < c->dim; ++j)
         dst[j] = (float)p->theta[j];
+    c->senergy[row] = p->energy;
     if (c->logw)
         c->logw[row] = p->logw;
 }

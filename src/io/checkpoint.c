@@ -6,9 +6,10 @@
  * waits at a barrier: particles (theta, gradient, optimiser state, energy,
  * fault-policy state), the exchange state (maps, gates, ladders, buffer C,
  * sigma^2 estimates, barrier-ladder rounds), the recorders (round trips,
- * pair counters, index process, trace) and the samples kept so far. The
- * random streams are pure functions of (seed, entity, purpose, k) and the
- * minibatches of (seed, entity, k), so the iteration number restores them.
+ * pair counters, index process, trace) and the samples kept so far (with
+ * their energies). The random streams are pure functions of (seed,
+ * entity, purpose, k) and the minibatches of (seed, entity, k), so the
+ * iteration number restores them.
  * A resumed run therefore continues to the same bits as an uninterrupted
  * one, with any thread count.
  *
@@ -32,7 +33,7 @@
 #include "digest.h"
 
 static const char MAGIC[8] = {'R', 'X', 'C', 'K', 'P', 'T', 0, 1};
-#define CK_VERSION 2u
+#define CK_VERSION 3u /* 3: the samples' energies */
 #define CK_CFG_MAX (1u << 20) /* bytes of configuration text */
 #define CK_BOM 0x01020304u
 

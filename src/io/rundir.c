@@ -1,7 +1,8 @@
 /*
  * The run directory: config.yaml, summary.json, trace.csv, index.npy,
- * samples.npy. Written into "<dir>.tmp-<pid>" and renamed when complete, so
- * a failed write never leaves a partial directory under the final name.
+ * samples.npy, inference.nc (inference.c). Written into "<dir>.tmp-<pid>"
+ * and renamed when complete, so a failed write never leaves a partial
+ * directory under the final name.
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -16,6 +17,7 @@
 
 #include "../config/config.h"
 #include "../engine/state.h"
+#include "inference.h"
 #include "json.h"
 #include "marker.h"
 #include "rundir_bias.h"
@@ -621,6 +623,10 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
                         (int64_t)v.res.dim)) != RX_OK)
         goto fail;
     if ((st = rx__rundir_bias_files(c, tmp)) != RX_OK)
+        goto fail;
+    snprintf(p, L + 32, "%s/inference.nc", tmp);
+    const rx_ctx *one = c;
+    if ((st = rx__write_inference(&one, 1, p, rx__ctx_err(c))) != RX_OK)
         goto fail;
     snprintf(p, L + 32, "%s/" RX_MARKER_FILE, dir);
     if (force && lstat(dir, &sb) == 0 &&

@@ -646,6 +646,15 @@ int64_t rx__network_rows(const rx__target *t, int set)
 
 int rx__network_nout(const rx__target *t) { return t->u.net->n_out; }
 
+int rx__network_test_y(const rx__target *t, double *y)
+{
+    const rx__netdata *nd = t->u.net;
+    for (int64_t r = 0; r < nd->test.n; ++r)
+        y[r] = nd->classify ? (double)nd->test.y[r]
+                            : (double)nd->test.y[r] * nd->y_sd + nd->y_mean;
+    return nd->classify;
+}
+
 /*
  * Accumulate the predictions of S parameter vectors (float, dim each, rows
  * of `models`) for rows [r0, r1) of set (0 test, 1 OOD), in model order:

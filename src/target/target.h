@@ -138,6 +138,10 @@ void rx__network_mem(const rx__target *t, const rx__tws *w, double *data,
 /* Posterior predictive (see network.c). */
 int64_t rx__network_rows(const rx__target *t, int set);
 int rx__network_nout(const rx__target *t);
+/* The test set's targets as the evaluation scores them (regression: in
+ * original units; classification: the labels), rx__network_rows(t, 0)
+ * into y; returns 1 for a classifier. */
+int rx__network_test_y(const rx__target *t, double *y);
 rx_status rx__network_predict(const rx__target *t, rx__tws *w,
                               const float *models, int64_t S, int set,
                               int64_t r0, int64_t r1, double *mean,
