@@ -14,9 +14,8 @@
 
 /* rx_config_load, and the warnings of the loaded config (located at the
  * keys; an empty file) passed once each to log (log.fn NULL: none). */
-RX_API rx_status rx__config_load_log(const char *path,
-                                     const char *const *sets, int n_sets,
-                                     rx_config *out, rx_logger log,
-                                     rx_err *err);
+rx_status rx__config_load_log(const char *path, const char *const *sets,
+                              int n_sets, rx_config *out, rx_logger log,
+                              rx_err *err);
 
 #endif
