@@ -4,9 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# gnuplot-nox draws the plots of `replex run` (optional for the library)
+# gnuplot-nox draws the plots of `replex run` (optional for the library);
+# cmake and groff-base are for the tests only: the CMake consumer build
+# and the man page check (tests/package/)
 pkgs=(gcc meson ninja-build pkg-config libopenblas-dev libyaml-dev zlib1g-dev
-      gnuplot-nox)
+      gnuplot-nox cmake groff-base)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

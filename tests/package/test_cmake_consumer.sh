@@ -54,7 +54,8 @@ check_version "0.0" TRUE "$((major + 1)).0" EXCLUDE
 check_version "0.0" FALSE "$version" EXCLUDE
 check_version "0.0" TRUE "$version" INCLUDE
 
-cmake -S tests/package/cmake_consumer -B "$tmp/build" \
+# Ninja: scripts/bootstrap.sh installs ninja-build, and make may be absent
+cmake -G Ninja -S tests/package/cmake_consumer -B "$tmp/build" \
   -DCMAKE_PREFIX_PATH="$prefix" -DREPLEX_WANT="$major.$minor" \
   -DEMBED_SOURCE="$RX_SRCDIR/docs/examples/embed.c" \
   -DCMAKE_C_FLAGS="$san" -DCMAKE_BUILD_TYPE=Release \
