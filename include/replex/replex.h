@@ -26,8 +26,8 @@ extern "C" {
  * Version of this header; rx_version() is that of the library loaded at
  * run time. RX_VERSION_NUMBER orders versions as one integer,
  * MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), for
- * `#if RX_VERSION_NUMBER >= 100`. meson.build refuses to configure when
- * these differ from the project's version.
+ * `#if RX_VERSION_NUMBER >= 100`. The test `version` fails when these
+ * differ from the project's version in meson.build.
  *
  * ABI: the shared library's soname (libreplex.so.N) changes whenever the
  * layout of a public struct, an enum value or a constant below changes;
