@@ -30,7 +30,7 @@ _replex()
 {
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local exe=${COMP_WORDS[0]} cmd= i
+    local exe=${COMP_WORDS[0]} cmd='' i
     COMPREPLY=()
 
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -42,9 +42,9 @@ _replex()
 
     if [[ -z $cmd ]]; then
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--help -h --version" -- "$cur"))
+            mapfile -t COMPREPLY < <(compgen -W "--help -h --version" -- "$cur")
         else
-            COMPREPLY=($(compgen -W "$(_replex_commands "$exe")" -- "$cur"))
+            mapfile -t COMPREPLY < <(compgen -W "$(_replex_commands "$exe")" -- "$cur")
         fi
         return 0
     fi
@@ -53,11 +53,11 @@ _replex()
     case $prev in
         -o | --out | --resume)
             compopt -o filenames 2>/dev/null
-            COMPREPLY=($(compgen -d -- "$cur"))
+            mapfile -t COMPREPLY < <(compgen -d -- "$cur")
             return 0 ;;
         --set)
             compopt -o nospace 2>/dev/null
-            COMPREPLY=($(compgen -W "$(_replex_keys "$exe")" -S = -- "$cur"))
+            mapfile -t COMPREPLY < <(compgen -W "$(_replex_keys "$exe")" -S = -- "$cur")
             return 0 ;;
         --threads | --progress-every | --progress-interval | --reps | \
         --iterations | --chains)
@@ -66,23 +66,22 @@ _replex()
 
     if [[ $cmd == help ]]; then
         [[ $prev == help ]] &&
-            COMPREPLY=($(compgen -W "$(_replex_commands "$exe")" -- "$cur"))
+            mapfile -t COMPREPLY < <(compgen -W "$(_replex_commands "$exe")" -- "$cur")
         return 0
     fi
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$(_replex_options "$exe" "$cmd")" -- "$cur"))
+        mapfile -t COMPREPLY < <(compgen -W "$(_replex_options "$exe" "$cmd")" -- "$cur")
         return 0
     fi
     case $cmd in
         run | validate | bench)
             compopt -o filenames 2>/dev/null
-            COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur")
-                       $(compgen -f -X '!*.yml' -- "$cur")
-                       $(compgen -d -- "$cur")) ;;
+            mapfile -t COMPREPLY < <(compgen -f -X '!*.yaml' -- "$cur"
+                compgen -f -X '!*.yml' -- "$cur"; compgen -d -- "$cur") ;;
         keys)
             # the sections: the first part of every dotted key path
-            COMPREPLY=($(compgen -W "$(_replex_keys "$exe" |
-                sed -n 's/^\([^.]*\)\..*/\1/p' | sort -u)" -- "$cur")) ;;
+            mapfile -t COMPREPLY < <(compgen -W "$(_replex_keys "$exe" |
+                sed -n 's/^\([^.]*\)\..*/\1/p' | sort -u)" -- "$cur") ;;
     esac
     return 0
 }

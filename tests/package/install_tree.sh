@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # Sourced by the tests that use an INSTALLED replex (test_embed_pkgconfig.sh,
 # package/test_cmake_consumer.sh): `meson install --destdir` of the build
 # into a temporary directory, as a packager does. Sets

@@ -13,7 +13,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$file" || { echo "FAILED: cannot source $file"; exit 1; }
 fn=$(complete -p replex 2>/dev/null | sed -n 's/.*-F \([^ ]*\) .*/\1/p')
 [ -n "$fn" ] || { echo "FAILED: $file registers no completion for replex"; exit 1; }
-mkdir "$tmp/sub" && touch "$tmp/a.yaml" "$tmp/b.yml" "$tmp/c.txt" "$tmp/sub/d.yaml"
+mkdir -p "$tmp/sub" "$tmp/sp/my runs" &&
+  touch "$tmp/a.yaml" "$tmp/b.yml" "$tmp/c.txt" "$tmp/sub/d.yaml" "$tmp/sp/my exp.yaml"
 cd "$tmp" || exit 1
 
 fails=0 n=0
@@ -52,11 +53,20 @@ for c in run validate keys info bench; do
   [ -n "$want" ] || { echo "FAILED: no options in replex $c --help"; fails=$((fails + 1)); }
   expect "$want" "$c" -
 done
-expect "a.yaml b.yml sub" run ""
-expect "a.yaml b.yml sub" validate ""
+expect "a.yaml b.yml sp sub" run ""
+expect "a.yaml b.yml sp sub" validate ""
+# names with a space stay one completion each
+complete_line run sp/ > /dev/null
+n=$((n + 1))
+if [ ${#COMPREPLY[@]} = 2 ] && [ "${COMPREPLY[0]}" = "sp/my exp.yaml" ] &&
+   [ "${COMPREPLY[1]}" = "sp/my runs" ]; then
+  echo "ok: replex run sp/| -> 'sp/my exp.yaml' 'sp/my runs'"
+else
+  echo "FAILED: replex run sp/|: got ${#COMPREPLY[@]}: ${COMPREPLY[*]}"; fails=$((fails + 1))
+fi
 expect "sub/d.yaml" run sub/
-expect "sub" run a.yaml -o ""
-expect "sub" run --resume ""
+expect "sp sub" run a.yaml -o ""
+expect "sp sub" run --resume ""
 expect "" run a.yaml --threads ""
 expect "tempering.n_chains=" run a.yaml --set tempering.n_ch
 expect "tempering.n_chains=" validate a.yaml --set tempering.n_ch
