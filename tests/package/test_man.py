@@ -3,7 +3,8 @@
 
 usage: test_man.py REPLEX.1 REPLEX_EXE PROJECT_VERSION
 
-1. groff reads it without a warning (-ww: all warnings), as man(1) would;
+1. groff reads it without a warning (-ww: all warnings), and so does
+   man --warnings -l where man-db is installed;
 2. its .TH line names the project version;
 3. its COMMANDS section has every command `replex --help` lists;
 4. for every command, the options its OPTIONS subsection (.SS) lists are
@@ -91,6 +92,19 @@ def main():
         fails.append('groff -ww -man: exit %d\n%s' % (r.returncode, r.stderr))
     else:
         print('ok: groff -ww -z -man -Tutf8 reads it without a warning')
+    man_prog = shutil.which('man')
+    if man_prog:  # man-db, as a user reads it
+        r = subprocess.run([man_prog, '--warnings', '-l', man],
+                           capture_output=True, text=True, check=False,
+                           env={'PATH': '/usr/bin:/bin', 'MANWIDTH': '80',
+                                'MANPAGER': 'cat', 'PAGER': 'cat',
+                                'LANG': 'C.UTF-8'})
+        if r.returncode != 0 or r.stderr.strip() or 'EXIT STATUS' not in \
+                r.stdout:
+            fails.append('man --warnings -l: exit %d\n%s'
+                         % (r.returncode, r.stderr))
+        else:
+            print('ok: man --warnings -l renders it without a warning')
 
     with open(man, encoding='utf-8') as f:
         page = f.read()
