@@ -9,9 +9,11 @@ cd "$(dirname "$0")/.."
 # libnetcdf-dev writes inference.nc
 pkgs=(gcc meson ninja-build pkg-config libopenblas-dev libyaml-dev zlib1g-dev
       libnetcdf-dev gnuplot-nox)
-# the tests read inference.nc back with xarray and netCDF4
+# for the tests only: xarray and netCDF4 read inference.nc back; cmake and
+# groff-base build the CMake consumer and check the man page (tests/package/)
 if [ "${1:-}" = --tests ]; then
-  pkgs+=(python3-numpy python3-netcdf4 python3-xarray python3-h5netcdf)
+  pkgs+=(python3-numpy python3-netcdf4 python3-xarray python3-h5netcdf
+         cmake groff-base)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -3,23 +3,27 @@
 # builds it: `meson install --destdir`, then
 #   cc docs/examples/embed.c $(pkg-config --cflags --libs replex)
 # with the installed replex.pc, and run (own energy and gradient, DEO*,
-# results through the API, a callback error stopping the run).
+# results through the API, a callback error stopping the run); then the
+# same linked statically (libreplex.a, pkg-config --static for its
+# dependencies). tests/package/test_cmake_consumer.sh builds it with CMake.
 set -u
-cd "$RX_SRCDIR"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-meson install -C "$RX_BUILDDIR" --no-rebuild --destdir "$tmp/root" \
-  > "$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; echo "0 passed, 1 failed"; exit 1; }
-pc=$(dirname "$(find "$tmp/root" -name replex.pc | head -1)")
-[ -n "$pc" ] || { echo "no replex.pc installed"; echo "0 passed, 1 failed"; exit 1; }
-export PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$tmp/root
-flags=$(pkg-config --cflags --libs replex) ||
-  { echo "pkg-config failed"; echo "0 passed, 1 failed"; exit 1; }
+. "$RX_SRCDIR/tests/package/install_tree.sh"
+export PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$root
+flags=$(pkg-config --cflags --libs replex) || fail_test "pkg-config failed"
 echo "pkg-config --cflags --libs replex: $flags"
-libdir=$(pkg-config --libs-only-L replex | sed 's/^ *-L//; s/ .*//')
-# a sanitized build (scripts/sanitize.sh) needs a sanitized host program
-san=
-ldd "$libdir/libreplex.so" 2>/dev/null | grep -q libasan &&
-  san="-fsanitize=address,undefined"
+version=$(pkg-config --modversion replex)
+want=$(sed -n 's/^#define RX_VERSION_STRING "\(.*\)"$/\1/p' include/replex/replex.h)
+[ "$version" = "$want" ] ||
+  fail_test "pkg-config --modversion: '$version', replex.h: '$want'"
 cc -std=c11 $san docs/examples/embed.c $flags -lm -o "$tmp/embed" ||
-  { echo "compile failed"; echo "0 passed, 1 failed"; exit 1; }
-LD_LIBRARY_PATH="$libdir" "$tmp/embed"
+  fail_test "compile failed"
+LD_LIBRARY_PATH="$libdir" "$tmp/embed" || fail_test "embed (shared) failed"
+
+static=$(pkg-config --cflags --libs --static replex) ||
+  fail_test "pkg-config --static failed"
+echo "pkg-config --cflags --libs --static replex: $static"
+cc -std=c11 $san docs/examples/embed.c ${static/-lreplex/-l:libreplex.a} \
+  -lm -o "$tmp/embed_static" || fail_test "static link failed"
+ldd "$tmp/embed_static" | grep -q libreplex &&
+  fail_test "embed_static loads libreplex.so"
+"$tmp/embed_static" || fail_test "embed (static) failed"

@@ -22,7 +22,23 @@
 extern "C" {
 #endif
 
+/*
+ * Version of this header; rx_version() is that of the library loaded at
+ * run time. RX_VERSION_NUMBER orders versions as one integer,
+ * MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), for
+ * `#if RX_VERSION_NUMBER >= 100`. The test `version` fails when these
+ * differ from the project's version in meson.build.
+ *
+ * ABI: the shared library's soname (libreplex.so.N) changes whenever the
+ * layout of a public struct, an enum value or a constant below changes;
+ * adding a function keeps it (docs/api.md, "ABI").
+ */
+#define RX_VERSION_MAJOR 0
+#define RX_VERSION_MINOR 1
+#define RX_VERSION_PATCH 0
 #define RX_VERSION_STRING "0.1.0"
+#define RX_VERSION_NUMBER                                                   \
+    (RX_VERSION_MAJOR * 10000 + RX_VERSION_MINOR * 100 + RX_VERSION_PATCH)
 
 /** Status codes. RX_OK is 0, errors are negative. */
 typedef enum rx_status {

@@ -50,8 +50,8 @@ const char *rx__kind_name(rx__kkind k);
 
 /* Number of schema keys, and key i (0 <= i < count): `replex keys` and the
  * test that checks docs/yaml.md documents every key. */
-RX_API int rx__config_nkeys(void);
-RX_API rx__keyinfo rx__config_key(int i);
+int rx__config_nkeys(void);
+rx__keyinfo rx__config_key(int i);
 
 /* The layer list of a model: n then RX_MAX_LAYERS layers, as laid out in
  * rx_config.model. */
@@ -134,6 +134,6 @@ int rx__config_warnings(const rx_config *c, const rx__marks *mk,
  * for the pairs' condition rate r (1 for r >= 1) when it and the window W
  * that ran differ by a factor of 2 or more; 0 otherwise (and for r <= 0 or
  * W < 1). */
-RX_API int rx__window_off(int P, int W, double r);
+int rx__window_off(int P, int W, double r);
 
 #endif

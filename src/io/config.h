@@ -16,10 +16,9 @@
 
 /* rx_config_load, and the warnings of the loaded config (located at the
  * keys; an empty file) passed once each to log (log.fn NULL: none). */
-RX_API rx_status rx__config_load_log(const char *path,
-                                     const char *const *sets, int n_sets,
-                                     rx_config *out, rx_logger log,
-                                     rx_err *err);
+rx_status rx__config_load_log(const char *path, const char *const *sets,
+                              int n_sets, rx_config *out, rx_logger log,
+                              rx_err *err);
 
 /* The resolved configuration as YAML on f, as rx_config_write writes it:
  * every key (all = 1), or only the keys that apply to c's target and

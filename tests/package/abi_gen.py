@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Write a C program that prints the binary interface of a public header.
+
+usage: abi_gen.py include/replex/replex.h OUT.c
+
+The program prints one line per fact a compiled caller depends on: the
+size and alignment of every struct typedef, the offset and size of every
+member (nested anonymous structs as dotted paths), the value of every
+enum constant and of every numeric #define (the version macros excepted:
+a new version is not a new layout). tests/package/abi_check.sh compares
+its output with the checked-in table tests/package/abi_layout.txt.
+
+Reading the members from the header, rather than listing them by hand,
+means a new field is in the table without anyone remembering to add it.
+"""
+import re
+import sys
+
+SKIP_DEFINES = re.compile(r'^(RX_API|RX_REPLEX_H|RX_VERSION_\w+)$')
+
+
+def strip_comments(text):
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    return re.sub(r'//[^\n]*', ' ', text)
+
+
+def split_top(body, sep):
+    """Split at `sep` outside (), [], {}."""
+    out, depth, cur = [], 0, []
+    for ch in body:
+        if ch in '([{':
+            depth += 1
+        elif ch in ')]}':
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append(''.join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append(''.join(cur))
+    return [s.strip() for s in out if s.strip()]
+
+
+def match_brace(text, i):
+    """Index just past the '}' that closes the '{' at text[i]."""
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == '{':
+            depth += 1
+        elif text[j] == '}':
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    raise ValueError('unbalanced braces')
+
+
+def declarator_names(decl):
+    """Member names of one declaration without the ';'."""
+    fp = re.search(r'\(\s*\*\s*(\w+)\s*\)', decl)
+    if fp:  # function pointer: void (*fn)(...)
+        return [fp.group(1)]
+    parts = split_top(decl, ',')
+    names = []
+    for k, p in enumerate(parts):
+        p = re.sub(r'\[[^\]]*\]', '', p)  # array bounds
+        ids = re.findall(r'\w+', p)
+        if not ids:
+            raise ValueError('no member name in: ' + decl)
+        names.append(ids[-1])
+    return names
+
+
+def members(body, prefix):
+    """Dotted member paths of a struct body (nested structs expanded)."""
+    out = []
+    i = 0
+    while i < len(body):
+        m = re.compile(r'\s*struct\s*\{').match(body, i)
+        if m:
+            end = match_brace(body, m.end() - 1)
+            semi = body.index(';', end)
+            name = body[end:semi].strip()
+            path = prefix + name
+            out.append(path)
+            out.extend(members(body[m.end():end - 1], path + '.'))
+            i = semi + 1
+            continue
+        semi = body.find(';', i)
+        if semi < 0:
+            if body[i:].strip():
+                raise ValueError('member without ;: ' + body[i:])
+            break
+        decl = body[i:semi].strip()
+        if decl:
+            out.extend(prefix + n for n in declarator_names(decl))
+        i = semi + 1
+    return out
+
+
+def main():
+    header, out_c = sys.argv[1], sys.argv[2]
+    with open(header, encoding='utf-8') as f:
+        raw = f.read()
+    text = strip_comments(raw).replace('\\\n', ' ')
+    lines = []
+
+    for m in re.finditer(r'^\s*#\s*define\s+(\w+)[ \t]+(\S[^\n]*)$', text,
+                         flags=re.M):
+        name, value = m.group(1), m.group(2).strip()
+        if SKIP_DEFINES.match(name) or value.startswith('"') or \
+                value.startswith('__attribute__'):
+            continue
+        lines.append('    printf("define %s %%.17g\\n", (double)(%s));'
+                     % (name, name))
+
+    for m in re.finditer(r'typedef\s+struct\s+(\w+)\s*\{', text):
+        tag = m.group(1)
+        end = match_brace(text, m.end() - 1)
+        tail = re.match(r'\s*(\w+)\s*;', text[end:])
+        if not tail or tail.group(1) != tag:
+            raise ValueError('typedef struct %s: expected "} %s;"' % (tag, tag))
+        lines.append('    printf("struct %s size %%zu align %%zu\\n", '
+                     'sizeof(%s), _Alignof(%s));' % (tag, tag, tag))
+        for path in members(text[m.end():end - 1], ''):
+            lines.append('    printf("  %s.%s offset %%zu size %%zu\\n", '
+                         'offsetof(%s, %s), sizeof(((%s *)0)->%s));'
+                         % (tag, path, tag, path, tag, path))
+
+    for m in re.finditer(r'(?:typedef\s+)?enum\s*(\w*)\s*\{', text):
+        end = match_brace(text, m.end() - 1)
+        label = m.group(1) or '(anonymous)'
+        lines.append('    printf("enum %s\\n");' % label)
+        for item in split_top(text[m.end():end - 1], ','):
+            name = re.match(r'(\w+)', item).group(1)
+            lines.append('    printf("  %s %%lld\\n", (long long)%s);'
+                         % (name, name))
+
+    with open(out_c, 'w', encoding='utf-8') as f:
+        f.write('/* generated by tests/package/abi_gen.py from %s */\n'
+                % header.split('/')[-1])
+        f.write('#include <stddef.h>\n#include <stdio.h>\n\n')
+        f.write('#include "replex/replex.h"\n\n')
+        f.write('int main(void)\n{\n')
+        f.write('\n'.join(lines))
+        f.write('\n    return 0;\n}\n')
+
+
+if __name__ == '__main__':
+    main()
