@@ -8,7 +8,12 @@
 # dependencies). tests/package/test_cmake_consumer.sh builds it with CMake.
 set -u
 . "$RX_SRCDIR/tests/package/install_tree.sh"
-export PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$root
+# The installed replex.pc, its prefix pointed into the DESTDIR tree (a
+# sysroot would also move the system paths of its dependencies, such as
+# netcdf's hdf5 directory, into the tree).
+mkdir -p "$tmp/pc"
+sed "s|^prefix=.*|prefix=$prefix|" "$pcdir/replex.pc" > "$tmp/pc/replex.pc"
+export PKG_CONFIG_PATH=$tmp/pc
 flags=$(pkg-config --cflags --libs replex) || fail_test "pkg-config failed"
 echo "pkg-config --cflags --libs replex: $flags"
 version=$(pkg-config --modversion replex)
