@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../io/config.h"
+#include "../io/rundiag.h"
 #include "bench.h"
 #include "outdir.h"
 #include "plots.h"
@@ -660,6 +661,7 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                (long long)r.restarts, (long long)r.total_swaps);
         if (rx_density_tv(ctx, &tv) == RX_OK)
             printf("TV distance to the true density on the grid: %.4f\n", tv);
+        rx__rundiag_report(stdout, ctx);
     }
     rx_config_free(cfg);
     rx_destroy(&ctx);

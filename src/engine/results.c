@@ -74,6 +74,8 @@ void rx__run_view(const rx_ctx *c, rx__runview *v)
     v->evaluated = c->ev.on;
     v->slen = c->parts && c->parts[0] && c->parts[0]->state ? c->slen : 0;
     v->final_cut = c->final_cut;
+    v->rounds = c->rounds;
+    v->round_lambda = c->round_lambda;
     v->mem_data = c->mem_data;
     v->mem_scratch = c->mem_scratch;
     v->vr_on = c->vc.on && c->parts;

@@ -51,6 +51,11 @@ typedef struct rx__runview {
     double vr_batch;           /* minibatch rows */
     rx__vrcost vr_cost;        /* cost counters summed over particles */
     double vr_grad_s;          /* seconds in gradient evaluations */
+    /* ladder.adapt barrier: the completed rounds, round r of
+     * barrier_round * 2^r iterations, and each one's Lambda (the sum of
+     * the pairs' rejection rates over it) */
+    int64_t rounds;
+    const double *round_lambda;
 } rx__runview;
 
 /* Borrowed: valid until rx_destroy. */

@@ -32,7 +32,7 @@
 #include "digest.h"
 
 static const char MAGIC[8] = {'R', 'X', 'C', 'K', 'P', 'T', 0, 1};
-#define CK_VERSION 2u
+#define CK_VERSION 3u
 #define CK_CFG_MAX (1u << 20) /* bytes of configuration text */
 #define CK_BOM 0x01020304u
 
