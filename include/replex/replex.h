@@ -518,10 +518,22 @@ typedef struct rx_config {
         int resample;        ///< 1: write the residual-resampled set
                              ///< (samples_resampled.npy) (default 1)
     } bias;
+
+    int replicates;          ///< N >= 1 independent copies of the run, copy
+                             ///< r with seed rx_replicate_seed(seed, r);
+                             ///< read by `replex run` (rx_create ignores
+                             ///< it) (default 1)
 } rx_config;
 
 /** Fill every field with its documented default. */
 RX_API void rx_config_default(rx_config *c);
+/**
+ * The seed of replicate r (0-based) of a run with `seed`: seed itself for
+ * r = 0, else 64 bits of Philox4x32-10 keyed by seed at counter
+ * (r, 0, 0, purpose 15): distinct for every r, a pure function of
+ * (seed, r). `replex run` with `replicates: N` runs copy r with it.
+ */
+RX_API uint64_t rx_replicate_seed(uint64_t seed, int r);
 /** Release the arrays a config owns; the struct is reset to defaults. */
 RX_API void rx_config_free(rx_config *c);
 /** Deep copy (dst must not own arrays); RX_EINVAL if either is NULL. */
