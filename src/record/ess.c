@@ -20,10 +20,12 @@
 /* ---- FFT ----------------------------------------------------------------*/
 
 /* In-place radix-2 complex FFT of length L (a power of two), forward
- * (sign -1) or backward (sign +1, unscaled). Twiddles are computed with
- * cos/sin per index (no recurrence), so the error stays near one ulp per
- * stage. */
-static void fft(double *re, double *im, size_t L, int sign)
+ * (sign -1) or backward (sign +1, unscaled). wc, ws: cos and sin of
+ * 2 pi k / L, k < L / 2, each computed directly (no recurrence), so the
+ * error stays near one ulp per stage; tc, ts: L / 2 each of scratch for
+ * a stage's twiddles, contiguous. */
+static void fft(double *re, double *im, size_t L, int sign, const double *wc,
+                const double *ws, double *tc, double *ts)
 {
     for (size_t i = 1, j = 0; i < L; ++i) {
         size_t bit = L >> 1;
@@ -39,14 +41,16 @@ static void fft(double *re, double *im, size_t L, int sign)
             im[j] = t;
         }
     }
-    const double two_pi = 6.283185307179586476925286766559;
     for (size_t len = 2; len <= L; len <<= 1) {
-        const size_t half = len >> 1;
+        const size_t half = len >> 1, step = L / len;
         for (size_t k = 0; k < half; ++k) {
-            double ang = (double)sign * two_pi * (double)k / (double)len;
-            double wr = cos(ang), wi = sin(ang);
-            for (size_t s = k; s < L; s += len) {
-                size_t u = s + half;
+            tc[k] = wc[k * step];
+            ts[k] = (double)sign * ws[k * step];
+        }
+        for (size_t b = 0; b < L; b += len)
+            for (size_t k = 0; k < half; ++k) {
+                const double wr = tc[k], wi = ts[k];
+                const size_t s = b + k, u = s + half;
                 double xr = re[u] * wr - im[u] * wi;
                 double xi = re[u] * wi + im[u] * wr;
                 re[u] = re[s] - xr;
@@ -54,7 +58,6 @@ static void fft(double *re, double *im, size_t L, int sign)
                 re[s] += xr;
                 im[s] += xi;
             }
-        }
     }
 }
 
@@ -65,12 +68,15 @@ typedef struct {
     double *re, *im;  /* L each */
     double *acov;     /* h: autocovariance by lag, mean over the chains */
     double *rho;      /* h: autocorrelation estimates */
+    double *wc, *ws;  /* L / 2 each: the FFT's twiddles */
+    double *tc, *ts;  /* L / 2 each: one stage's twiddles */
 } ess_work;
 
 static void work_free(ess_work *w)
 {
     free(w->re);
-    w->re = w->im = w->acov = w->rho = NULL;
+    w->re = w->im = w->acov = w->rho = w->wc = w->ws = w->tc = w->ts =
+        NULL;
 }
 
 static int work_init(ess_work *w, int64_t h)
@@ -79,12 +85,21 @@ static int work_init(ess_work *w, int64_t h)
     while (L < 2 * (size_t)h)
         L <<= 1;
     w->L = L;
-    w->re = malloc(sizeof(double) * (2 * L + 2 * (size_t)h));
+    w->re = malloc(sizeof(double) * (4 * L + 2 * (size_t)h));
     if (!w->re)
         return -1;
     w->im = w->re + L;
     w->acov = w->im + L;
     w->rho = w->acov + h;
+    w->wc = w->rho + h;
+    w->ws = w->wc + L / 2;
+    w->tc = w->ws + L / 2;
+    w->ts = w->tc + L / 2;
+    const double two_pi = 6.283185307179586476925286766559;
+    for (size_t k = 0; k < L / 2; ++k) {
+        w->wc[k] = cos(two_pi * (double)k / (double)L);
+        w->ws[k] = sin(two_pi * (double)k / (double)L);
+    }
     return 0;
 }
 
@@ -109,12 +124,12 @@ static void mean_autocov(const double *y, int M, int64_t h, ess_work *w,
             w->re[i] = i < uh ? yc[i] - mu : 0.0;
             w->im[i] = 0.0;
         }
-        fft(w->re, w->im, L, -1);
+        fft(w->re, w->im, L, -1, w->wc, w->ws, w->tc, w->ts);
         for (size_t i = 0; i < L; ++i) {
             w->re[i] = w->re[i] * w->re[i] + w->im[i] * w->im[i];
             w->im[i] = 0.0;
         }
-        fft(w->re, w->im, L, +1);
+        fft(w->re, w->im, L, +1, w->wc, w->ws, w->tc, w->ts);
         for (size_t t = 0; t < uh; ++t)
             w->acov[t] += w->re[t] / ((double)L * (double)h);
     }
