@@ -63,6 +63,21 @@ static void fft(double *re, double *im, size_t L, int sign, const double *wc,
 
 /* ---- the ESS of split chains --------------------------------------------*/
 
+/* The sample variance (divisor n - 1) of v[0..n-1], n >= 2; its mean into
+ * *mean when not NULL. */
+static double var1(const double *v, size_t n, double *mean)
+{
+    double mu = 0.0, ss = 0.0;
+    for (size_t i = 0; i < n; ++i)
+        mu += v[i];
+    mu /= (double)n;
+    for (size_t i = 0; i < n; ++i)
+        ss += (v[i] - mu) * (v[i] - mu);
+    if (mean)
+        *mean = mu;
+    return ss / (double)(n - 1);
+}
+
 typedef struct {
     size_t L;         /* FFT length: a power of two >= 2h */
     double *re, *im;  /* L each */
@@ -151,15 +166,8 @@ static double ess_split(const double *y, int M, int64_t h, ess_work *w,
     const double hd = (double)h;
     const double mean_var = w->acov[0] * hd / (hd - 1.0);
     double var_plus = mean_var * (hd - 1.0) / hd;
-    if (M > 1) {
-        double mu = 0.0, ss = 0.0;
-        for (int c = 0; c < M; ++c)
-            mu += cmean[c];
-        mu /= M;
-        for (int c = 0; c < M; ++c)
-            ss += (cmean[c] - mu) * (cmean[c] - mu);
-        var_plus += ss / (M - 1);
-    }
+    if (M > 1)
+        var_plus += var1(cmean, (size_t)M, NULL);
     double *rho = w->rho;
     memset(rho, 0, sizeof(double) * (size_t)h);
     double even = 1.0;
@@ -296,28 +304,15 @@ static double quantile_sorted(const double *v, size_t S, double q)
 static double rhat_split(const double *y, int M, int64_t h)
 {
     const double hd = (double)h;
-    double wsum = 0.0, msum = 0.0, m2 = 0.0;
+    double wsum = 0.0;
     double *means = malloc(sizeof(double) * (size_t)M);
     if (!means)
         return NAN;
-    for (int c = 0; c < M; ++c) {
-        const double *yc = y + (size_t)c * (size_t)h;
-        double mu = 0.0, ss = 0.0;
-        for (int64_t i = 0; i < h; ++i)
-            mu += yc[i];
-        mu /= hd;
-        for (int64_t i = 0; i < h; ++i)
-            ss += (yc[i] - mu) * (yc[i] - mu);
-        wsum += ss / (hd - 1.0);
-        means[c] = mu;
-        msum += mu;
-    }
-    msum /= M;
     for (int c = 0; c < M; ++c)
-        m2 += (means[c] - msum) * (means[c] - msum);
-    free(means);
+        wsum += var1(y + (size_t)c * (size_t)h, (size_t)h, &means[c]);
     const double W = wsum / M;
-    const double B = hd * m2 / (M - 1);
+    const double B = hd * var1(means, (size_t)M, NULL);
+    free(means);
     return sqrt((B / W + hd - 1.0) / hd);
 }
 
