@@ -22,7 +22,6 @@ enum { EXIT_RUNFAIL = 1, EXIT_BADINPUT = 2 };
 /* Replicate r's configuration: cfg with its seed and replicates: 1. */
 static rx_status rep_config(const rx_config *cfg, int r, rx_config *out)
 {
-    rx_config_default(out);
     rx_status st = rx_config_copy(out, cfg);
     out->seed = rx_replicate_seed(cfg->seed, r);
     out->replicates = 1;
