@@ -272,6 +272,46 @@ static void x_modes_out(void)
     WANT_EINVAL(rx_mode_weights(x, NULL, 25), rx_errmsg(x));
 }
 static void m_build_info(void) { rx_build_info(NULL, 64); }
+static const double draws8[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+static void d_ess_x(void)
+{
+    rx_ess_info e;
+    rx_err err = {""};
+    WANT_EINVAL(rx_ess(NULL, 1, 8, &e, &err), err.msg);
+}
+static void d_ess_out(void)
+{
+    rx_err err = {""};
+    WANT_EINVAL(rx_ess(draws8, 1, 8, NULL, &err), err.msg);
+}
+static void d_rhat_x(void)
+{
+    double r;
+    rx_err err = {""};
+    WANT_EINVAL(rx_rhat(NULL, 2, 4, &r, &err), err.msg);
+}
+static void d_rhat_out(void)
+{
+    rx_err err = {""};
+    WANT_EINVAL(rx_rhat(draws8, 2, 4, NULL, &err), err.msg);
+}
+static void d_ess_err(void) /* err may be NULL */
+{
+    rx_ess_info e;
+    WANT_EINVAL(rx_ess(NULL, 1, 8, &e, NULL), NULL);
+}
+static void d_barrier_pairs(void)
+{
+    double l;
+    rx_err err = {""};
+    WANT_EINVAL(rx_comm_barrier(NULL, 1, &l, NULL, &err), err.msg);
+}
+static void d_barrier_out(void)
+{
+    rx_pair_stats p = {0};
+    rx_err err = {""};
+    WANT_EINVAL(rx_comm_barrier(&p, 1, NULL, NULL, &err), err.msg);
+}
 
 int main(void)
 {
@@ -331,6 +371,13 @@ int main(void)
         {"rx_mode_weights(NULL ctx)", x_modes_ctx},
         {"rx_mode_weights(NULL est)", x_modes_out},
         {"rx_build_info(NULL, 64)", m_build_info},
+        {"rx_ess(NULL x)", d_ess_x},
+        {"rx_ess(NULL out)", d_ess_out},
+        {"rx_ess(NULL x, err NULL)", d_ess_err},
+        {"rx_rhat(NULL x)", d_rhat_x},
+        {"rx_rhat(NULL out)", d_rhat_out},
+        {"rx_comm_barrier(NULL pairs)", d_barrier_pairs},
+        {"rx_comm_barrier(NULL lambda)", d_barrier_out},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run_case(cases[i].name, cases[i].fn);

@@ -20,6 +20,9 @@
  *     with SGNHT at positions 2..P (a state of dim + 1 doubles: velocity
  *     and thermostat, rescaled on a move, drawn afresh on the change of
  *     rule to and from SGHMC at the target).
+ *  4. The barrier ladder (ladder.adapt: barrier, Metropolis on exact
+ *     energies): the temperatures and the Lambda of every completed round
+ *     (summary.json's diagnostics) survive the checkpoint.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
@@ -264,21 +267,31 @@ int main(void)
                                       "step.others=sgnht",
                                       "step.sgnht_mu=0.01",
                                       "ladder.eta.max=0.05"};
+    /* the barrier ladder: rounds end at 99, 299, 699, 1499, 3099, so
+     * four are complete at k1 = 2000 and five at k2 = 4000 */
+    static const char *const bar[] = {"iterations=6000",
+                                      "target.energy_noise_sd=0",
+                                      "tempering.rule=metropolis",
+                                      "ladder.tau={min: 1, max: 10}",
+                                      "ladder.adapt=barrier",
+                                      "ladder.barrier_round=100"};
     state_moves(deo, 2);
     resume_case("deo", deo, 2);
     resume_case("deo_star", star, 3);
     resume_case("momentum", mom, 4);
     resume_case("sgnht", nht, 5);
+    resume_case("barrier", bar, 6);
     /* the run directories are left to the temporary directory's owner
      * only when a check failed */
     if (check_fail_ == 0) {
         const char *sub[] = {"deo_ref", "deo_r1", "deo_r2", "deo_star_ref",
                              "deo_star_r1", "deo_star_r2", "momentum_ref",
                              "momentum_r1", "momentum_r2", "sgnht_ref",
-                             "sgnht_r1", "sgnht_r2"};
+                             "sgnht_r1", "sgnht_r2", "barrier_ref",
+                             "barrier_r1", "barrier_r2"};
         const char *files[] = {"samples.npy", "index.npy", "trace.csv",
                                "config.yaml", "summary.json"};
-        for (int i = 0; i < 12; ++i) {
+        for (int i = 0; i < 15; ++i) {
             char p[1400];
             for (int j = 0; j < 5; ++j) {
                 snprintf(p, sizeof p, "%s/%s/%s", tmp, sub[i], files[j]);

@@ -536,10 +536,22 @@ typedef struct rx_config {
         int resample;        ///< 1: write the residual-resampled set
                              ///< (samples_resampled.npy) (default 1)
     } bias;
+
+    int replicates;          ///< N >= 1 independent copies of the run, copy
+                             ///< r with seed rx_replicate_seed(seed, r);
+                             ///< read by `replex run` (rx_create ignores
+                             ///< it) (default 1)
 } rx_config;
 
 /** Fill every field with its documented default. */
 RX_API void rx_config_default(rx_config *c);
+/**
+ * The seed of replicate r (0-based) of a run with `seed`: seed itself for
+ * r = 0, else 64 bits of Philox4x32-10 keyed by seed at counter
+ * (r, 0, 0, purpose 15): distinct for every r, a pure function of
+ * (seed, r). `replex run` with `replicates: N` runs copy r with it.
+ */
+RX_API uint64_t rx_replicate_seed(uint64_t seed, int r);
 /** Release the arrays a config owns; the struct is reset to defaults. */
 RX_API void rx_config_free(rx_config *c);
 /** Deep copy (dst must not own arrays); RX_EINVAL if either is NULL. */
@@ -806,6 +818,56 @@ RX_API rx_status rx_density_grid(const rx_ctx *c, double *ptrue,
  * whatever the overlap). est has n_components entries.
  */
 RX_API rx_status rx_mode_weights(const rx_ctx *c, double *est, int n);
+
+/* ------------------------------------------------------------------------ */
+/* Convergence diagnostics of draws (of any sampler; docs/api.md).           */
+/* ------------------------------------------------------------------------ */
+
+/** Effective sample sizes of one scalar quantity (Vehtari, Gelman, Simpson,
+ *  Carpenter and Buerkner 2021, as ArviZ and Stan's posterior package
+ *  compute them). NaN where undefined (constant draws). */
+typedef struct rx_ess_info {
+    double ess_bulk; ///< rank-normalised split-chain ESS: how well the
+                     ///< centre of the distribution (mean, median) is
+                     ///< estimated
+    double ess_tail; ///< the smaller ESS of the indicators of the 5 % and
+                     ///< 95 % quantiles: how well the tails are
+    double ess_mean; ///< split-chain ESS of the draws themselves
+    double tau;      ///< integrated autocorrelation time 1 + 2 sum rho_t
+                     ///< = (draws used) / ess_mean, in draws
+} rx_ess_info;
+
+/**
+ * ESS and autocorrelation time of n_chains chains of n_draws draws of one
+ * quantity. x is chain-major: draw t of chain c is x[c * n_draws + t]
+ * (borrowed, not modified). Each chain is split into two halves (the
+ * middle draw of an odd n_draws is dropped). n_chains >= 1, n_draws >= 4,
+ * every value finite, at most 4e9 values; RX_EINVAL otherwise, with the
+ * reason in err (may be NULL). Allocates O(n_chains x n_draws) scratch.
+ */
+RX_API rx_status rx_ess(const double *x, int n_chains, int64_t n_draws,
+                        rx_ess_info *out, rx_err *err);
+
+/**
+ * Rank-normalised split R-hat (Vehtari et al. 2021): the larger of the
+ * bulk R-hat of the rank-normalised split chains and the same of the
+ * folded draws |x - median|. x as for rx_ess, n_chains >= 2. Below 1.01
+ * suggests the chains agree; NaN where undefined (constant draws).
+ */
+RX_API rx_status rx_rhat(const double *x, int n_chains, int64_t n_draws,
+                         double *rhat, rx_err *err);
+
+/**
+ * The global communication barrier Lambda of Syed, Bouchard-Cote,
+ * Deligiannidis and Doucet (2022, JRSS-B): the sum over the pairs of their
+ * rejection rates 1 - accept_sum / evaluated (pairs never evaluated are
+ * left out; NaN if none was). *n_chains (may be NULL): the number of
+ * chains it suggests, ceil(2 Lambda) + 1 (at least 2; 0 for NaN): the
+ * fewest whose equal per-pair rejection Lambda / (N - 1) is at most 1/2.
+ * pairs: rx_results.pairs, n_pairs = n_chains - 1.
+ */
+RX_API rx_status rx_comm_barrier(const rx_pair_stats *pairs, int n_pairs,
+                                 double *lambda, int *n_chains, rx_err *err);
 
 /**
  * For a program whose only BLAS use is replex's (the replex CLI calls it

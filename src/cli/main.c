@@ -14,11 +14,13 @@
 #include <unistd.h>
 
 #include "../io/config.h"
+#include "../io/rundiag.h"
 #include "bench.h"
 #include "opts.h"
 #include "outdir.h"
 #include "plots.h"
 #include "progress.h"
+#include "replicates.h"
 #include "sweep.h"
 #include "replex/replex.h"
 
@@ -737,6 +739,7 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                (long long)r.restarts, (long long)r.total_swaps);
         if (rx_density_tv(ctx, &tv) == RX_OK)
             printf("TV distance to the true density on the grid: %.4f\n", tv);
+        rx__rundiag_report(stdout, ctx);
     }
     rx_config_free(cfg);
     rx_destroy(&ctx);
@@ -855,6 +858,25 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     if (!o.out) {
         rx_cli_default_out(o.file, dflt, sizeof dflt);
         o.out = dflt;
+    }
+    if (cfg.replicates > 1) { /* DIR/rep-00 ... and the R-hat summary */
+        rc = EXIT_BADINPUT;
+        rx_cli_progress pr;
+        rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0,
+                             o.progress_every, o.progress_interval);
+        int sig_ok = sw.n_keys == 0 && rx_cli_signals_install() == 0;
+        if (sw.n_keys > 0)
+            fprintf(stderr, "replex: %s: replicates: %d with a sweep: "
+                    "block; sweep seed instead\n", o.file, cfg.replicates);
+        else
+            rc = rx_cli_replicates(o.file, &cfg, o.out, o.force, o.quiet,
+                                   !o.no_plots, &pr);
+        if (sig_ok)
+            rx_cli_signals_restore();
+        rx_config_free(&cfg);
+        rx_sweep_free(&sw);
+        free(o.sets);
+        return rc;
     }
     if (sw.n_keys > 0) {
         rx_config_free(&cfg);

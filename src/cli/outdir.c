@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../io/marker.h"
+#include "plots.h"
 
 /* Is a (a resolved path) b itself or one of b's parents? */
 static int is_self_or_parent(const char *a, const char *b)
@@ -60,6 +61,27 @@ int rx_cli_force_ok(const char *out)
     fprintf(stderr, "replex: %s %s; --force replaces only a run or sweep "
             "directory replex wrote: choose another -o\n", out, why);
     return -1;
+}
+
+int rx_cli_make_multi_dir(const char *out, int force, const char *marker)
+{
+    struct stat sb;
+    if (stat(out, &sb) == 0 && !force) {
+        fprintf(stderr, "replex: %s: already exists; choose another -o or "
+                "pass --force\n", out);
+        return -1;
+    }
+    if (force && rx_cli_force_ok(out) != 0)
+        return -1;
+    if (rx_cli_mkdir_parents(out) != 0 ||
+        (mkdir(out, 0777) != 0 && errno != EEXIST) ||
+        rx_cli_write_marker(out, marker) != 0) {
+        fprintf(stderr, "replex: %s: cannot create: %s\n", out,
+                strerror(errno));
+        return -1;
+    }
+    rx_cli_clean_stale(out, 1, 0);
+    return 0;
 }
 
 int rx_cli_write_marker(const char *dir, const char *text)

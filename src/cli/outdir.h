@@ -14,6 +14,12 @@ int rx_cli_force_ok(const char *out);
 /* Writes the marker file (content text) into dir; 0 or -1 (errno). */
 int rx_cli_write_marker(const char *dir, const char *text);
 
+/* The directory of several runs (a sweep's, the replicates'): refused
+ * when it exists without force, created (with its parents) holding the
+ * marker text, cleared of killed runs' NAME.tmp-PID. 0, or -1 after
+ * printing why (exit 2). */
+int rx_cli_make_multi_dir(const char *out, int force, const char *marker);
+
 #endif
 
 /* The lock of a live run's DIR.partial: DIR.partial/lock, held with

@@ -193,30 +193,6 @@ static int sweep_check(sweep_t *s, rx_config *c0, rx_ctx **ctx0)
     return 0;
 }
 
-/* The sweep directory: refused when it exists without --force, created
- * with its marker, cleared of killed runs' run-N.tmp-PID. */
-static int sweep_make_dir(const sweep_t *s)
-{
-    const char *out = s->out;
-    struct stat sb;
-    if (stat(out, &sb) == 0 && !s->force) {
-        fprintf(stderr, "replex: %s: already exists; choose another -o or "
-                "pass --force\n", out);
-        return EXIT_BADINPUT;
-    }
-    if (s->force && rx_cli_force_ok(out) != 0)
-        return EXIT_BADINPUT;
-    if (rx_cli_mkdir_parents(out) != 0 ||
-        (mkdir(out, 0777) != 0 && errno != EEXIST) ||
-        rx_cli_write_marker(out, RX_MARKER_SWEEP) != 0) {
-        fprintf(stderr, "replex: %s: cannot create: %s\n", out,
-                strerror(errno));
-        return EXIT_BADINPUT;
-    }
-    rx_cli_clean_stale(out, 1, 0);
-    return 0;
-}
-
 /* The table row of a finished run. */
 static void sweep_fill_row(rx_ctx *ctx, const rx_config *c, row_t *w)
 {
@@ -438,8 +414,8 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
     int rc = sweep_expand(&s, sets, nsets);
     if (rc == 0)
         rc = sweep_check(&s, &c0, &ctx0);
-    if (rc == 0)
-        rc = sweep_make_dir(&s);
+    if (rc == 0 && rx_cli_make_multi_dir(out, force, RX_MARKER_SWEEP) != 0)
+        rc = EXIT_BADINPUT;
     if (rc != 0 && ctx0) {
         rx_destroy(&ctx0);
         rx_config_free(&c0);

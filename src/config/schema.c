@@ -102,6 +102,10 @@ const rx__keydef rx__keys[] = {
      "RNG key; output is a function of (config, seed) only"},
     {"iterations", K_I64, OFF(iterations), "1000", 1, 1e15, 0, 0, NULL,
      "number of iterations K (k = 0..K-1)"},
+    {"replicates", K_INT, OFF(replicates), "1", 1, 1000, 0, 0, NULL,
+     "replex run: N independent copies of the run (copy r with a seed "
+     "derived from seed and r) into DIR/rep-00 ..., and DIR/summary.json "
+     "with the split R-hat over them"},
     {"threads", K_INT, OFF(threads), "0", 0, 4096, 0, 0, NULL,
      "OpenMP threads; 0 = all available (capped at n_chains); results do "
      "not depend on it"},

@@ -154,6 +154,13 @@ static rx_status check_run(const rx_config *c, const rx__marks *mk,
                        P);
     if (c->threads < 0)
         return rx__key_err(err, mk, "threads", "must be >= 0");
+    if (c->replicates < 1 || c->replicates > 1000)
+        return rx__key_err(err, mk, "replicates",
+                           "must be in [1, 1000], got %d", c->replicates);
+    if (c->replicates > 1 && c->checkpoint.every > 0)
+        return rx__key_err(err, mk, "replicates",
+                           "checkpoints are per run: replicates > 1 cannot "
+                           "be resumed (set checkpoint.every: 0)");
     double S = c->tempering.target_swap_rate;
     if (!(S > 0.0 && S < 1.0))
         return rx__key_err(err, mk, "tempering.target_swap_rate",

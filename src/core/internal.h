@@ -52,7 +52,8 @@ enum {
     RX_STREAM_STATE = 13,   /* a step rule's fresh random state (init,
                                reset on a move), apart from the step
                                stream, whose draws may be drawn ahead */
-    RX_STREAM_RESAMPLE = 14 /* resampling of weighted samples         */
+    RX_STREAM_RESAMPLE = 14,/* resampling of weighted samples         */
+    RX_STREAM_REPLICATE = 15 /* the seeds of replicate runs           */
 };
 
 /*

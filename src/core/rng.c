@@ -33,6 +33,15 @@ void rx__stream_init(rx__stream *s, uint64_t seed, uint32_t entity,
     rx__stream_init_inl(s, seed, entity, purpose, k);
 }
 
+uint64_t rx_replicate_seed(uint64_t seed, int r)
+{
+    if (r <= 0)
+        return seed;
+    rx__u32x4 c = {{(uint32_t)r, 0u, (uint32_t)RX_STREAM_REPLICATE << 24, 0u}};
+    rx__u32x4 v = rx__philox_inl(c, (uint32_t)seed, (uint32_t)(seed >> 32));
+    return (uint64_t)v.v[1] << 32 | v.v[0];
+}
+
 /* (x + 0.5) / 2^32: strictly inside (0,1). */
 static inline double u32_open(uint32_t x)
 {

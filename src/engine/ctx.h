@@ -163,6 +163,8 @@ struct rx_ctx {
     rx__vrconf vc;
     double C_final;             /* thread 0's buffer after the run */
     double *s2_final;           /* P-1: thread 0's sigma_p^2 after run */
+    double round_lambda[RX__MAX_ROUNDS]; /* barrier ladder: thread 0's */
+    int64_t rounds;             /* completed barrier rounds after the run */
     int s2_estimate;            /* sigma2: estimate */
     int P, nt_req, nt_used;
     size_t dim;

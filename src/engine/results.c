@@ -77,6 +77,8 @@ void rx__run_view(const rx_ctx *c, rx__runview *v)
     v->energy = c->ran && c->samples ? c->senergy : NULL;
     v->pred_mean = c->ran && c->ev.on && c->ev.bma.valid ? c->ev.mean[0]
                                                          : NULL;
+    v->rounds = c->rounds;
+    v->round_lambda = c->round_lambda;
     v->mem_data = c->mem_data;
     v->mem_scratch = c->mem_scratch;
     v->vr_on = c->vc.on && c->parts;

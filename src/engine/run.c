@@ -429,6 +429,8 @@ static void thread_finish(rx_ctx *c, rx__run *R, rx__tstate *ts, int t,
         memcpy(c->eta, ts->x.eta, sizeof(double) * (size_t)P);
         memcpy(c->tau, ts->x.tau, sizeof(double) * (size_t)P);
         c->C_final = ts->x.C;
+        memcpy(c->round_lambda, ts->x.round_lambda, sizeof c->round_lambda);
+        c->rounds = c->ac.adapt == RX_ADAPT_BARRIER ? ts->x.round : 0;
         memcpy(c->s2_final, ts->x.s2hat, sizeof(double) * (size_t)P);
         c->rec.total_swaps += ts->x.nonadjacent_swaps;
     }

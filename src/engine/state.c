@@ -30,6 +30,7 @@ void rx__xstate_copy(rx__xstate *dst, const rx__xstate *src, int P)
     dst->sa_count = src->sa_count;
     dst->round = src->round;
     dst->round_end = src->round_end;
+    memcpy(dst->round_lambda, src->round_lambda, sizeof dst->round_lambda);
     dst->nonadjacent_swaps = src->nonadjacent_swaps;
 }
 
@@ -108,6 +109,7 @@ static void xstate_io(rx__state_io f, void *u, rx__xstate *x, int P)
     f(u, &x->sa_count, sizeof x->sa_count);
     f(u, &x->round, sizeof x->round);
     f(u, &x->round_end, sizeof x->round_end);
+    f(u, x->round_lambda, sizeof x->round_lambda);
     f(u, &x->nonadjacent_swaps, sizeof x->nonadjacent_swaps);
 }
 
@@ -272,6 +274,9 @@ const char *rx__state_check(const rx_ctx *c, int64_t k)
     for (int p = 0; p + 1 < P; ++p)
         if (x->gate[p] > 1 || !(isfinite(x->s2hat[p]) && x->s2hat[p] >= 0.0))
             return "a pair's gate or variance estimate is invalid";
+    for (int j = 0; j < RX__MAX_ROUNDS; ++j)
+        if (!(x->round_lambda[j] >= 0.0 && x->round_lambda[j] <= P - 1))
+            return "a barrier round's Lambda is invalid";
     /* counters: at most P events per iteration so far, so that the run's
      * increments and sums cannot overflow */
     const double most = (double)k * P;

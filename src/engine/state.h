@@ -58,6 +58,11 @@ typedef struct rx__runview {
                                 * kept samples on the test set, rows x
                                 * outputs (rx__network_rows, _nout), or
                                 * NULL */
+    /* ladder.adapt barrier: the completed rounds, round r of
+     * barrier_round * 2^r iterations, and each one's Lambda (the sum of
+     * the pairs' rejection rates over it) */
+    int64_t rounds;
+    const double *round_lambda;
 } rx__runview;
 
 /* Borrowed: valid until rx_destroy. */

@@ -98,6 +98,8 @@ rx_status rx__tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
     for (int p = 0; p < P; ++p)
         ts->x.acc_sum[p] = 0.0;
     ts->x.round = 0;
+    for (int r = 0; r < RX__MAX_ROUNDS; ++r)
+        ts->x.round_lambda[r] = 0.0;
     ts->x.round_end = c->cfg.ladder.barrier_round - 1;
     {
         const rx_config *cf = &c->cfg;

@@ -8,6 +8,11 @@
 
 #include "../core/internal.h"
 
+/* Most barrier-ladder rounds a run can complete: round r is
+ * barrier_round * 2^r iterations long, and a checkpoint's round is at
+ * most 62. */
+#define RX__MAX_ROUNDS 64
+
 typedef struct rx__xconf {
     int P;
     int W;            /* window (1 for DEO) */
@@ -48,6 +53,9 @@ typedef struct rx__xstate {
     int64_t sa_count; /* stochastic-approximation steps of s2hat so far */
     double *acc_sum;  /* P-1: acceptance probabilities this barrier round */
     int64_t round, round_end; /* barrier ladder: round index, last k */
+    /* barrier ladder: Lambda = sum of the pairs' rejection rates over each
+     * completed round r < round (the ladder of that round) */
+    double round_lambda[RX__MAX_ROUNDS];
     int64_t nonadjacent_swaps; /* APE swaps between non-neighbours */
     /* NULL, or this iteration's fresh pair noise drawn ahead (the engine's
      * barrier design, in the step phase): the two draws of the comparison

@@ -9,5 +9,7 @@
 #define RX_MARKER_FILE ".replex"
 #define RX_MARKER_RUN "replex run directory (--force may replace it)\n"
 #define RX_MARKER_SWEEP "replex sweep directory (--force may write into it)\n"
+#define RX_MARKER_REPLICATES \
+    "replex replicates directory (--force may write into it)\n"
 
 #endif

@@ -20,6 +20,7 @@
 #include "inference.h"
 #include "json.h"
 #include "marker.h"
+#include "rundiag.h"
 #include "rundir_bias.h"
 
 static rx_status io_fail(rx_ctx *c, const char *what, const char *path)
@@ -371,6 +372,16 @@ static void sum_faults(FILE *f, rx_ctx *c, const rx__runview *v)
     fprintf(f, "]},\n");
 }
 
+/* convergence diagnostics: ESS, Lambda, weights (rundiag.c) */
+static rx_status sum_diagnostics(FILE *f, rx_ctx *c)
+{
+    rx__rundiag d;
+    rx_status st = rx__rundiag_get(c, &d);
+    if (st == RX_OK)
+        rx__rundiag_json(f, &d);
+    return st;
+}
+
 /* The timing line is last: the only part that is not a function of
  * (config, seed). It opens with threads, wall time and the scheduling
  * figures; sum_memory and sum_phases append to it. */
@@ -508,6 +519,7 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     sum_modes(f, c, v);
     sum_metrics(f, v);
     sum_faults(f, c, v);
+    rx_status st = sum_diagnostics(f, c);
     sum_timing(f, v);
     sum_timing_vr(f, v);
     sum_memory(f, v);
@@ -515,7 +527,7 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     fprintf(f, "}\n}\n");
     if (fclose(f) != 0)
         return io_fail(c, "write failed", path);
-    return RX_OK;
+    return st;
 }
 
 static rx_status write_trace(rx_ctx *c, const char *path)

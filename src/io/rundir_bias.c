@@ -48,6 +48,18 @@ static double *tgt_logw(const tgt_rows *t)
     return w;
 }
 
+int rx__target_weights_ess(const rx_ctx *c, double *ess, int64_t *n)
+{
+    tgt_rows t;
+    if (!tgt_get(c, &t))
+        return 0;
+    double *w = tgt_logw(&t);
+    *ess = w ? rx__weights_ess(w, t.n) : 0.0;
+    *n = t.n;
+    free(w);
+    return 1;
+}
+
 /* Copies of each target row under residual-stochastic resampling with the
  * run's seed (malloc'd, n entries), *M their sum; NULL when the weights
  * cannot be resampled (all zero) or no memory. */

@@ -11,6 +11,10 @@
 
 /* The summary's "bias" block (a line ending in ",\n") into f. */
 void rx__summary_bias(FILE *f, rx_ctx *c);
+/* With importance weights (a bias): 1, the effective sample size
+ * (sum w)^2 / sum w^2 of the target position's weights into *ess and
+ * their number into *n; else 0. */
+int rx__target_weights_ess(const rx_ctx *c, double *ess, int64_t *n);
 /* weights.npy and (bias.resample) samples_resampled.npy into dir. */
 rx_status rx__rundir_bias_files(rx_ctx *c, const char *dir);
 

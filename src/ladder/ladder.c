@@ -65,11 +65,15 @@ void rx__adapt(const rx__aconf *ac, rx__xstate *xs, int64_t k)
         if (k == xs->round_end) {
             /* r_j = 1 - mean acceptance probability over the round */
             int64_t len = ac->round0 << xs->round;
+            double lambda = 0.0;
             for (int p = 0; p < P - 1; ++p) {
                 xs->acc_sum[p] = 1.0 - xs->acc_sum[p] / (double)len;
                 if (xs->acc_sum[p] < 0.0)
                     xs->acc_sum[p] = 0.0;
+                lambda += xs->acc_sum[p];
             }
+            if (xs->round < RX__MAX_ROUNDS)
+                xs->round_lambda[xs->round] = lambda;
             rx__barrier_update(xs->tau, xs->acc_sum, P, xs->tmp);
             for (int q = 0; q < P; ++q)
                 xs->beta[q] = 1.0 / xs->tau[q];

@@ -1,0 +1,84 @@
+/*
+ * A finished run's convergence diagnostics (rundiag.c): the effective
+ * sample size and autocorrelation time of the target position's draws per
+ * coordinate, the communication barrier Lambda and the number of chains it
+ * suggests (per run and per barrier-ladder round), the importance weights'
+ * ESS; the summary's "diagnostics" block, the lines `replex run` prints,
+ * and the summary of replicate runs (split R-hat over them). The figures
+ * are computed by src/record/ess.c.
+ */
+#ifndef RX_IO_RUNDIAG_H
+#define RX_IO_RUNDIAG_H
+
+#include <stdio.h>
+
+#include "replex/replex.h"
+
+/* Coordinates whose ESS is computed: every one up to this many, else
+ * this many evenly spaced ones (coordinate i * dim / 64, i < 64). */
+#define RX__DIAG_COORDS 64
+
+typedef struct rx__rundiag {
+    /* the target position's draws (kept samples) */
+    int64_t draws;   /* rows of the target position (0: none kept) */
+    size_t dim;
+    int n_coords;    /* coordinates evaluated; 0 with fewer than 4 draws */
+    int64_t coord[RX__DIAG_COORDS];
+    rx_ess_info ess[RX__DIAG_COORDS];
+    /* over the evaluated coordinates (NaN where none is defined) */
+    double bulk_min, bulk_median, tail_min, tail_median;
+    double tau_median, tau_max;
+    /* the communication barrier (Syed et al. 2022) */
+    int n_chains;
+    double lambda;   /* NaN: no pair was evaluated (scheme none) */
+    int suggested;   /* chains it suggests (0 with a NaN lambda) */
+    rx_rule rule;    /* tempering.rule */
+    int applies;     /* the suggestion means something: a Metropolis-type
+                      * rule (metropolis, bias_corrected), whose rejection
+                      * measures how far apart neighbours are; the
+                      * deterministic and Bernoulli rules set theirs */
+    int64_t rounds;  /* ladder.adapt barrier: completed rounds */
+    int64_t round0;  /* ladder.barrier_round */
+    const double *round_lambda; /* rounds entries (borrowed from the run) */
+    /* importance weights (a bias) */
+    int weighted;
+    double weights_ess; /* (sum w)^2 / sum w^2 of the target rows */
+} rx__rundiag;
+
+/* The diagnostics of a finished run; RX_ENOMEM when scratch cannot be
+ * had (then the context's message says so). */
+rx_status rx__rundiag_get(rx_ctx *c, rx__rundiag *d);
+
+/* The summary's "diagnostics" block, a line ending in ",\n". */
+void rx__rundiag_json(FILE *f, const rx__rundiag *d);
+
+/* The few labelled lines `replex run` prints after a run. */
+void rx__rundiag_print(FILE *f, const rx__rundiag *d);
+/* rx__rundiag_get, then rx__rundiag_print (or the error) into f. */
+void rx__rundiag_report(FILE *f, rx_ctx *c);
+
+/* What the replicates' summary found, for the lines printed after it. */
+typedef struct rx__repdiag {
+    int n_coords;          /* coordinates evaluated (0: too few draws) */
+    double rhat_max;       /* the largest R-hat over them (NaN: none) */
+    int64_t rhat_max_coord;
+    double bulk_min;       /* the smallest pooled bulk ESS */
+} rx__repdiag;
+
+/*
+ * The summary of n >= 2 replicate runs of one configuration (each one
+ * chain): path gets a JSON file with the seeds and run directories, the
+ * split R-hat per coordinate over the runs and the ESS of the runs pooled
+ * (rx_rhat, rx_ess with n chains), and each run's ESS and Lambda. dirs:
+ * the runs' directory names (relative to the summary). Written to a
+ * temporary file and renamed. out (may be NULL): the headline figures.
+ * err: the reason on failure.
+ */
+rx_status rx__replicates_summary(rx_ctx *const *runs, const char *const *dirs,
+                                 int n, const char *path, const char *source,
+                                 rx__repdiag *out, rx_err *err);
+
+/* The lines `replex run` prints after the replicates' summary. */
+void rx__repdiag_print(FILE *f, const rx__repdiag *d, int n);
+
+#endif

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# The diagnostics of a run (summary.json "diagnostics", the lines printed
+# after `replex run`) and of replicate runs (DIR/summary.json with R-hat):
+#  - the default experiment: ESS bulk/tail/tau per coordinate, Lambda
+#    recomputed from the per-pair acceptance, the suggested chains
+#    ceil(2 Lambda) + 1 (flagged as not applying under its deterministic
+#    rule), the terminal lines;
+#  - a Metropolis run: the suggestion applies and is printed;
+#  - the barrier ladder: one Lambda per round, and (a run that ends with a
+#    round) their length-weighted mean equals the run's Lambda;
+#  - CSGLD: the importance weights' ESS, as the bias block has it;
+#  - record.all_positions: only the target position's rows count;
+#  - replicates: 2: rep-00 (the file's seed) and rep-01 (a derived one),
+#    DIR/summary.json with R-hat and pooled ESS per coordinate (checked
+#    against the numpy implementation of tests/test_ess_numpy.py where
+#    numpy is installed), rep-01/config.yaml reruns it alone; replicates
+#    with a sweep or with checkpoints are refused.
+set -u
+cd "$RX_SRCDIR"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { pass=$((pass+1)); }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+py() { python3 - "$@"; }
+R="$RX_REPLEX"
+
+# 1. the default experiment
+"$R" run yaml/default.yaml -o "$tmp/def" --no-plots --threads 1 \
+    > "$tmp/def.out" 2> /dev/null && ok || bad "default run failed"
+py "$tmp/def/summary.json" <<'P' && ok || bad "default run's diagnostics"
+import json, math, sys
+s = json.load(open(sys.argv[1]))
+d = s["diagnostics"]
+e, b = d["ess"], d["barrier"]
+assert d["draws"] == s["samples"]["count"] == 1991, d["draws"]
+assert e["dim"] == 2 and e["coordinates"] == [0, 1], e
+for k in ("bulk", "tail", "tau"):
+    assert len(e[k]) == 2 and all(v > 0 for v in e[k]), (k, e[k])
+assert e["bulk_min"] == min(e["bulk"]) and e["tau_max"] == max(e["tau"])
+# ESS of 1991 kept draws of a well-mixed run: hundreds, not more than
+# draws x log10(draws) (Geyer's cap)
+assert 100 < e["bulk_min"] <= 1991 * math.log10(1991), e["bulk_min"]
+lam = sum(1 - p["mean_accept_prob"] for p in s["swaps"]["per_pair"])
+assert abs(b["lambda"] - lam) < 1e-9, (b["lambda"], lam)
+assert b["suggested_chains"] == math.ceil(2 * lam) + 1, b
+assert b["suggestion_applies"] is False and b["rule"] == "deterministic"
+assert b["n_chains"] == 16 and "rounds" not in b
+P
+grep -q '^ESS (1991 target draws, 2 coordinates): bulk min [0-9]*, median [0-9]*; tail min [0-9]*; autocorrelation time max' "$tmp/def.out" \
+    && ok || bad "ESS line: $(cat "$tmp/def.out")"
+grep -q '^rejection summed over the 15 pairs [0-9.]* (no chain count suggested: the deterministic rule' "$tmp/def.out" \
+    && ok || bad "Lambda line: $(cat "$tmp/def.out")"
+
+# 2. Metropolis on exact energies: the suggestion applies
+cat > "$tmp/m.yaml" <<'Y'
+seed: 3
+iterations: 4000
+tempering: {n_chains: 8, scheme: deo}
+ladder: {eta: 0.003, tau: {min: 1, max: 30}}
+record: {thin: 2}
+Y
+"$R" run "$tmp/m.yaml" -o "$tmp/m" --no-plots --threads 1 > "$tmp/m.out" \
+    2> /dev/null && ok || bad "metropolis run failed"
+py "$tmp/m/summary.json" <<'P' && ok || bad "metropolis run's barrier"
+import json, math, sys
+s = json.load(open(sys.argv[1]))
+b = s["diagnostics"]["barrier"]
+lam = sum(1 - p["mean_accept_prob"] for p in s["swaps"]["per_pair"])
+assert abs(b["lambda"] - lam) < 1e-9 and 0 < lam < 7, (b["lambda"], lam)
+assert b["suggestion_applies"] is True and b["rule"] == "metropolis"
+assert b["suggested_chains"] == max(2, math.ceil(2 * lam) + 1)
+P
+grep -q '^communication barrier Lambda [0-9.]* over 7 pairs: [0-9]* chains suggested (this run 8)$' "$tmp/m.out" \
+    && ok || bad "Lambda line: $(cat "$tmp/m.out")"
+
+# 3. the barrier ladder: rounds of 250, 500, 1000, 2000 iterations end
+# at k = 3749 = K - 1, so the rounds cover the run exactly
+"$R" run "$tmp/m.yaml" -o "$tmp/bar" --no-plots -q --threads 1 \
+    --set iterations=3750 --set ladder.adapt=barrier \
+    --set ladder.barrier_round=250 && ok || bad "barrier run failed"
+py "$tmp/bar/summary.json" <<'P' && ok || bad "barrier rounds"
+import json, sys
+s = json.load(open(sys.argv[1]))
+b = s["diagnostics"]["barrier"]
+r = b["rounds"]
+assert [x["iterations"] for x in r] == [250, 500, 1000, 2000], r
+assert [x["last_iteration"] for x in r] == [249, 749, 1749, 3749], r
+assert all(0 < x["lambda"] < 7 for x in r), r
+w = sum(x["iterations"] * x["lambda"] for x in r) / 3750
+assert abs(w - b["lambda"]) < 1e-9, (w, b["lambda"])
+P
+
+# 4. CSGLD: the importance weights' ESS
+"$R" run yaml/csgld_gmm_1d.yaml -o "$tmp/cs" --no-plots -q --threads 1 \
+    --set iterations=20000 && ok || bad "csgld run failed"
+py "$tmp/cs/summary.json" <<'P' && ok || bad "csgld weights"
+import json, sys
+s = json.load(open(sys.argv[1]))
+d = s["diagnostics"]
+w = d["weights"]
+assert d["draws"] == 2000 and d["barrier"] is None, d
+assert abs(w["ess"] - s["bias"]["weights"]["ess"]) < 1e-9 * w["ess"]
+assert abs(w["ess_fraction"] - w["ess"] / 2000) < 1e-12
+assert 0 < w["ess_fraction"] <= 1
+P
+
+# 5. all positions recorded: the diagnostics read the target's rows only
+"$R" run "$tmp/m.yaml" -o "$tmp/all" --no-plots -q --threads 1 \
+    --set record.all_positions=true && ok || bad "all_positions run failed"
+py "$tmp/all/summary.json" "$tmp/m/summary.json" <<'P' && ok || bad "all_positions"
+import json, sys
+a, m = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["samples"]["count"] == 8 * a["diagnostics"]["draws"]
+assert a["diagnostics"]["ess"] == m["diagnostics"]["ess"]
+P
+
+# 6. replicates
+"$R" run "$tmp/m.yaml" -o "$tmp/rep" --no-plots --threads 1 \
+    --set replicates=2 > "$tmp/rep.out" 2> /dev/null && ok || bad "replicates run failed"
+[ -f "$tmp/rep/.replex" ] && [ -f "$tmp/rep/rep-00/.replex" ] && \
+    [ -f "$tmp/rep/rep-01/summary.json" ] && [ ! -e "$tmp/rep/rep-02" ] \
+    && ok || bad "replicate directories: $(ls -a "$tmp/rep")"
+py "$tmp/rep" <<'P' && ok || bad "replicates summary"
+import json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+r0, r1 = (json.load(open(d + "/rep-0%d/summary.json" % i)) for i in (0, 1))
+assert s["replicates"] == 2 and [r["dir"] for r in s["runs"]] == ["rep-00", "rep-01"]
+assert r0["seed"] == 3 and s["runs"][0]["seed"] == 3
+assert r1["seed"] != 3 and s["runs"][1]["seed"] == r1["seed"]
+g = s["diagnostics"]
+assert g["chains"] == 2 and g["draws_per_chain"] == r0["diagnostics"]["draws"]
+assert g["coordinates"] == [0, 1] and len(g["rhat"]) == 2
+assert all(0.99 < x < 1.1 for x in g["rhat"]), g["rhat"]
+assert g["rhat_max"] == max(g["rhat"])
+assert s["runs"][1]["ess_bulk_min"] == r1["diagnostics"]["ess"]["bulk_min"]
+P
+grep -q '^over the 2 replicates: R-hat max [0-9.]* (coordinate [01]); pooled bulk ESS min [0-9]*$' "$tmp/rep.out" \
+    && ok || bad "R-hat line: $(cat "$tmp/rep.out")"
+# R-hat and pooled ESS against the numpy implementation (numpy needed)
+if /usr/bin/python3 -c 'import numpy' 2> /dev/null; then
+    /usr/bin/python3 - "$tmp/rep" "$RX_SRCDIR/tests" <<'P' && ok || bad "R-hat against numpy"
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[2])
+import test_ess_numpy as ref
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))["diagnostics"]
+x = np.stack([np.load(d + "/rep-0%d/samples.npy" % i).astype(float) for i in (0, 1)])
+for j in (0, 1):
+    r = ref.ref_rhat(x[:, :, j])
+    b = ref.ref_ess(x[:, :, j])[0]
+    assert abs(s["rhat"][j] - r) < 1e-9 * r, (s["rhat"][j], r)
+    assert abs(s["ess_bulk"][j] - b) < 1e-6 * b, (s["ess_bulk"][j], b)
+P
+fi
+"$R" run "$tmp/rep/rep-01/config.yaml" -o "$tmp/one" --no-plots -q \
+    --threads 1 && cmp -s "$tmp/one/samples.npy" "$tmp/rep/rep-01/samples.npy" \
+    && ok || bad "rep-01/config.yaml does not rerun replicate 1"
+# refused: replicates with a sweep, with checkpoints (exit 2, nothing made)
+printf 'sweep:\n  seed: [1, 2]\n' | cat "$tmp/m.yaml" - > "$tmp/sw.yaml"
+"$R" run "$tmp/sw.yaml" -o "$tmp/sw" -q --set replicates=2 2> "$tmp/err"
+[ $? -eq 2 ] && [ ! -e "$tmp/sw" ] && grep -q 'replicates: 2 with a sweep' "$tmp/err" \
+    && ok || bad "replicates with a sweep: $(cat "$tmp/err")"
+"$R" run "$tmp/m.yaml" -o "$tmp/ck" -q --set replicates=2 \
+    --set checkpoint.every=100 2> "$tmp/err"
+[ $? -eq 2 ] && [ ! -e "$tmp/ck" ] && grep -q 'replicates: checkpoints are per run' "$tmp/err" \
+    && ok || bad "replicates with checkpoints: $(cat "$tmp/err")"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
