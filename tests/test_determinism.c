@@ -210,7 +210,7 @@ static rx_ctx *run_zhelp(int threads, int on, rx_step_kind kind)
     c.ladder.tau.max = 1.02;
     c.step.target = c.step.others = kind;
     c.record.thin = 7;
-    rx_callback_target cb = {3000, slow_gauss, NULL};
+    rx_callback_target cb = {.dim = 3000, .energy = slow_gauss};
     return run_callback(&c, &cb, "balance_noise");
 }
 
@@ -364,7 +364,7 @@ static rx_ctx *run_grid(int P, int threads, rx_scheme scheme, int W,
     c.record.thin = 5;
     c.record.index_every = index_every;
     c.record.trace_every = 100;
-    rx_callback_target cb = {2, jitter_gauss, NULL};
+    rx_callback_target cb = {.dim = 2, .energy = jitter_gauss};
     rx_ctx *ctx = NULL;
     rx_err err;
     rx_status st = rx_create(&ctx, &c, &cb, (rx_logger){0}, &err);
@@ -487,7 +487,7 @@ static void check_partner_stop(void)
     c.record.trace_every = 0; /* no trace rows: they bring full barriers */
     c.record.index_every = 0;
     stopper s = {0, 0, 4 * 70}; /* about iteration 70 */
-    rx_callback_target cb = {2, slow_stop, &s};
+    rx_callback_target cb = {.dim = 2, .energy = slow_stop, .user = &s};
     rx_ctx *ctx = NULL;
     rx_err err;
     rx_status st = rx_create(&ctx, &c, &cb, (rx_logger){0}, &err);
@@ -545,7 +545,7 @@ static void check_paced_progress(void)
             rx_config c;
             slow4_config(&c, 9, 48, sync);
             c.record.thin = 1;
-            rx_callback_target cb = {2, spin_gauss, NULL};
+            rx_callback_target cb = {.dim = 2, .energy = spin_gauss};
             rx_err err;
             rx_status st =
                 rx_create(&ctx[with], &c, &cb, (rx_logger){0}, &err);
@@ -836,7 +836,7 @@ static void check_wait_share(void)
         c.threads = 2;
         c.sync = sync;
         c.balance = 0;
-        rx_callback_target cb = {2, slow_on_thread0, NULL};
+        rx_callback_target cb = {.dim = 2, .energy = slow_on_thread0};
         rx_ctx *ctx = run_callback(&c, &cb, "slow thread 0");
         if (!ctx)
             continue;
