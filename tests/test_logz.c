@@ -33,8 +33,10 @@ typedef struct {
 
 static void conj_data(conj *m)
 {
-    m->s0 = 2.0;
-    m->s = 1.0;
+    /* prior and likelihood of comparable weight (precisions 2.8 and 5):
+     * a path that weighs the prior wrongly moves log Z */
+    m->s0 = 0.6;
+    m->s = 2.0;
     rx__stream st;
     rx__stream_init(&st, 77, 0, RX_STREAM_DATA, 0);
     for (int j = 0; j < D; ++j) {
@@ -221,9 +223,9 @@ static void check_conjugate(void)
     rx_config c;
     base_config(&c, 11);
     c.target.kind = RX_TARGET_CALLBACK;
-    /* curvature 0.25 at the reference, 20.25 at the target */
-    c.ladder.eta.min = 0.0005;
-    c.ladder.eta.max = 0.05;
+    /* curvature 2.8 at the reference, 7.8 at the target */
+    c.ladder.eta.min = 0.001;
+    c.ladder.eta.max = 0.003;
     rx_callback_target cb = {.dim = D, .energy = conj_energy, .user = &m,
                              .prior = conj_prior_fn};
     rx_log_z z;
