@@ -15,6 +15,11 @@
 #include "replex/replex.h"
 #include "../src/engine/ctx.h" /* rx__wait_note, rx__window_note, rx__steal_share */
 #include "check.h"
+#include "gmm_config.h"
+
+/* the 2-D two-component mixture of the gmm variants */
+static const double GW[] = {0.3, 0.7}, GMU[] = {-3, 0, 3, 1},
+                    GSC[] = {0.5, 1, 0.8, 0.6};
 
 typedef struct {
     const char *name;
@@ -46,19 +51,8 @@ static rx_ctx *run_sync(const variant *v, int threads, int sync)
     c.target.grad_noise_sd = v->gnoise;
     c.rng.normal = v->normal;
     c.target.confine_radius2 = 20;
-    if (v->target == RX_TARGET_GMM) {
-        static double w[] = {0.3, 0.7}, mu[] = {-3, 0, 3, 1},
-                      sc[] = {0.5, 1, 0.8, 0.6};
-        c.target.weights.v = malloc(sizeof w);
-        c.target.means.v = malloc(sizeof mu);
-        c.target.scales.v = malloc(sizeof sc);
-        memcpy(c.target.weights.v, w, sizeof w);
-        memcpy(c.target.means.v, mu, sizeof mu);
-        memcpy(c.target.scales.v, sc, sizeof sc);
-        c.target.weights.n = 2;
-        c.target.means.rows = c.target.scales.rows = 2;
-        c.target.means.cols = c.target.scales.cols = 2;
-    }
+    if (v->target == RX_TARGET_GMM)
+        gmm_config(&c, GW, GMU, GSC, 2, 2);
     c.tempering.n_chains = v->P;
     c.tempering.scheme = v->scheme;
     c.ladder.eta.min = 0.003;
@@ -866,18 +860,7 @@ static rx_ctx *run_path(int threads, int sync)
     c.threads = threads;
     c.sync = sync;
     c.balance = threads == 3 ? 2 : 1;
-    c.target.kind = RX_TARGET_GMM;
-    static const double w[] = {0.3, 0.7}, mu[] = {-3, 0, 3, 1},
-                        sc[] = {0.5, 1, 0.8, 0.6};
-    c.target.weights.v = malloc(sizeof w);
-    c.target.means.v = malloc(sizeof mu);
-    c.target.scales.v = malloc(sizeof sc);
-    memcpy(c.target.weights.v, w, sizeof w);
-    memcpy(c.target.means.v, mu, sizeof mu);
-    memcpy(c.target.scales.v, sc, sizeof sc);
-    c.target.weights.n = 2;
-    c.target.means.rows = c.target.scales.rows = 2;
-    c.target.means.cols = c.target.scales.cols = 2;
+    gmm_config(&c, GW, GMU, GSC, 2, 2);
     c.target.energy_noise_sd = 0.3;
     c.target.grad_noise_sd = 0.2;
     c.tempering.n_chains = 9;

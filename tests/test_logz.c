@@ -19,6 +19,7 @@
 #include "../src/core/internal.h"
 #include "../src/record/logz.h"
 #include "check.h"
+#include "gmm_config.h"
 
 #define LOG_2PI 1.8378770664093454836
 
@@ -313,18 +314,9 @@ static void check_gmm(void)
 {
     rx_config c;
     base_config(&c, 13);
-    c.target.kind = RX_TARGET_GMM;
     static const double w[] = {0.4, 0.6}, mu[] = {-2, 1, 2, -1},
                         sc[] = {0.7, 0.7, 1.0, 1.0};
-    c.target.weights.v = malloc(sizeof w);
-    c.target.means.v = malloc(sizeof mu);
-    c.target.scales.v = malloc(sizeof sc);
-    memcpy(c.target.weights.v, w, sizeof w);
-    memcpy(c.target.means.v, mu, sizeof mu);
-    memcpy(c.target.scales.v, sc, sizeof sc);
-    c.target.weights.n = 2;
-    c.target.means.rows = c.target.scales.rows = 2;
-    c.target.means.cols = c.target.scales.cols = 2;
+    gmm_config(&c, w, mu, sc, 2, 2);
     c.ladder.reference_mean = 0.5;
     c.ladder.reference_sd = 3.0;
     c.ladder.eta.min = 0.003;
