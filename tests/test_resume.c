@@ -264,21 +264,30 @@ int main(void)
                                       "step.others=sgnht",
                                       "step.sgnht_mu=0.01",
                                       "ladder.eta.max=0.05"};
+    /* the reference path: its log Z record (summary.json's log_z) */
+    static const char *const path[] = {"iterations=6000",
+                                       "ladder.path=reference",
+                                       "ladder.reference_sd=3",
+                                       "tempering.rule=metropolis",
+                                       "ladder.adapt=none",
+                                       "record.burn_in=500"};
     state_moves(deo, 2);
     resume_case("deo", deo, 2);
     resume_case("deo_star", star, 3);
     resume_case("momentum", mom, 4);
     resume_case("sgnht", nht, 5);
+    resume_case("path", path, 6);
     /* the run directories are left to the temporary directory's owner
      * only when a check failed */
     if (check_fail_ == 0) {
         const char *sub[] = {"deo_ref", "deo_r1", "deo_r2", "deo_star_ref",
                              "deo_star_r1", "deo_star_r2", "momentum_ref",
                              "momentum_r1", "momentum_r2", "sgnht_ref",
-                             "sgnht_r1", "sgnht_r2"};
+                             "sgnht_r1", "sgnht_r2", "path_ref", "path_r1",
+                             "path_r2"};
         const char *files[] = {"samples.npy", "index.npy", "trace.csv",
                                "config.yaml", "summary.json"};
-        for (int i = 0; i < 12; ++i) {
+        for (int i = 0; i < 15; ++i) {
             char p[1400];
             for (int j = 0; j < 5; ++j) {
                 snprintf(p, sizeof p, "%s/%s/%s", tmp, sub[i], files[j]);
