@@ -231,7 +231,7 @@ int main(void)
 {
     rx_err err;
     user_t u = {-1, 0, 0};
-    rx_callback_target cb = {3, quad, &u};
+    rx_callback_target cb = {.dim = 3, .energy = quad, .user = &u};
 
     /* a callback target samples N(1, 1) in 3-D at position 1 */
     rx_config c = base();

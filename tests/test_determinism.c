@@ -15,6 +15,11 @@
 #include "replex/replex.h"
 #include "../src/engine/ctx.h" /* rx__wait_note, rx__window_note, rx__steal_share */
 #include "check.h"
+#include "gmm_config.h"
+
+/* the 2-D two-component mixture of the gmm variants */
+static const double GW[] = {0.3, 0.7}, GMU[] = {-3, 0, 3, 1},
+                    GSC[] = {0.5, 1, 0.8, 0.6};
 
 typedef struct {
     const char *name;
@@ -46,19 +51,8 @@ static rx_ctx *run_sync(const variant *v, int threads, int sync)
     c.target.grad_noise_sd = v->gnoise;
     c.rng.normal = v->normal;
     c.target.confine_radius2 = 20;
-    if (v->target == RX_TARGET_GMM) {
-        static double w[] = {0.3, 0.7}, mu[] = {-3, 0, 3, 1},
-                      sc[] = {0.5, 1, 0.8, 0.6};
-        c.target.weights.v = malloc(sizeof w);
-        c.target.means.v = malloc(sizeof mu);
-        c.target.scales.v = malloc(sizeof sc);
-        memcpy(c.target.weights.v, w, sizeof w);
-        memcpy(c.target.means.v, mu, sizeof mu);
-        memcpy(c.target.scales.v, sc, sizeof sc);
-        c.target.weights.n = 2;
-        c.target.means.rows = c.target.scales.rows = 2;
-        c.target.means.cols = c.target.scales.cols = 2;
-    }
+    if (v->target == RX_TARGET_GMM)
+        gmm_config(&c, GW, GMU, GSC, 2, 2);
     c.tempering.n_chains = v->P;
     c.tempering.scheme = v->scheme;
     c.ladder.eta.min = 0.003;
@@ -210,7 +204,7 @@ static rx_ctx *run_zhelp(int threads, int on, rx_step_kind kind)
     c.ladder.tau.max = 1.02;
     c.step.target = c.step.others = kind;
     c.record.thin = 7;
-    rx_callback_target cb = {3000, slow_gauss, NULL};
+    rx_callback_target cb = {.dim = 3000, .energy = slow_gauss};
     return run_callback(&c, &cb, "balance_noise");
 }
 
@@ -364,7 +358,7 @@ static rx_ctx *run_grid(int P, int threads, rx_scheme scheme, int W,
     c.record.thin = 5;
     c.record.index_every = index_every;
     c.record.trace_every = 100;
-    rx_callback_target cb = {2, jitter_gauss, NULL};
+    rx_callback_target cb = {.dim = 2, .energy = jitter_gauss};
     rx_ctx *ctx = NULL;
     rx_err err;
     rx_status st = rx_create(&ctx, &c, &cb, (rx_logger){0}, &err);
@@ -487,7 +481,7 @@ static void check_partner_stop(void)
     c.record.trace_every = 0; /* no trace rows: they bring full barriers */
     c.record.index_every = 0;
     stopper s = {0, 0, 4 * 70}; /* about iteration 70 */
-    rx_callback_target cb = {2, slow_stop, &s};
+    rx_callback_target cb = {.dim = 2, .energy = slow_stop, .user = &s};
     rx_ctx *ctx = NULL;
     rx_err err;
     rx_status st = rx_create(&ctx, &c, &cb, (rx_logger){0}, &err);
@@ -545,7 +539,7 @@ static void check_paced_progress(void)
             rx_config c;
             slow4_config(&c, 9, 48, sync);
             c.record.thin = 1;
-            rx_callback_target cb = {2, spin_gauss, NULL};
+            rx_callback_target cb = {.dim = 2, .energy = spin_gauss};
             rx_err err;
             rx_status st =
                 rx_create(&ctx[with], &c, &cb, (rx_logger){0}, &err);
@@ -836,7 +830,7 @@ static void check_wait_share(void)
         c.threads = 2;
         c.sync = sync;
         c.balance = 0;
-        rx_callback_target cb = {2, slow_on_thread0, NULL};
+        rx_callback_target cb = {.dim = 2, .energy = slow_on_thread0};
         rx_ctx *ctx = run_callback(&c, &cb, "slow thread 0");
         if (!ctx)
             continue;
@@ -853,8 +847,73 @@ static void check_wait_share(void)
     }
 }
 
+/* ladder.path reference: the log Z record (the exact U_like of every
+ * kept row at every position, recomputed here because of the injected
+ * energy noise) and its estimate are the same bits on 1, 2 and 3 threads,
+ * under both synchronisations, with chains moving between threads */
+static rx_ctx *run_path(int threads, int sync)
+{
+    rx_config c;
+    rx_config_default(&c);
+    c.seed = 31;
+    c.iterations = 4000;
+    c.threads = threads;
+    c.sync = sync;
+    c.balance = threads == 3 ? 2 : 1;
+    gmm_config(&c, GW, GMU, GSC, 2, 2);
+    c.target.energy_noise_sd = 0.3;
+    c.target.grad_noise_sd = 0.2;
+    c.tempering.n_chains = 9;
+    c.tempering.scheme = RX_SCHEME_DEO;
+    c.ladder.path = RX_PATH_REFERENCE;
+    c.ladder.reference_sd = 3;
+    c.ladder.eta.min = 0.003;
+    c.record.burn_in = 100;
+    c.record.thin = 3;
+    rx_ctx *ctx = NULL;
+    rx_err err;
+    rx_status st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
+    rx_config_free(&c);
+    CHECK_MSG(st == RX_OK, "path: %s", err.msg);
+    if (st != RX_OK)
+        return NULL;
+    st = rx_run(ctx);
+    CHECK_MSG(st == RX_OK, "path: %s", rx_errmsg(ctx));
+    return ctx;
+}
+
+static void check_path(void)
+{
+    rx_ctx *c1 = run_path(1, 0), *c2 = run_path(2, 0),
+           *c3 = run_path(3, 1), *c4 = run_path(3, 2);
+    if (c1 && c2 && c3 && c4) {
+        rx_results r[4];
+        rx_get_results(c1, &r[0]);
+        rx_get_results(c2, &r[1]);
+        rx_get_results(c3, &r[2]);
+        rx_get_results(c4, &r[3]);
+        CHECK(r[0].log_z.valid && r[0].total_swaps > 0);
+        CHECK(r[2].partner == 0 && r[3].partner == 1);
+        for (int j = 1; j < 4; ++j) {
+            CHECK_MSG(same(&r[0], &r[j]), "path: run %d differs", j);
+            CHECK_MSG(bits_of(r[0].log_z.estimate) ==
+                              bits_of(r[j].log_z.estimate) &&
+                          bits_of(r[0].log_z.se) == bits_of(r[j].log_z.se),
+                      "path: log Z %.17g vs %.17g", r[0].log_z.estimate,
+                      r[j].log_z.estimate);
+            CHECK(!memcmp(r[0].log_z.terms, r[j].log_z.terms,
+                          sizeof(double) * 8));
+        }
+    }
+    rx_destroy(&c1);
+    rx_destroy(&c2);
+    rx_destroy(&c3);
+    rx_destroy(&c4);
+}
+
 int main(void)
 {
+    check_path();
     check_wait_share();
     check_window_note();
     check_paced_progress();

@@ -275,12 +275,20 @@ int main(void)
                                       "ladder.tau={min: 1, max: 10}",
                                       "ladder.adapt=barrier",
                                       "ladder.barrier_round=100"};
+    /* the reference path: its log Z record (summary.json's log_z) */
+    static const char *const path[] = {"iterations=6000",
+                                       "ladder.path=reference",
+                                       "ladder.reference_sd=3",
+                                       "tempering.rule=metropolis",
+                                       "ladder.adapt=none",
+                                       "record.burn_in=500"};
     state_moves(deo, 2);
     resume_case("deo", deo, 2);
     resume_case("deo_star", star, 3);
     resume_case("momentum", mom, 4);
     resume_case("sgnht", nht, 5);
     resume_case("barrier", bar, 6);
+    resume_case("path", path, 6);
     /* the run directories are left to the temporary directory's owner
      * only when a check failed */
     if (check_fail_ == 0) {
@@ -288,10 +296,11 @@ int main(void)
                              "deo_star_r1", "deo_star_r2", "momentum_ref",
                              "momentum_r1", "momentum_r2", "sgnht_ref",
                              "sgnht_r1", "sgnht_r2", "barrier_ref",
-                             "barrier_r1", "barrier_r2"};
+                             "barrier_r1", "barrier_r2", "path_ref", "path_r1",
+                             "path_r2"};
         const char *files[] = {"samples.npy", "index.npy", "trace.csv",
                                "config.yaml", "summary.json"};
-        for (int i = 0; i < 15; ++i) {
+        for (size_t i = 0; i < sizeof sub / sizeof *sub; ++i) {
             char p[1400];
             for (int j = 0; j < 5; ++j) {
                 snprintf(p, sizeof p, "%s/%s/%s", tmp, sub[i], files[j]);

@@ -55,7 +55,7 @@ static int run(well *w, int quiet)
     cfg.ladder.tau.max = 20;
     cfg.record.burn_in = 1000;
     cfg.record.thin = 10;
-    rx_callback_target cb = {2, energy, w};
+    rx_callback_target cb = {.dim = 2, .energy = energy, .user = w};
     rx_ctx *ctx = NULL;
     rx_err err;
     if (rx_create(&ctx, &cfg, &cb, (rx_logger){0}, &err) != RX_OK) {

@@ -167,6 +167,15 @@ typedef enum rx_ladder_adapt {
                          ///< barrier of the temperatures every round
 } rx_ladder_adapt;
 
+/** What the positions of the ladder interpolate (ladder.path). */
+typedef enum rx_ladder_path {
+    RX_PATH_TEMPERATURE = 0, ///< exp(-U / tau(q)) (default)
+    RX_PATH_REFERENCE = 1    ///< pi_0 L^beta(q): a normalised reference
+                             ///< (prior) times the likelihood to the power
+                             ///< beta, 1 at position 1, 0 at position P;
+                             ///< gives the evidence log Z (stepping stone)
+} rx_ladder_path;
+
 /** sigma2 value meaning "energy_noise_sd^2" (exact for injected noise). */
 #define RX_SIGMA2_AUTO (-1.0)
 /** sigma2 value meaning "estimate online" (Deng 2021, Sec. 2.3.3). */
@@ -458,6 +467,14 @@ typedef struct rx_config {
         int64_t barrier_round;   ///< barrier: iterations per round; each
                                  ///< round is twice as long as the last
                                  ///< (default 100)
+        rx_ladder_path path;     ///< default temperature
+        double beta_exponent;    ///< reference path: beta(q) = (1 - (q-1)
+                                 ///< / (P-1))^a at position q (default 3)
+        rx_vec betas;            ///< reference path: P explicit betas, 1
+                                 ///< first, 0 last, decreasing (overrides
+                                 ///< beta_exponent; default none)
+        double reference_mean;   ///< analytic targets: the reference
+        double reference_sd;     ///< N(mean, sd^2 I) (defaults 0 and 1)
     } ladder;
 
     /* step rules */
@@ -603,10 +620,21 @@ RX_API int rx_config_window(const rx_config *c);
 typedef rx_status (*rx_energy_fn)(void *user, const double *theta,
                                   size_t dim, double *energy, double *grad);
 
+/**
+ * A callback target. Zero-initialise it (`= {0}` or designated
+ * initialisers) so that optional members added later are NULL.
+ */
 typedef struct rx_callback_target {
     size_t dim;          ///< number of parameters (>= 1)
-    rx_energy_fn energy; ///< required
+    rx_energy_fn energy; ///< required: the full energy U = -log(prior x
+                         ///< likelihood) (with every constant where the
+                         ///< evidence log Z is wanted)
     void *user;          ///< borrowed; passed back verbatim
+    rx_energy_fn prior;  ///< optional; required by ladder.path reference:
+                         ///< the prior energy U_0 = -log pi_0 of a
+                         ///< normalised prior (integral of exp(-U_0) = 1)
+                         ///< and its gradient; the likelihood term is
+                         ///< then U - U_0. Called with the same user
 } rx_callback_target;
 
 /* ------------------------------------------------------------------------ */
@@ -701,6 +729,26 @@ typedef struct rx_metrics {
     double entropy_ood_q[3]; ///< its 10 %, 50 %, 90 % quantiles
 } rx_metrics;
 
+/**
+ * The evidence of a reference-path run (ladder.path reference): the
+ * stepping-stone estimate (Xie et al. 2011) log Z = sum over pairs p of
+ * log mean_{theta ~ pi_beta(p+1)} exp(-(beta(p) - beta(p+1)) U_like(theta))
+ * over the kept rows (record.burn_in, record.thin) at every position.
+ */
+typedef struct rx_log_z {
+    int valid;            ///< 1: a reference-path run with kept rows
+    double estimate;      ///< log Z
+    double se;            ///< its standard error (NaN with < 4 rows):
+                          ///< batch means of the per-pair ratios, delta
+                          ///< method, covariance between pairs included
+    int64_t n;            ///< kept rows per position
+    int batches;          ///< batches of the standard error (floor sqrt n)
+    int n_terms;          ///< P - 1
+    const double *terms;  ///< P-1: the log ratio of pair p = (p, p+1)
+    const double *term_se; ///< P-1: the standard error of each term
+    const double *beta;   ///< P: beta by position (1 first, 0 last)
+} rx_log_z;
+
 /** Per-pair and global diagnostics after rx_run. */
 typedef struct rx_pair_stats {
     int64_t conditions; ///< iterations where the swap condition held
@@ -784,6 +832,7 @@ typedef struct rx_results {
     const double *log_weights; ///< n_samples importance log-weights, one
                                ///< per row of samples (bias.kind csgld);
                                ///< NULL without a bias
+    rx_log_z log_z;         ///< ladder.path reference: the evidence
 } rx_results;
 
 /** Borrowed view of the results; valid until rx_destroy. */

@@ -739,6 +739,9 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                (long long)r.restarts, (long long)r.total_swaps);
         if (rx_density_tv(ctx, &tv) == RX_OK)
             printf("TV distance to the true density on the grid: %.4f\n", tv);
+        if (r.log_z.valid)
+            printf("log Z (stepping stone): %.4f +- %.4f (se)\n",
+                   r.log_z.estimate, r.log_z.se);
         rx__rundiag_report(stdout, ctx);
     }
     rx_config_free(cfg);

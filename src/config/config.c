@@ -178,6 +178,7 @@ void rx_config_free(rx_config *c)
     free(c->target.scales.v);
     free(c->ladder.eta.values.v);
     free(c->ladder.tau.values.v);
+    free(c->ladder.betas.v);
     free(c->data.classes.v);
     free(c->data.ood_classes.v);
     rx_config_default(c);
@@ -214,12 +215,14 @@ rx_status rx_config_copy(rx_config *dst, const rx_config *src)
     *dst = *src;
     dst->target.weights.v = dst->target.means.v = dst->target.scales.v = NULL;
     dst->ladder.eta.values.v = dst->ladder.tau.values.v = NULL;
+    dst->ladder.betas.v = NULL;
     dst->data.classes.v = dst->data.ood_classes.v = NULL;
     if (dup_vec(&dst->target.weights, &src->target.weights) ||
         dup_mat(&dst->target.means, &src->target.means) ||
         dup_mat(&dst->target.scales, &src->target.scales) ||
         dup_vec(&dst->ladder.eta.values, &src->ladder.eta.values) ||
         dup_vec(&dst->ladder.tau.values, &src->ladder.tau.values) ||
+        dup_vec(&dst->ladder.betas, &src->ladder.betas) ||
         dup_vec(&dst->data.classes, &src->data.classes) ||
         dup_vec(&dst->data.ood_classes, &src->data.ood_classes)) {
         rx_config_free(dst);

@@ -70,6 +70,7 @@ extern const char *const rx__lik_names[];      /* model.likelihood */
 extern const char *const rx__scheme_names[];   /* rx_scheme */
 extern const char *const rx__rule_names[];     /* rx_rule */
 extern const char *const rx__adapt_names[];    /* rx_ladder_adapt */
+extern const char *const rx__path_names[];     /* rx_ladder_path */
 extern const char *const rx__step_names[];     /* rx_step_kind */
 extern const char *const rx__on_swap_names[];  /* rx_state_on_swap */
 extern const char *const rx__policy_names[];   /* rx_fault_policy */

@@ -29,6 +29,7 @@ const char *const rx__rule_names[] = {"metropolis", "bernoulli",
                                       NULL};
 const char *const rx__adapt_names[] = {"none", "eta", "tau", "barrier",
                                        NULL};
+const char *const rx__path_names[] = {"temperature", "reference", NULL};
 const char *const rx__step_names[] = {"sgld", "sgd", "msgd", "psgd",
                                       "sghmc", "sgnht", NULL};
 const char *const rx__on_swap_names[] = {"follow", "follow_raw", "reset",
@@ -424,6 +425,24 @@ const rx__keydef rx__keys[] = {
      "true", 0, 0, 0, 0, NULL,
      "after each adaptive update clamp every interior value between its new "
      "lower and old upper neighbour (a library addition; false = the papers)"},
+    {"ladder.path", K_ENUM, OFF(ladder.path), "temperature", 0, 0, 0, 0,
+     rx__path_names,
+     "what the positions interpolate: temperature (exp(-U/tau)) or "
+     "reference (prior x likelihood^beta, beta 1 at the target, 0 at the "
+     "last position; gives the evidence log Z)"},
+    {"ladder.beta_exponent", K_REAL, OFF(ladder.beta_exponent), "3", 0, INF,
+     1, 0, NULL,
+     "reference path: beta at position q = (1 - (q-1)/(P-1))^a; 1 = "
+     "uniform, larger = more positions near the reference"},
+    {"ladder.betas", K_VEC, OFF(ladder.betas), "[]", 0, 1, 0, 0, NULL,
+     "reference path: P explicit betas, decreasing from 1 to 0 (overrides "
+     "beta_exponent)"},
+    {"ladder.reference_mean", K_REAL, OFF(ladder.reference_mean), "0", -INF,
+     INF, 0, 0, NULL,
+     "reference path, analytic targets: mean of the reference N(mean, "
+     "sd^2) in every coordinate"},
+    {"ladder.reference_sd", K_REAL, OFF(ladder.reference_sd), "1", 0, INF, 1,
+     0, NULL, "reference path, analytic targets: its sd > 0"},
     {"step.target", K_ENUM, OFF(step.target), "sgld", 0, 0, 0, 0, rx__step_names,
      "step rule at position 1 (the target): sgld, sgd, msgd, psgd, sghmc, "
      "sgnht"},

@@ -460,6 +460,73 @@ static rx_status check_vr(const rx_config *c, const rx__marks *mk,
     return RX_OK;
 }
 
+/* ladder.path reference: a target with a normalised reference, fixed
+ * betas from 1 to 0, and only the parts that keep pi_beta exact. */
+static rx_status check_path(const rx_config *c, const rx__marks *mk,
+                            rx_err *err)
+{
+    const int P = c->tempering.n_chains;
+    const rx_vec *b = &c->ladder.betas;
+    if (c->ladder.path != RX_PATH_REFERENCE) {
+        if (b->n > 0)
+            return rx__key_err(err, mk, "ladder.betas",
+                               "applies only with ladder.path: reference");
+        return RX_OK;
+    }
+    const rx_target_kind tk = c->target.kind;
+    if (tk != RX_TARGET_GMM && tk != RX_TARGET_MIXTURE25 &&
+        tk != RX_TARGET_NETWORK && tk != RX_TARGET_CALLBACK)
+        return rx__key_err(err, mk, "ladder.path",
+                           "reference needs a target with a normalised "
+                           "reference: gmm and mixture25 (ladder."
+                           "reference_mean/sd), network (its Gaussian "
+                           "prior) or callback (with a prior function); "
+                           "target.kind %s has none",
+                           rx__target_names[tk]);
+    if (tk == RX_TARGET_NETWORK &&
+        !(c->model.weight_decay > 0.0 || c->model.prior_precision > 0.0))
+        return rx__key_err(err, mk, "model.prior_precision",
+                           "the reference path needs a proper prior: "
+                           "weight_decay or prior_precision > 0");
+    if (b->n > 0) {
+        if (b->n != P)
+            return rx__key_err(err, mk, "ladder.betas",
+                               "needs n_chains = %d values, got %d", P,
+                               b->n);
+        if (b->v[0] != 1.0 || b->v[P - 1] != 0.0)
+            return rx__key_err(err, mk, "ladder.betas",
+                               "must start at 1 (the target) and end at 0 "
+                               "(the reference), got %.17g ... %.17g",
+                               b->v[0], b->v[P - 1]);
+        for (int q = 1; q < P; ++q)
+            if (!(b->v[q] < b->v[q - 1]))
+                return rx__key_err(err, mk, "ladder.betas",
+                                   "must decrease strictly: value %d "
+                                   "(%.17g) is not below value %d (%.17g)",
+                                   q + 1, b->v[q], q, b->v[q - 1]);
+    }
+    if (c->ladder.adapt == RX_ADAPT_TAU || c->ladder.adapt == RX_ADAPT_BARRIER)
+        return rx__key_err(err, mk, "ladder.adapt",
+                           "%s moves the temperatures, which the reference "
+                           "path keeps at 1; use none or eta",
+                           rx__adapt_names[c->ladder.adapt]);
+    if (c->tempering.rule != RX_RULE_METROPOLIS &&
+        c->tempering.rule != RX_RULE_BIAS_CORRECTED)
+        return rx__key_err(err, mk, "tempering.rule",
+                           "the reference path needs metropolis or "
+                           "bias_corrected (a rule that leaves each pi_beta "
+                           "invariant), got %s",
+                           rx__rule_names[c->tempering.rule]);
+    if (c->bias.kind != RX_BIAS_NONE)
+        return rx__key_err(err, mk, "bias.kind",
+                           "a bias reweights the samples; the reference "
+                           "path's estimate of log Z needs plain ones");
+    if (c->variance_reduction.enabled)
+        return rx__key_err(err, mk, "variance_reduction.enabled",
+                           "not available with ladder.path: reference");
+    return RX_OK;
+}
+
 rx_status rx__config_check(const rx_config *c, const rx__marks *mk,
                            rx_err *err)
 {
@@ -476,6 +543,8 @@ rx_status rx__config_check(const rx_config *c, const rx__marks *mk,
         st = check_vr(c, mk, err);
     if (st == RX_OK)
         st = validate_network(c, mk, err);
+    if (st == RX_OK)
+        st = check_path(c, mk, err);
     return st;
 }
 

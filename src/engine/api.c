@@ -147,6 +147,46 @@ static rx_status create_buffers(rx_ctx *c, const rx_config *cfg,
     return RX_OK;
 }
 
+/* ladder.path reference: the betas by position (explicit, or (1 - q /
+ * (P-1))^a), temperature 1 everywhere, and the log Z record (the exact
+ * U_like of every kept row at every position). */
+static rx_status create_path(rx_ctx *c, const rx_config *cfg, rx_err *err)
+{
+    if (cfg->ladder.path != RX_PATH_REFERENCE)
+        return RX_OK;
+    const int P = c->P;
+    c->path = 1;
+    c->pbeta = malloc(sizeof(double) * (size_t)P);
+    c->logz_terms = malloc(sizeof(double) * 2 * (size_t)P);
+    if (!c->pbeta || !c->logz_terms)
+        return rx__fail(err, RX_ENOMEM, "rx_create: out of memory");
+    for (int q = 0; q < P; ++q)
+        c->pbeta[q] = cfg->ladder.betas.n == P
+                          ? cfg->ladder.betas.v[q]
+                          : pow(1.0 - (double)q / (double)(P - 1),
+                                cfg->ladder.beta_exponent);
+    c->pbeta[0] = 1.0;
+    c->pbeta[P - 1] = 0.0;
+    for (int q = 0; q < P; ++q)
+        c->tau[q] = 1.0;
+    const int64_t per = cfg->record.all_positions ? (int64_t)P : 1;
+    c->logz_rows = c->n_samples / per;
+    const double bytes = (double)c->logz_rows * (double)P * 8.0;
+    if (bytes > RX_RECORD_LIMIT_BYTES)
+        return rx__fail(err, RX_ECONFIG,
+                        "record.thin: the log Z record would take %.1f GiB "
+                        "in memory; raise thin",
+                        bytes / 1073741824.0);
+    if (c->logz_rows > 0) {
+        c->logz_u = malloc(sizeof(double) * (size_t)c->logz_rows *
+                           (size_t)P);
+        if (!c->logz_u)
+            return rx__fail(err, RX_ENOMEM,
+                            "rx_create: out of memory for the log Z record");
+    }
+    return RX_OK;
+}
+
 /* The energy-histogram bias (bias.*): its states, one per position for
  * CSGLD, and the samples' log-weights. A row that needs a global update
  * every iteration (a state shared by all chains) is refused: neither run
@@ -253,6 +293,9 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
         goto fail;
     rx__ladder_fill(&cfg->ladder.eta, c->P, c->eta);
     rx__ladder_fill(&cfg->ladder.tau, c->P, c->tau);
+    st = create_path(c, cfg, err);
+    if (st != RX_OK)
+        goto fail;
     st = rx__rec_init(&c->rec, c->P, cfg->iterations, cfg->record.index_every,
                       cfg->record.trace_every);
     /* per-pair sigma^2 columns when the rule's sigma^2 moves */
@@ -293,6 +336,9 @@ void rx_destroy(rx_ctx **cp)
     free(c->samples);
     free(c->senergy);
     free(c->logw);
+    free(c->pbeta);
+    free(c->logz_u);
+    free(c->logz_terms);
     free(c->res_bias);
     rx__bias_destroy(&c->bias);
     for (int m = 0; m < 2; ++m) {

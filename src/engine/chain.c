@@ -293,7 +293,20 @@ rx_status rx__step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
                                                     bias_state_of(c, i, q),
                                                     p->energy, ts->x.tau[q])
                           : 1.0;
-    rx__step_apply_g(kind, &c->sc, p->theta, p->state, p->grad, gm,
+    const double *g = p->grad;
+    if (c->path) {
+        /* grad U_0 + beta (grad U - grad U_0), from the full gradient the
+         * particle holds */
+        double u0;
+        rx_status sr = rx__target_ref(c->target, p->theta, &u0, ts->gpath);
+        if (sr != RX_OK)
+            return sr;
+        const double b = ts->x.beta[q];
+        for (size_t j = 0; j < c->dim; ++j)
+            ts->gpath[j] += b * (p->grad[j] - ts->gpath[j]);
+        g = ts->gpath;
+    }
+    rx__step_apply_g(kind, &c->sc, p->theta, p->state, g, gm,
                      c->dim,
                      ts->x.eta[q] * cyc * p->step_scale,
                      ts->x.tau[q], &s, zpre, nz);
@@ -301,10 +314,42 @@ rx_status rx__step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
     rx_status st = rx__target_eval_pe(
         c->target, ts->tws, p->theta, &p->energy, p->grad, seed,
         (uint32_t)i, (uint64_t)k + 1, vr ? ts->vrw->pe : NULL);
+    if (st == RX_OK && c->path)
+        st = rx__path_energy(c, p);
     if (vr || timing) {
         double dg = rx__now() - tg;
         p->grad_s += vr ? dg : 0.0;
         *t_en += dg;
     }
     return st;
+}
+
+rx_status rx__path_energy(const rx_ctx *c, rx__particle *p)
+{
+    double u0;
+    rx_status st = rx__target_ref(c->target, p->theta, &u0, NULL);
+    if (st == RX_OK) {
+        p->energy -= u0;
+        if (!isfinite(p->energy))
+            st = RX_ENUMERIC;
+    }
+    return st;
+}
+
+/*
+ * The log Z record of kept row `row` at position q: the particle's
+ * U_like where it is exact (an analytic or callback target without
+ * injected energy noise), else the exact one (the network: the full-data
+ * sum of its losses, which a minibatch's exp-average would bias). A
+ * failure leaves NaN, which the estimate reports as not valid.
+ */
+void rx__path_record(rx_ctx *c, rx__tstate *ts, const rx__particle *p,
+                     int q, int64_t row)
+{
+    const rx__target *t = c->target;
+    double u = p->energy;
+    if ((t->eval_ws || t->energy_noise_sd > 0.0) &&
+        rx__target_like_exact(t, ts->tws, p->theta, &u) != RX_OK)
+        u = NAN;
+    c->logz_u[(size_t)row * (size_t)c->P + (size_t)q] = u;
 }

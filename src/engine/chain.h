@@ -25,7 +25,7 @@ static inline void step_one(rx_ctx *c, rx__tstate *ts, int i, int q,
     const int vr = c->vc.on;
     rx__particle *p = c->parts[i];
     if (row >= 0)
-        store_sample(c, p, q, row);
+        store_row(c, ts, p, q, row);
     double last = p->energy;
     rx_status st;
     if (c->fused) {

@@ -123,6 +123,8 @@ typedef struct rx__tstate {
     int64_t fail_k;
     double fail_last_energy;
     rx__tws *tws;        /* target scratch (network targets) */
+    double *gpath;       /* ladder.path reference: the step's gradient
+                          * at its beta (dim), or NULL */
     rx__vrws *vrw;       /* control-variate scratch, or NULL */
     rx_err err;          /* message of a set-up failure of this thread */
 } rx__tstate;
@@ -183,6 +185,15 @@ struct rx_ctx {
                                  * particle's, as the run computed it) */
     rx__bias bias;              /* bias.*: type NULL without one */
     double *logw;               /* bias: n_samples log-weights, or NULL */
+    /* ladder.path reference: every position steps at temperature 1 on
+     * U_0 + beta(q) U_like; the particles' energies are U_like */
+    int path;
+    double *pbeta;              /* P: the betas by position */
+    double *logz_u;             /* rows x P: the exact U_like of each
+                                 * kept row by position, or NULL */
+    int64_t logz_rows;          /* rows logz_u holds */
+    double *logz_terms;         /* 2 (P-1): terms, then their se */
+    rx_log_z logz;              /* the estimate after the run */
     int ran;
     int64_t iters_done;
     double wall_s;

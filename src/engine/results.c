@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../record/diag.h"
+#include "../record/logz.h"
 #include "state.h"
 #include "wing.h"
 
@@ -43,6 +44,7 @@ rx_status rx_get_results(const rx_ctx *c, rx_results *r)
     r->dim = c->dim;
     r->samples = c->samples;
     r->log_weights = c->ran ? c->logw : NULL;
+    r->log_z = c->logz;
     r->n_index = c->rec.n_index;
     r->index = c->rec.index;
     r->index_iter = c->rec.index_iter;
@@ -154,4 +156,26 @@ rx_status rx_mode_weights(const rx_ctx *c, double *est, int n)
         return null_arg(c, "rx_mode_weights", "est");
     const rx__diag_in in = diag_in(c);
     return rx__mode_weights(&in, est, n);
+}
+
+void rx__logz_finish(rx_ctx *c)
+{
+    rx_log_z *z = &c->logz;
+    memset(z, 0, sizeof *z);
+    if (!c->path)
+        return;
+    z->estimate = z->se = NAN;
+    z->n_terms = c->P - 1;
+    z->beta = c->pbeta;
+    z->terms = c->logz_terms;
+    z->term_se = c->logz_terms + (c->P - 1);
+    for (int p = 0; p < 2 * (c->P - 1); ++p)
+        c->logz_terms[p] = NAN;
+    if (!c->logz_u || c->iters_done != c->cfg.iterations)
+        return;
+    z->n = c->logz_rows;
+    rx_status st = rx__logz_estimate(
+        c->logz_u, c->logz_rows, c->P, c->pbeta, c->logz_terms,
+        c->logz_terms + (c->P - 1), &z->estimate, &z->se, &z->batches);
+    z->valid = st == RX_OK;
 }

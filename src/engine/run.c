@@ -130,6 +130,12 @@ static double *thread_setup(rx_ctx *c, rx__tstate *ts, int t, int lo,
     if (ts->st == RX_OK && c->vc.on &&
         rx__vrws_create(&ts->vrw, c->target->cv.bs, c->vc.J) != RX_OK)
         rx__chain_fail(c, ts, 2, RX_ENOMEM, RX_FAIL_ALLOC, -1, 0.0);
+    if (ts->st == RX_OK && c->path) {
+        ts->gpath = rx__calloc_aligned(sizeof(double) * (c->dim ? c->dim : 1),
+                                       RX_CACHELINE);
+        if (!ts->gpath)
+            rx__chain_fail(c, ts, 2, RX_ENOMEM, RX_FAIL_ALLOC, -1, 0.0);
+    }
     if (ts->tws && rx__target_is_network(c->target)) {
         double dbytes, sbytes;
         rx__network_mem(c->target, ts->tws, &dbytes, &sbytes);
@@ -180,6 +186,8 @@ static void particles_init(rx_ctx *c, rx__tstate *ts, int lo, int hi)
                                           vr ? ts->vrw->pe : NULL);
         if (st == RX_OK && vr)
             st = rx__vr_after_eval(c, ts, p, i, -1);
+        if (st == RX_OK && c->path)
+            st = rx__path_energy(c, p);
         if (st != RX_OK)
             rx__particle_fail(c, ts, 2, st, i, i, -1, NAN,
                               isfinite(p->energy) ? bad_coord(p->grad, c->dim)
@@ -400,11 +408,11 @@ static void thread_finish(rx_ctx *c, rx__run *R, rx__tstate *ts, int t,
     if (!failed && K > 0 && c->samples && c->partner) {
         int64_t row = sample_row(&c->cfg, K - 1);
         for (int q = qlo; q < qhi && row >= 0; ++q)
-            store_sample(c, c->parts[ts->x.at[q]], q, row);
+            store_row(c, ts, c->parts[ts->x.at[q]], q, row);
     } else if (!failed && K > 0 && c->samples) {
         int64_t row = sample_row(&c->cfg, K - 1);
         for (int i = lo_e; i < hi_e && row >= 0; ++i)
-            store_sample(c, c->parts[i], ts->x.pos[i], row);
+            store_row(c, ts, c->parts[i], ts->x.pos[i], row);
     }
     if (!failed && c->ev.on) {
         for (int u = c->partner ? qlo : lo_e;
@@ -474,6 +482,8 @@ static void run_thread(rx_ctx *c, rx__run *R)
     ts->pwin = NULL;
     rx__tws_destroy(&ts->tws);
     rx__vrws_destroy(&ts->vrw);
+    rx__free_aligned(ts->gpath);
+    ts->gpath = NULL;
     rx__unpin_thread(&pin);
 }
 
@@ -544,5 +554,6 @@ rx_status rx_run(rx_ctx *c)
 #pragma omp parallel num_threads(c->nt_req)
     run_thread(c, &R);
     run_collect(c, &R);
+    rx__logz_finish(c);
     return rx__run_outcome(c);
 }

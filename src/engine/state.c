@@ -159,6 +159,9 @@ rx_status rx__state_save(rx_ctx *c, const rx__ckident *id, rx__state_io put,
         put(user, c->senergy,
             sizeof(double) * (size_t)id->rows * (size_t)id->per);
     }
+    if (id->rows > 0 && c->logz_u)
+        put(user, c->logz_u,
+            sizeof(double) * (size_t)id->rows * (size_t)id->P);
     const size_t nb = bias_len(c);
     if (nb > 0) {
         const rx__bias_type *T = c->bias.type;
@@ -213,6 +216,9 @@ rx_status rx__state_load(rx_ctx *c, const rx__ckident *id, rx__state_io get,
         get(user, c->senergy,
             sizeof(double) * (size_t)id->rows * (size_t)id->per);
     }
+    if (id->rows > 0 && c->samples && c->logz_u)
+        get(user, c->logz_u,
+            sizeof(double) * (size_t)id->rows * (size_t)id->P);
     const size_t nb = bias_len(c);
     if (nb > 0) {
         free(c->res_bias);
@@ -268,7 +274,8 @@ const char *rx__state_check(const rx_ctx *c, int64_t k)
             return "the position maps are not a permutation";
         if (!(isfinite(x->eta[q]) && x->eta[q] > 0.0 &&
               isfinite(x->tau[q]) && x->tau[q] > 0.0 &&
-              isfinite(x->beta[q]) && x->beta[q] > 0.0))
+              isfinite(x->beta[q]) &&
+              (c->path ? x->beta[q] >= 0.0 : x->beta[q] > 0.0)))
             return "the ladder is not finite and positive";
     }
     for (int p = 0; p + 1 < P; ++p)

@@ -120,7 +120,7 @@ rx_status rx__tstate_alloc(const rx_ctx *c, rx__tstate *ts, int P)
     memcpy(ts->x.eta, c->eta, sizeof(double) * up);
     memcpy(ts->x.tau, c->tau, sizeof(double) * up);
     for (int q = 0; q < P; ++q)
-        ts->x.beta[q] = 1.0 / ts->x.tau[q];
+        ts->x.beta[q] = c->path ? c->pbeta[q] : 1.0 / ts->x.tau[q];
     ts->x.C = c->cfg.correction.init;
     for (int q = 0; q < P; ++q)
         ts->x.at[q] = ts->x.pos[q] = q;

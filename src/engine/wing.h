@@ -202,6 +202,22 @@ static inline void store_sample(rx_ctx *c, const rx__particle *p, int q,
         c->logw[row] = p->logw;
 }
 
+/* ladder.path reference (chain.c): the exact U_like of particle p at
+ * position q into kept row `row` of the log Z record. */
+void rx__path_record(rx_ctx *c, rx__tstate *ts, const rx__particle *p,
+                     int q, int64_t row);
+/* The energy of a point just evaluated (U) as the path's U_like. */
+rx_status rx__path_energy(const rx_ctx *c, rx__particle *p);
+
+/* The sample of a kept row and, on the reference path, its U_like. */
+static inline void store_row(rx_ctx *c, rx__tstate *ts, const rx__particle *p,
+                             int q, int64_t row)
+{
+    store_sample(c, p, q, row);
+    if (c->logz_u)
+        rx__path_record(c, ts, p, q, row);
+}
+
 /* The bias state of the particle i at position q (CSGLD: the
  * position's). */
 static inline void *bias_state_of(rx_ctx *c, int i, int q)
@@ -273,6 +289,13 @@ void rx__zhelp_free(rx_ctx *c);
 void rx__barrier_wait_help(rx_ctx *c, rx__tstate *ts, rx__barrier *b,
                            int *local_sense, int64_t k, int cur, int own_lo,
                            int own_hi, int timing);
+
+/* ---- results.c --------------------------------------------------- */
+
+/* After the parallel region of a reference-path run: the estimate of
+ * log Z from the kept rows (nothing on the temperature path or when the
+ * run stopped early). */
+void rx__logz_finish(rx_ctx *c);
 
 /* ---- report.c ----------------------------------------------------- */
 

@@ -33,7 +33,7 @@
 #include "digest.h"
 
 static const char MAGIC[8] = {'R', 'X', 'C', 'K', 'P', 'T', 0, 1};
-#define CK_VERSION 4u /* 3: the samples' energies; 4: barrier rounds' Lambda */
+#define CK_VERSION 4u /* 3: samples' energies; 4: rounds' Lambda, log Z */
 #define CK_CFG_MAX (1u << 20) /* bytes of configuration text */
 #define CK_BOM 0x01020304u
 

@@ -201,7 +201,32 @@ static void sum_ladder(FILE *f, const rx__runview *v)
     rx__json_kvec(f, "eta", v->res.eta, P);
     fprintf(f, ", ");
     rx__json_kvec(f, "tau", v->res.tau, P);
+    if (v->res.log_z.beta) {
+        fprintf(f, ", ");
+        rx__json_kvec(f, "beta", v->res.log_z.beta, P);
+    }
     fprintf(f, "},\n");
+}
+
+/* ladder.path reference: the stepping-stone estimate of log Z */
+static void sum_log_z(FILE *f, const rx__runview *v)
+{
+    const rx_log_z *z = &v->res.log_z;
+    if (!z->beta)
+        return;
+    fprintf(f, "  \"log_z\": {\"valid\": %s, ", z->valid ? "true" : "false");
+    rx__json_kv(f, "estimate", z->estimate);
+    fputs(", ", f);
+    rx__json_kv(f, "se", z->se);
+    fprintf(f, ", \"method\": \"stepping stone (Xie et al. 2011); se: "
+            "batch means over %d batches, delta method\", \"rows\": %lld, "
+            "\"likelihood\": \"%s\",\n    ",
+            z->batches, (long long)z->n,
+            rx__target_is_network(v->target) ? "full data" : "exact");
+    rx__json_kvec(f, "terms", z->terms, z->n_terms);
+    fputs(",\n    ", f);
+    rx__json_kvec(f, "terms_se", z->term_se, z->n_terms);
+    fputs("},\n", f);
 }
 
 /* count and dim; per-coordinate mean and sd up to 64 dimensions */
@@ -513,6 +538,7 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     sum_correction(f, v);
     sum_variance_reduction(f, v);
     sum_ladder(f, v);
+    sum_log_z(f, v);
     sum_samples(f, v);
     rx__summary_bias(f, c);
     sum_density(f, c, v);

@@ -573,6 +573,56 @@ static double cv_prior_net(const rx__target *t, const double *theta)
     return U;
 }
 
+/* The prior as the normalised reference of the path: N(0, 1/lambda) per
+ * weight, and the Gamma(a, b) prior of a learned noise precision e^rho
+ * as a density of rho, b e^rho - a rho + log Gamma(a) - a log b. */
+rx_status rx__network_prior(const rx__target *t, const double *theta,
+                            double *u0, double *g0)
+{
+    const rx__netdata *nd = t->u.net;
+    const double log_2pi = 1.8378770664093454836;
+    double sq = 0.0;
+    for (size_t j = 0; j < nd->nw; ++j) {
+        sq += theta[j] * theta[j];
+        if (g0)
+            g0[j] = nd->lambda * theta[j];
+    }
+    double U = 0.5 * nd->lambda * sq +
+               0.5 * (double)nd->nw * (log_2pi - log(nd->lambda));
+    if (nd->learn_prec) {
+        double rho = theta[nd->np - 1], a = nd->prec_a, b = nd->prec_b;
+        U += b * exp(rho) - a * rho + lgamma(a) - a * log(b);
+        if (g0)
+            g0[nd->np - 1] = b * exp(rho) - a;
+    }
+    *u0 = U;
+    return RX_OK;
+}
+
+/* sum_{i=1}^N l_i(theta) over the training set, bs rows at a time. */
+rx_status rx__network_like_full(const rx__target *t, rx__tws *w,
+                                const double *theta, double *u_like)
+{
+    const rx__netdata *nd = t->u.net;
+    const size_t in = (size_t)nd->train.nfeat;
+    round_theta(nd, w, theta);
+    double total = 0.0;
+    for (int64_t r0 = 0; r0 < nd->N; r0 += nd->bs) {
+        const int n = nd->N - r0 < nd->bs ? (int)(nd->N - r0) : nd->bs;
+        memcpy(w->xb, nd->train.x + (size_t)r0 * in,
+               (size_t)n * in * sizeof(float));
+        memcpy(w->yb, nd->train.y + r0, (size_t)n * sizeof(float));
+        double loss = 0.0;
+        rx_status st = rx__net_loss_grad(nd->net, w->ws, w->w, w->xb, w->yb,
+                                         n, 1.0, &loss, NULL, NULL);
+        if (st != RX_OK)
+            return st;
+        total += loss;
+    }
+    *u_like = total;
+    return isfinite(total) ? RX_OK : RX_ENUMERIC;
+}
+
 double rx__network_batch_var(const rx__target *t, rx__tws *w,
                              const double *theta, int J, uint64_t seed,
                              uint32_t entity, uint64_t k)

@@ -72,6 +72,8 @@ rx_status rx__target_create(rx__target **out, const rx_config *cfg,
         st = rx__fail(err, RX_EINVAL, "target: unknown kind %d",
                       (int)cfg->target.kind);
     }
+    if (st == RX_OK)
+        st = rx__target_ref_init(t, cfg, cb, err);
     if (st != RX_OK) {
         rx__target_destroy(&t);
         return st;

@@ -48,6 +48,14 @@ struct rx__target {
     double noise_model_sd; /* the configured energy noise, kept when the
                             * rule draws it (fresh_per_pair) */
     int normal;            /* rx_normal_method of the noise draws */
+    /* ladder.path reference: the normalised reference U_0 (path.c);
+     * eval NULL on the temperature path */
+    struct {
+        rx_status (*eval)(const rx__target *t, const double *theta,
+                          double *u0, double *g0);
+        double mean, inv_s2, lognorm; /* Gaussian reference */
+        rx_energy_fn fn;              /* the callback's prior */
+    } ref;
     int fused_m25;         /* the 25-mode energy: rx__m25_step applies */
     /* kind-specific data */
     union {
@@ -156,6 +164,27 @@ static inline int rx__target_is_network(const rx__target *t)
 {
     return t->eval_ws && !t->tws_create;
 }
+
+/* ladder.path reference (path.c): set t->ref from the config (analytic
+ * targets: the Gaussian reference), the network's prior, or the callback's
+ * prior function; nothing on the temperature path. */
+rx_status rx__target_ref_init(rx__target *t, const rx_config *cfg,
+                              const rx_callback_target *cb, rx_err *err);
+/* The reference energy U_0 = -log pi_0(theta) (pi_0 normalised) and, if
+ * g0 != NULL, its gradient; RX_ENUMERIC when not finite. */
+rx_status rx__target_ref(const rx__target *t, const double *theta,
+                         double *u0, double *g0);
+/* The exact likelihood term at theta for the estimate of log Z: U - U_0
+ * without injected noise; networks: the sum of the per-example losses
+ * over the whole training set (with w, the calling thread's scratch). */
+rx_status rx__target_like_exact(const rx__target *t, rx__tws *w,
+                                const double *theta, double *u_like);
+/* network.c: the prior as a normalised reference, and the full-data
+ * sum of the per-example losses. */
+rx_status rx__network_prior(const rx__target *t, const double *theta,
+                            double *u0, double *g0);
+rx_status rx__network_like_full(const rx__target *t, rx__tws *w,
+                                const double *theta, double *u_like);
 
 /* Build the target a config describes (cb for RX_TARGET_CALLBACK). */
 rx_status rx__target_create(rx__target **out, const rx_config *cfg,

@@ -1,0 +1,108 @@
+/*
+ * The stepping-stone estimate of log Z and its batch-means standard error
+ * (logz.h). Each ratio is averaged with its largest exponent factored
+ * out, so exp never overflows whatever the scale of U_like.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "logz.h"
+
+/* Sample variance (ddof 1) of x[0..n-1]. */
+static double var1(const double *x, int n)
+{
+    double m = 0.0, q = 0.0;
+    for (int i = 0; i < n; ++i) {
+        double d = x[i] - m;
+        m += d / (i + 1);
+        q += d * (x[i] - m);
+    }
+    return n > 1 ? q / (n - 1) : NAN;
+}
+
+rx_status rx__logz_estimate(const double *u, int64_t n, int P,
+                            const double *beta, double *terms,
+                            double *term_se, double *est, double *se,
+                            int *batches)
+{
+    *est = *se = NAN;
+    *batches = 0;
+    if (n < 1 || P < 2)
+        return RX_EINVAL;
+    const int np = P - 1;
+    const int B = n >= 4 ? (int)floor(sqrt((double)n)) : 0;
+    const int64_t bl = B > 0 ? n / B : 0, r0 = n - (int64_t)B * bl;
+    double *shift = malloc(sizeof(double) * (size_t)np);
+    double *mb = malloc(sizeof(double) * (size_t)np * (size_t)(B + 1));
+    double *z = malloc(sizeof(double) * (size_t)(B + 1));
+    if (!shift || !mb || !z) {
+        free(shift);
+        free(mb);
+        free(z);
+        return RX_ENOMEM;
+    }
+    rx_status st = RX_OK;
+    /* the largest exponent of each pair */
+    for (int p = 0; p < np; ++p) {
+        const double db = beta[p] - beta[p + 1];
+        double m = -INFINITY;
+        for (int64_t r = 0; r < n; ++r) {
+            const double a = -db * u[r * P + p + 1];
+            if (!isfinite(a))
+                st = RX_ENUMERIC;
+            if (a > m)
+                m = a;
+        }
+        shift[p] = m;
+    }
+    double total = 0.0;
+    for (int p = 0; p < np && st == RX_OK; ++p) {
+        const double db = beta[p] - beta[p + 1];
+        double s = 0.0, sb = 0.0; /* all rows; the batched ones */
+        for (int64_t r = 0; r < n; ++r) {
+            const double w = exp(-db * u[r * P + p + 1] - shift[p]);
+            s += w;
+            if (B > 0 && r >= r0) {
+                sb += w;
+                const int64_t j = r - r0;
+                if ((j + 1) % bl == 0) {
+                    mb[(size_t)(j / bl) * (size_t)np + (size_t)p] =
+                        sb / (double)bl;
+                    sb = 0.0;
+                }
+            }
+        }
+        terms[p] = shift[p] + log(s / (double)n);
+        total += terms[p];
+    }
+    if (st == RX_OK)
+        *est = total;
+    for (int p = 0; p < np; ++p)
+        term_se[p] = NAN;
+    if (st == RX_OK && B >= 2) {
+        /* m_p: the mean of the batch means; the ratios m_pb / m_p */
+        for (int p = 0; p < np; ++p) {
+            double m = 0.0;
+            for (int b = 0; b < B; ++b)
+                m += mb[(size_t)b * np + p];
+            m /= B;
+            for (int b = 0; b < B; ++b)
+                mb[(size_t)b * np + p] /= m;
+            for (int b = 0; b < B; ++b)
+                z[b] = mb[(size_t)b * np + p];
+            term_se[p] = sqrt(var1(z, B) / B);
+        }
+        for (int b = 0; b < B; ++b) {
+            double zb = 0.0;
+            for (int p = 0; p < np; ++p)
+                zb += mb[(size_t)b * np + p];
+            z[b] = zb;
+        }
+        *se = sqrt(var1(z, B) / B);
+        *batches = B;
+    }
+    free(shift);
+    free(mb);
+    free(z);
+    return st;
+}

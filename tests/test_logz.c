@@ -1,0 +1,395 @@
+/*
+ * The evidence log Z of the reference path (ladder.path reference) against
+ * values known without sampling, on fixed seeds, within 3 standard errors:
+ *  1. the stepping-stone estimator alone, on exact draws from each pi_beta
+ *     of a conjugate Gaussian model (pi_beta is Gaussian in closed form);
+ *  2. the same model through the engine (callback target with a prior
+ *     function): log Z in closed form;
+ *  3. an unnormalised two-component Gaussian mixture (callback) with a
+ *     Gaussian reference: Z by quadrature (Simpson) here;
+ *  4. a gmm target with the reference from ladder.reference_mean/sd: the
+ *     gmm's energy is normalised, so log Z = 0;
+ * and the configurations the path refuses, with their messages.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replex/replex.h"
+#include "../src/core/internal.h"
+#include "../src/record/logz.h"
+#include "check.h"
+#include "gmm_config.h"
+
+#define LOG_2PI 1.8378770664093454836
+
+/* ---- conjugate Gaussian: theta_j ~ N(0, s0^2), y_ij ~ N(theta_j, s^2) */
+
+enum { D = 2, NOBS = 20 };
+
+typedef struct {
+    double s0, s;
+    double sy[D], syy[D]; /* sum y, sum y^2 per coordinate */
+} conj;
+
+static void conj_data(conj *m)
+{
+    /* prior and likelihood of comparable weight (precisions 2.8 and 5):
+     * a path that weighs the prior wrongly moves log Z */
+    m->s0 = 0.6;
+    m->s = 2.0;
+    rx__stream st;
+    rx__stream_init(&st, 77, 0, RX_STREAM_DATA, 0);
+    for (int j = 0; j < D; ++j) {
+        double th = 1.5 * (j + 1) - 2.0; /* -0.5, 1 */
+        m->sy[j] = m->syy[j] = 0.0;
+        for (int i = 0; i < NOBS; ++i) {
+            double y = th + m->s * rx__normal(&st);
+            m->sy[j] += y;
+            m->syy[j] += y * y;
+        }
+    }
+}
+
+/* log p(y) = log N(y; 0, s^2 I + s0^2 11') per coordinate */
+static double conj_logz(const conj *m)
+{
+    const double s2 = m->s * m->s, v0 = m->s0 * m->s0, n = NOBS;
+    double lz = 0.0;
+    for (int j = 0; j < D; ++j)
+        lz += -0.5 * n * (LOG_2PI + log(s2)) - 0.5 * log(1.0 + n * v0 / s2) -
+              0.5 / s2 *
+                  (m->syy[j] - m->sy[j] * m->sy[j] * v0 / (s2 + n * v0));
+    return lz;
+}
+
+/* U_like = -log p(y | theta) and its gradient */
+static double conj_like(const conj *m, const double *th, double *g)
+{
+    const double s2 = m->s * m->s, n = NOBS;
+    double u = 0.0;
+    for (int j = 0; j < D; ++j) {
+        u += (m->syy[j] - 2.0 * th[j] * m->sy[j] + n * th[j] * th[j]) /
+                 (2.0 * s2) +
+             0.5 * n * (LOG_2PI + log(s2));
+        if (g)
+            g[j] = (n * th[j] - m->sy[j]) / s2;
+    }
+    return u;
+}
+
+static double conj_prior(const conj *m, const double *th, double *g)
+{
+    const double v0 = m->s0 * m->s0;
+    double u = 0.0;
+    for (int j = 0; j < D; ++j) {
+        u += th[j] * th[j] / (2.0 * v0) + 0.5 * (LOG_2PI + log(v0));
+        if (g)
+            g[j] = th[j] / v0;
+    }
+    return u;
+}
+
+static rx_status conj_energy(void *user, const double *th, size_t dim,
+                             double *e, double *g)
+{
+    (void)dim;
+    const conj *m = user;
+    double gl[D], gp[D];
+    *e = conj_like(m, th, g ? gl : NULL) + conj_prior(m, th, g ? gp : NULL);
+    if (g)
+        for (int j = 0; j < D; ++j)
+            g[j] = gl[j] + gp[j];
+    return RX_OK;
+}
+
+static rx_status conj_prior_fn(void *user, const double *th, size_t dim,
+                               double *e, double *g)
+{
+    (void)dim;
+    *e = conj_prior(user, th, g);
+    return RX_OK;
+}
+
+/* 1. the estimator on exact draws: pi_beta = N(mu_b, 1/prec_b) per
+ * coordinate, prec_b = 1/s0^2 + beta n / s^2, mu_b = beta sum y / s^2 /
+ * prec_b; rows of n i.i.d. draws at every position */
+static void check_estimator(void)
+{
+    conj m;
+    conj_data(&m);
+    enum { P = 12, N = 4000 };
+    double beta[P];
+    for (int q = 0; q < P; ++q)
+        beta[q] = pow(1.0 - (double)q / (P - 1), 3.0);
+    double *u = malloc(sizeof(double) * N * P);
+    rx__stream st;
+    rx__stream_init(&st, 5, 1, RX_STREAM_DATA, 0);
+    for (int r = 0; r < N; ++r)
+        for (int q = 0; q < P; ++q) {
+            double th[D];
+            for (int j = 0; j < D; ++j) {
+                double prec = 1.0 / (m.s0 * m.s0) +
+                              beta[q] * NOBS / (m.s * m.s);
+                double mu = beta[q] * m.sy[j] / (m.s * m.s) / prec;
+                th[j] = mu + rx__normal(&st) / sqrt(prec);
+            }
+            u[r * P + q] = conj_like(&m, th, NULL);
+        }
+    double terms[P - 1], tse[P - 1], est, se;
+    int B;
+    rx_status s = rx__logz_estimate(u, N, P, beta, terms, tse, &est, &se, &B);
+    const double truth = conj_logz(&m);
+    CHECK(s == RX_OK);
+    CHECK(B == 63);
+    CHECK(se > 0.0 && se < 0.2);
+    CHECK_MSG(fabs(est - truth) < 3.0 * se,
+              "exact draws: log Z %.4f +- %.4f, true %.4f", est, se, truth);
+    double sum = 0.0;
+    for (int p = 0; p < P - 1; ++p)
+        sum += terms[p];
+    CHECK_NEAR(sum, est, 1e-9);
+    /* a constant U_like c at every point: each term is -(dbeta) c exactly,
+     * their sum -c, with zero spread (the log-sum-exp at c = 1e4 would
+     * overflow a plain exp) */
+    for (int r = 0; r < N * P; ++r)
+        u[r] = 1e4;
+    s = rx__logz_estimate(u, N, P, beta, terms, tse, &est, &se, &B);
+    CHECK(s == RX_OK);
+    CHECK_NEAR(est, -1e4, 1e-6);
+    CHECK_NEAR(terms[0], -(beta[0] - beta[1]) * 1e4, 1e-6);
+    CHECK_NEAR(se, 0.0, 1e-12);
+    u[7] = NAN;
+    CHECK(rx__logz_estimate(u, N, P, beta, terms, tse, &est, &se, &B) ==
+          RX_ENUMERIC);
+    CHECK(isnan(est));
+    free(u);
+}
+
+static void base_config(rx_config *c, uint64_t seed)
+{
+    rx_config_default(c);
+    c->seed = seed;
+    c->threads = 2;
+    c->iterations = 200000;
+    c->tempering.n_chains = 16;
+    c->tempering.scheme = RX_SCHEME_DEO;
+    c->ladder.path = RX_PATH_REFERENCE;
+    c->ladder.eta.kind = RX_LADDER_GEOMETRIC;
+    c->record.burn_in = 5000;
+    c->record.thin = 2;
+    c->record.trace_every = 0;
+    c->record.index_every = 0;
+}
+
+static int run_logz(const rx_config *c, const rx_callback_target *cb,
+                    rx_log_z *z, const char *what)
+{
+    rx_ctx *ctx = NULL;
+    rx_err err;
+    rx_status st = rx_create(&ctx, c, cb, (rx_logger){0}, &err);
+    CHECK_MSG(st == RX_OK, "%s: %s", what, err.msg);
+    if (st != RX_OK)
+        return 0;
+    st = rx_run(ctx);
+    CHECK_MSG(st == RX_OK, "%s: %s", what, rx_errmsg(ctx));
+    rx_results r;
+    rx_get_results(ctx, &r);
+    *z = r.log_z;
+    CHECK(r.log_z.valid && r.log_z.n_terms == c->tempering.n_chains - 1);
+    CHECK(r.log_z.beta && r.log_z.beta[0] == 1.0 &&
+          r.log_z.beta[c->tempering.n_chains - 1] == 0.0);
+    /* every position steps at temperature 1 */
+    CHECK(r.tau[0] == 1.0 && r.tau[c->tempering.n_chains - 1] == 1.0);
+    CHECK(r.total_swaps > 0);
+    rx_destroy(&ctx);
+    return 1;
+}
+
+static void within_3se(const rx_log_z *z, double truth, const char *what)
+{
+    printf("%s: log Z %.4f +- %.4f (se), true %.4f, %lld rows, %d batches\n",
+           what, z->estimate, z->se, truth, (long long)z->n, z->batches);
+    CHECK(z->se > 0.0 && z->se < 0.1);
+    CHECK_MSG(fabs(z->estimate - truth) < 3.0 * z->se,
+              "%s: log Z %.4f +- %.4f, true %.4f", what, z->estimate, z->se,
+              truth);
+}
+
+/* 2. the conjugate model through the engine */
+static void check_conjugate(void)
+{
+    conj m;
+    conj_data(&m);
+    rx_config c;
+    base_config(&c, 11);
+    c.target.kind = RX_TARGET_CALLBACK;
+    /* curvature 2.8 at the reference, 7.8 at the target */
+    c.ladder.eta.min = 0.001;
+    c.ladder.eta.max = 0.003;
+    rx_callback_target cb = {.dim = D, .energy = conj_energy, .user = &m,
+                             .prior = conj_prior_fn};
+    rx_log_z z;
+    if (run_logz(&c, &cb, &z, "conjugate"))
+        within_3se(&z, conj_logz(&m), "conjugate Gaussian (callback)");
+    rx_config_free(&c);
+}
+
+/* ---- 3. an unnormalised 1-D mixture with a Gaussian reference ---------- */
+
+static const double MW[2] = {0.3, 0.7}, MM[2] = {-3.0, 2.5},
+                    MS[2] = {0.5, 1.0}, RSD = 3.0;
+
+static double mix_energy(double x, double *g)
+{
+    /* U = -log sum_k w_k exp(-(x - m_k)^2 / (2 s_k^2)), no 1/sqrt(2 pi) */
+    double l[2], mx;
+    for (int k = 0; k < 2; ++k) {
+        double z = (x - MM[k]) / MS[k];
+        l[k] = log(MW[k]) - 0.5 * z * z;
+    }
+    mx = l[0] > l[1] ? l[0] : l[1];
+    double e0 = exp(l[0] - mx), e1 = exp(l[1] - mx);
+    if (g)
+        *g = (e0 * (x - MM[0]) / (MS[0] * MS[0]) +
+              e1 * (x - MM[1]) / (MS[1] * MS[1])) /
+             (e0 + e1);
+    return -(mx + log(e0 + e1));
+}
+
+static rx_status mix_cb(void *user, const double *th, size_t dim, double *e,
+                        double *g)
+{
+    (void)user;
+    (void)dim;
+    *e = mix_energy(th[0], g);
+    return RX_OK;
+}
+
+static rx_status ref_cb(void *user, const double *th, size_t dim, double *e,
+                        double *g)
+{
+    (void)user;
+    (void)dim;
+    *e = 0.5 * th[0] * th[0] / (RSD * RSD) + 0.5 * LOG_2PI + log(RSD);
+    if (g)
+        g[0] = th[0] / (RSD * RSD);
+    return RX_OK;
+}
+
+/* log of the integral of exp(-U) over [-30, 30], composite Simpson */
+static double mix_logz_quadrature(void)
+{
+    const int n = 200000;
+    const double a = -30.0, h = 60.0 / n;
+    double s = 0.0;
+    for (int i = 0; i <= n; ++i) {
+        double w = i == 0 || i == n ? 1.0 : (i % 2 ? 4.0 : 2.0);
+        s += w * exp(-mix_energy(a + i * h, NULL));
+    }
+    return log(s * h / 3.0);
+}
+
+static void check_mixture(void)
+{
+    const double truth = mix_logz_quadrature();
+    /* the quadrature against the Gaussian integrals it sums */
+    CHECK_NEAR(truth,
+               log(sqrt(2.0 * 3.14159265358979323846) * (MW[0] * MS[0] + MW[1] * MS[1])),
+               1e-9);
+    rx_config c;
+    base_config(&c, 12);
+    c.target.kind = RX_TARGET_CALLBACK;
+    c.ladder.eta.min = 0.002;
+    c.ladder.eta.max = 0.2;
+    rx_callback_target cb = {.dim = 1, .energy = mix_cb, .prior = ref_cb};
+    rx_log_z z;
+    if (run_logz(&c, &cb, &z, "mixture"))
+        within_3se(&z, truth, "unnormalised mixture (callback)");
+    rx_config_free(&c);
+}
+
+/* 4. gmm (normalised: log Z = 0) with the reference from the config */
+static void check_gmm(void)
+{
+    rx_config c;
+    base_config(&c, 13);
+    static const double w[] = {0.4, 0.6}, mu[] = {-2, 1, 2, -1},
+                        sc[] = {0.7, 0.7, 1.0, 1.0};
+    gmm_config(&c, w, mu, sc, 2, 2);
+    c.ladder.reference_mean = 0.5;
+    c.ladder.reference_sd = 3.0;
+    c.ladder.eta.min = 0.003;
+    c.ladder.eta.max = 0.3;
+    c.tempering.n_chains = 12;
+    rx_log_z z;
+    if (run_logz(&c, NULL, &z, "gmm"))
+        within_3se(&z, 0.0, "gmm 2-D, reference N(0.5, 3^2)");
+    rx_config_free(&c);
+}
+
+/* What the path refuses, and where. */
+static void check_refusals(void)
+{
+    rx_config c;
+    rx_err err;
+    rx_ctx *ctx = NULL;
+    base_config(&c, 1);
+    c.target.kind = RX_TARGET_MIXTURE_DATA;
+    CHECK(rx_config_validate(&c, &err) == RX_ECONFIG &&
+          strstr(err.msg, "ladder.path"));
+    c.target.kind = RX_TARGET_MIXTURE25;
+    c.ladder.adapt = RX_ADAPT_BARRIER;
+    CHECK(rx_config_validate(&c, &err) == RX_ECONFIG &&
+          strstr(err.msg, "ladder.adapt"));
+    c.ladder.adapt = RX_ADAPT_NONE;
+    c.tempering.rule = RX_RULE_DETERMINISTIC;
+    CHECK(rx_config_validate(&c, &err) == RX_ECONFIG &&
+          strstr(err.msg, "tempering.rule"));
+    c.tempering.rule = RX_RULE_METROPOLIS;
+    double bad[16];
+    for (int q = 0; q < 16; ++q)
+        bad[q] = 1.0 - q / 15.0;
+    bad[5] = bad[4];
+    c.ladder.betas.v = malloc(sizeof bad);
+    memcpy(c.ladder.betas.v, bad, sizeof bad);
+    c.ladder.betas.n = 16;
+    CHECK(rx_config_validate(&c, &err) == RX_ECONFIG &&
+          strstr(err.msg, "ladder.betas") && strstr(err.msg, "decrease"));
+    c.ladder.betas.v[5] = 0.65;
+    CHECK(rx_config_validate(&c, &err) == RX_OK);
+    c.ladder.path = RX_PATH_TEMPERATURE;
+    CHECK(rx_config_validate(&c, &err) == RX_ECONFIG &&
+          strstr(err.msg, "ladder.betas"));
+    c.ladder.path = RX_PATH_REFERENCE;
+    /* a callback target without a prior function */
+    c.target.kind = RX_TARGET_CALLBACK;
+    rx_callback_target cb = {.dim = 1, .energy = mix_cb};
+    rx_status cst = rx_create(&ctx, &c, &cb, (rx_logger){0}, &err);
+    CHECK_MSG(cst == RX_EINVAL && strstr(err.msg, "prior") && !ctx,
+              "status %d: %s", (int)cst, err.msg);
+    rx_config_free(&c);
+    /* the temperature path reports no log Z */
+    base_config(&c, 1);
+    c.ladder.path = RX_PATH_TEMPERATURE;
+    c.iterations = 100;
+    c.record.burn_in = 0;
+    CHECK(rx_create(&ctx, &c, NULL, (rx_logger){0}, &err) == RX_OK);
+    if (ctx && rx_run(ctx) == RX_OK) {
+        rx_results r;
+        rx_get_results(ctx, &r);
+        CHECK(!r.log_z.valid && !r.log_z.beta);
+    }
+    rx_destroy(&ctx);
+    rx_config_free(&c);
+}
+
+int main(void)
+{
+    check_estimator();
+    check_refusals();
+    check_conjugate();
+    check_mixture();
+    check_gmm();
+    return check_done();
+}
