@@ -60,15 +60,19 @@ done
 echo
 echo "### Accuracy against the baselines of Fig. 5 (about 2,000 samples each)"
 echo
-echo "| method | samples | TV to the true density on the 30 x 30 grid |"
-echo "|---|---|---|"
+echo "| method | samples | TV to the true density on the 30 x 30 grid | mode-weight TV | mass on the outer 16 modes (truth $(field "$tmp/star.1/summary.json" outer16_true | awk '{printf "%.3f", $1}')) |"
+echo "|---|---|---|---|---|"
+msd() { awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; printf "%.3f +- %.3f", m, sqrt((q/n-m*m)*n/(n-1))}'; }
 for n in star deo sgld cyc; do
   cnt=$(field "$tmp/$n.1/summary.json" count)
-  t=$(for s in $SEEDS; do field "$tmp/$n.$s/summary.json" tv_distance; done |
-      awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; printf "%.3f +- %.3f", m, sqrt((q/n-m*m)*n/(n-1))}')
+  t=$(for s in $SEEDS; do field "$tmp/$n.$s/summary.json" tv_distance; done | msd)
+  # the second tv_distance of summary.json: the "modes" block
+  mt=$(for s in $SEEDS; do grep -o '"tv_distance": [-0-9.e]*' \
+      "$tmp/$n.$s/summary.json" | sed -n 2p | awk '{print $2}'; done | msd)
+  o=$(for s in $SEEDS; do field "$tmp/$n.$s/summary.json" outer16_est; done | msd)
   case $n in star) m="DEO*-SGD x P16";; deo) m="DEO-SGD x P16";;
     sgld) m="SGLD x P16 (independent chains)";; cyc) m="cycSGLD x T16 (one chain, 16x budget)";; esac
-  echo "| $m | $cnt | $t |"
+  echo "| $m | $cnt | $t | $mt | $o |"
 done
 echo
 echo "### W sweep (DEO_W-SGD, A.5 trips / 1000)"

@@ -18,6 +18,7 @@
 #include "../config/config.h"
 #include "../engine/state.h"
 #include "inference.h"
+#include "../record/diag.h"
 #include "json.h"
 #include "marker.h"
 #include "rundiag.h"
@@ -323,8 +324,33 @@ static void sum_modes_mixdata(FILE *f, const rx__runview *v)
     fputs("},\n", f);
 }
 
+/* modes of the 25-mode 2-D target: the samples' shares of the nearest
+ * modes against the true masses on the grid (diag.c) */
+static void sum_modes_m25(FILE *f, const rx__runview *v)
+{
+    const rx__diag_in in = {v->target, v->cfg, v->res.samples,
+                            v->res.n_samples, v->res.dim};
+    rx__m25_cover m;
+    if (rx__m25_cover_get(&in, &m) != RX_OK)
+        return;
+    fprintf(f, "  \"modes\": {\"assignment\": \"nearest\", ");
+    rx__json_kvec(f, "weights_true", m.w_true, RX_M25_MODES);
+    fputs(", ", f);
+    rx__json_kvec(f, "weights_est", m.w_est, RX_M25_MODES);
+    fputs(", ", f);
+    rx__json_kv(f, "tv_distance", m.tv);
+    fputs(", ", f);
+    rx__json_kv(f, "outer16_true", m.outer_true);
+    fputs(", ", f);
+    rx__json_kv(f, "outer16_est", m.outer_est);
+    fprintf(f, ", \"visited\": %d, \"samples_in_grid\": %lld},\n",
+            m.visited, (long long)m.n_inside);
+}
+
 static void sum_modes(FILE *f, rx_ctx *c, const rx__runview *v)
 {
+    if (v->cfg->target.kind == RX_TARGET_MIXTURE25)
+        sum_modes_m25(f, v);
     if (v->cfg->target.kind == RX_TARGET_GMM && v->res.n_samples > 0)
         sum_modes_gmm(f, c, v);
     if (v->cfg->target.kind == RX_TARGET_MIXTURE_DATA && v->res.n_samples > 0)
