@@ -64,7 +64,7 @@ static rx_ctx *run(int P, int64_t iters, int threads, int balance)
     c.record.thin = 100;
     c.record.index_every = 100;
     c.record.trace_every = 0;
-    rx_callback_target cb = {DIM, costly_gauss, NULL};
+    rx_callback_target cb = {.dim = DIM, .energy = costly_gauss};
     rx_ctx *ctx = NULL;
     rx_err err;
     rx_status st = rx_create(&ctx, &c, &cb, (rx_logger){0}, &err);
