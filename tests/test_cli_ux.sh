@@ -288,7 +288,7 @@ fi
 leaves() { grep -c '^ *[a-z_0-9]*: [^ ]' "$1"; } # "key: value" lines
 if run_rx validate_analytic 0 validate tiny.yaml; then
     cp out v_analytic
-    bad=$(grep -E '^(data|model|evaluate|variance|correction):|^  (bins|sgnht_c|momentum|path|batch_size|means):' out | tr '\n' ' ')
+    bad=$(grep -E '^(data|model|evaluate|variance|correction):|^  (bins|sgnht_c|momentum|batch_size|means|betas|reference_sd):' out | tr '\n' ' ')
     if [ -n "$bad" ]; then
         fail validate_analytic "keys that do not apply: $bad"
     elif ! grep -q '^  window: 3$' out || ! grep -q '^  confine_radius2: ' out ||

@@ -131,6 +131,16 @@ static int adapt_eq12(const rx_config *c)
     return swaps(c) && (c->ladder.adapt == RX_ADAPT_ETA ||
                         c->ladder.adapt == RX_ADAPT_TAU);
 }
+/* the reference path of log Z (ladder.path: reference) */
+static int ref_path(const rx_config *c)
+{
+    return c->ladder.path == RX_PATH_REFERENCE;
+}
+/* its Gaussian reference from the config: the analytic targets */
+static int ref_gauss(const rx_config *c)
+{
+    return ref_path(c) && (gmm(c) || m25(c));
+}
 static int barrier(const rx_config *c)
 {
     return swaps(c) && c->ladder.adapt == RX_ADAPT_BARRIER;
@@ -275,6 +285,10 @@ static const struct {
     {"ladder.adapt", swaps},
     {"ladder.barrier_round", barrier},
     {"ladder.monotone_projection", adapt_eq12},
+    {"ladder.beta_exponent", ref_path},
+    {"ladder.betas", ref_path},
+    {"ladder.reference_mean", ref_gauss},
+    {"ladder.reference_sd", ref_gauss},
     {"step.momentum", momentum},
     {"step.rms_alpha", psgd},
     {"step.rms_eps", psgd},
