@@ -14,7 +14,8 @@
 #    DIR/summary.json with R-hat and pooled ESS per coordinate (checked
 #    against the numpy implementation of tests/test_ess_numpy.py where
 #    numpy is installed), rep-01/config.yaml reruns it alone; replicates
-#    with a sweep or with checkpoints are refused.
+#    with a sweep or with checkpoints are refused; DIR/inference.nc holds
+#    one chain per replicate.
 set -u
 cd "$RX_SRCDIR"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -153,6 +154,22 @@ for j in (0, 1):
     assert abs(s["rhat"][j] - r) < 1e-9 * r, (s["rhat"][j], r)
     assert abs(s["ess_bulk"][j] - b) < 1e-6 * b, (s["ess_bulk"][j], b)
 P
+fi
+# DIR/inference.nc: one chain per replicate, each the replicate's draws
+if /usr/bin/python3 -c 'import xarray, netCDF4' 2> /dev/null; then
+    /usr/bin/python3 - "$tmp/rep" <<'P' && ok || bad "replicates' inference.nc"
+import sys
+import numpy as np, xarray as xr
+d = sys.argv[1]
+p = xr.open_dataset(d + "/inference.nc", group="posterior")
+assert p.theta.dims == ("chain", "draw", "theta_dim_0"), p.theta.dims
+assert list(p.chain.values) == [0, 1], p.chain.values
+for i in (0, 1):
+    x = np.load(d + "/rep-0%d/samples.npy" % i)
+    assert p.theta.shape[1:] == x.shape and (p.theta.values[i] == x).all(), i
+P
+else
+    bad "xarray and netCDF4 (python3-xarray, python3-netcdf4) are needed"
 fi
 "$R" run "$tmp/rep/rep-01/config.yaml" -o "$tmp/one" --no-plots -q \
     --threads 1 && cmp -s "$tmp/one/samples.npy" "$tmp/rep/rep-01/samples.npy" \

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/inference.h"
 #include "../io/marker.h"
 #include "../io/rundiag.h"
 #include "outdir.h"
@@ -31,8 +32,8 @@ static rx_status rep_config(const rx_config *cfg, int r, rx_config *out)
 /*
  * Everything that needs all N finished runs at once (runs[r] the context
  * of replicate r, dirs[r] its directory under out): DIR/summary.json with
- * R-hat per coordinate over the replicates and their ESS. A writer of
- * files over all replicates (one chain per replicate) belongs here.
+ * R-hat per coordinate over the replicates and their ESS, and
+ * DIR/inference.nc with one chain per replicate.
  * 0, or the exit status after printing why.
  */
 static int replicates_finish(rx_ctx *const *runs, const char *const *dirs,
@@ -44,6 +45,12 @@ static int replicates_finish(rx_ctx *const *runs, const char *const *dirs,
     rx__repdiag rd;
     rx_err err = {""};
     if (rx__replicates_summary(runs, dirs, n, path, source, &rd, &err) !=
+        RX_OK) {
+        fprintf(stderr, "replex: %s\n", err.msg);
+        return EXIT_RUNFAIL;
+    }
+    snprintf(path, sizeof path, "%s/inference.nc", out);
+    if (rx__write_inference((const rx_ctx *const *)runs, n, path, &err) !=
         RX_OK) {
         fprintf(stderr, "replex: %s\n", err.msg);
         return EXIT_RUNFAIL;
