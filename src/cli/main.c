@@ -322,7 +322,7 @@ static int cmd_keys(int nsec, char **secs)
         if (!shown)
             continue;
         rx__keyinfo k = rx__config_key(i);
-        printf("%-28s %-26s default %-18s %s\n", k.path, k.type, k.deflt,
+        printf("%-28s %-27s default %-18s %s\n", k.path, k.type, k.deflt,
                k.doc);
     }
     return EXIT_OK;
