@@ -560,6 +560,9 @@ void rx__op_backward(const rx__op *op, rx__netws *ws, const float *w,
         conv_backward(op, ws, w, in, dout, din, gw, n);
         break;
     case RX__OP_POOL:
+        if (op->relu_mask) /* the folded ReLU's backward (ops.h) */
+            for (size_t j = 0; j < len; ++j)
+                dout[j] = out[j] > 0.0f ? dout[j] : 0.0f;
         pool_backward(op, dout, ws->arg[op->pool_idx], din, n);
         break;
     case RX__OP_RELU: /* y > 0 exactly where the input was > 0 */

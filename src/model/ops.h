@@ -48,6 +48,12 @@ typedef struct rx__op {
     int in_buf, out_buf;    /* activation buffer; -1 = the input x   */
     int pool_idx;           /* pool: index of its argmax buffer      */
     int need_dx;            /* backward must produce d(input)        */
+    /* an in-place ReLU followed by a max-pool of its output: the pool's
+     * backward applies the ReLU's mask (pool output > 0, which holds
+     * exactly where the ReLU passed the window's maximum), so the ReLU's
+     * backward is nothing and its output is not read after the forward */
+    int relu_folded;        /* relu: its backward is the pool's      */
+    int relu_mask;          /* pool: mask d(output) by output > 0    */
     double flops;           /* forward GEMM flops per example        */
     /* Winograd: F(wm x wm, k x k) on RX__WA x RX__WA tiles; th x tw tiles
      * cover the output. Winograd and direct: the zero-bordered input
@@ -73,6 +79,12 @@ struct rx__net {
     size_t in_dim;
     int n_out;
     size_t max_act;         /* largest activation, floats/example    */
+    /* Buffer plan (net.c plan_buffers), floats per example: a buffer the
+     * backward never reads lives in the shared arena at buf_off (SIZE_MAX:
+     * a buffer of its own); the backward's two gradient buffers, of db_sz
+     * floats, take the arena once the forward is done with it. */
+    size_t *buf_off;
+    size_t arena_sz, db_sz[2];
     double flops_fwd, flops_grad;
     rx__gemm_algo gemm;     /* the spec's                            */
 };
@@ -93,10 +105,11 @@ typedef struct rx__gemmctx {
 struct rx__netws {
     const rx__net *net;
     int max_batch;
-    int micro;              /* examples per pass (buffers sized for it) */
+    int micro;              /* images per block (buffers sized for it) */
     rx__gemmctx g;
     float **act;            /* n_bufs buffers, micro * buf_sz        */
-    float *dbuf[2];         /* backward ping-pong, micro * max_act   */
+    float *arena;           /* micro * arena_sz: transient buffers   */
+    float *dbuf[2];         /* backward ping-pong, in the arena      */
     int32_t **arg;          /* argmax per pool op, micro * out_sz    */
     float *col;             /* im2col / dcol scratch (+ RX__SLACK)   */
     float *pad;             /* zero-bordered input chunk (+ RX__SLACK) */
