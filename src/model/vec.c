@@ -130,15 +130,17 @@ void rx__il_to_din(const rx__op *op, const float *restrict il, int n,
                      b, op->h, op->w, din + ((size_t)ci * n + i0) * hw, hw);
 }
 
-/* The output gradient interleaved over a gh x gw grid (>= oh x ow), zero
- * past the plane's edge and for l >= b. */
+/* Output rows y0 .. y0 + gh - 1 of the output gradient interleaved over
+ * a gh x gw grid (gw >= ow), zero past the plane's edge and for l >= b. */
 void rx__il_dy(const rx__op *op, const float *restrict dout, int n, int i0,
-               int b, int gh, int gw, float *restrict il)
+               int b, int y0, int gh, int gw, float *restrict il)
 {
     const size_t ohw = (size_t)op->oh * op->ow;
-    if (gh != op->oh || gw != op->ow)
+    const int rows = op->oh - y0 < gh ? op->oh - y0 : gh;
+    if (rows != gh || gw != op->ow)
         memset(il, 0, sizeof(float) * RX__VW * (size_t)op->oc * gh * gw);
     for (int co = 0; co < op->oc; ++co)
-        interleave(dout + ((size_t)co * n + i0) * ohw, ohw, b, op->oh, op->ow,
-                   il + (size_t)co * gh * gw * RX__VW, gw);
+        interleave(dout + ((size_t)co * n + i0) * ohw + (size_t)y0 * op->ow,
+                   ohw, b, rows, op->ow, il + (size_t)co * gh * gw * RX__VW,
+                   gw);
 }

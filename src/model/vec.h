@@ -91,8 +91,9 @@ void rx__il_to_din(const rx__op *op, const float *restrict il, int n,
  * of an interleaved plane of row length sw back to b planes. */
 void rx__deinterleave(const float *restrict src, int sw, int b, int h,
                       int w, float *restrict dst, size_t dstride);
-/* dout interleaved over oc planes of gh x gw (>= oh x ow). */
+/* Output rows y0 .. y0 + gh - 1 of dout interleaved over oc planes of
+ * gh x gw (gw >= ow; zero past the plane's edge). */
 void rx__il_dy(const rx__op *op, const float *restrict dout, int n, int i0,
-               int b, int gh, int gw, float *restrict il);
+               int b, int y0, int gh, int gw, float *restrict il);
 
 #endif
