@@ -610,9 +610,9 @@ static void conv_shapes(void)
                       "im2col, 8->8 3x3 on 29x31");
         ++cases;
     }
-    /* auto keeps a layer whose Winograd buffers (16 images) would pass
-     * RX__WINO_MAX_BYTES on im2col: 64 -> 64 channels, 3x3, on 224x224
-     * (~680 MiB) but not on 28x28 */
+    /* auto keeps a layer whose Winograd buffers and activations (16
+     * images) would pass RX__WINO_MAX_BYTES on im2col: 64 -> 64
+     * channels, 3x3, on 224x224 (~430 MiB) but not on 28x28 */
     for (int big = 0; big < 2; ++big) {
         tcase t;
         memset(&t, 0, sizeof t);

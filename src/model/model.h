@@ -63,9 +63,10 @@ typedef enum rx__conv_algo {
     RX_CONV_DIRECT
 } rx__conv_algo;
 #define RX__WINO_MIN_C 8
-/* auto: largest Winograd workspace of one layer (its buffers are sized
- * for 16 images; 2.9 MiB for the MNIST CNN's conv2, ~680 MiB for a
- * 64-channel 3x3 layer on 224x224 images, which stays on im2col) */
+/* auto: largest Winograd workspace of one layer with its input and
+ * output for a block of 16 images (3.9 MiB for the MNIST CNN's conv2,
+ * ~430 MiB for a 64-channel 3x3 layer on 224x224 images, which stays on
+ * im2col) */
 #define RX__WINO_MAX_BYTES ((size_t)32 << 20)
 
 /* Which GEMM small products use (the same function; results differ by

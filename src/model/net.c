@@ -150,13 +150,15 @@ static rx_status compile_layer(build *b, const rx__layerspec *ls, int li,
             rx__direct_setup(op);
         else if (b->conv == RX_CONV_AUTO && wino && k >= 3 &&
                  op->c >= RX__WINO_MIN_C) {
-            /* its buffers hold 16 images whatever the pass size: large
-             * planes stay on im2col, whose buffers shrink with the pass */
+            /* its buffers and the blocks hold 16 images (rx__net_block):
+             * large planes stay on im2col, whose blocks shrink to fit */
             rx__wino_setup(op);
             op->need_dx = 1; /* the most it can need; set below */
             size_t v, m, u, pf;
             rx__wino_sizes(op, &v, &m, &u, &pf);
-            if (sizeof(float) * (v + m + 2 * u + pf) > RX__WINO_MAX_BYTES)
+            const size_t act = (size_t)RX__VW * (op->in_sz + op->out_sz);
+            if (sizeof(float) * (v + m + 2 * u + pf + act) >
+                RX__WINO_MAX_BYTES)
                 op->algo = RX_CONV_IM2COL;
             op->need_dx = 0;
         }

@@ -170,10 +170,18 @@ static size_t pos_stride(const rx__op *op, int rows)
     return (size_t)rows * ld_t(op) + RX__VW;
 }
 
+/* Rows of the interleaved input (gradient) planes held: all of them for
+ * the fused path; for the GEMM path, a band of the gr tile rows being
+ * computed and the k - 1 rows they share with the next band. */
+static int band_rows(const rx__op *op)
+{
+    return op->c <= RX__WINO_FUSED_C ? op->wh : op->gr * op->wm + op->k - 1;
+}
+
 /* Vectors of the interleaved input planes, and of the output grid. */
 static size_t il_in_floats(const rx__op *op)
 {
-    return (size_t)op->c * op->wh * op->ww;
+    return (size_t)op->c * band_rows(op) * op->ww;
 }
 
 /* Tile rows the output grid holds: all of them for the fused path,
@@ -504,13 +512,15 @@ RX__VINL void tile_dd(const float *bt, const float *t, size_t ps,
     }
 }
 
-/* Corners of tile r: in the input planes of channel ci, and in the output
- * grid of channel co that holds grows tile rows from tile row ty0. */
+/* Corners of tile r: in the band of input planes of channel ci from tile
+ * row ty0, and in the output grid of channel co that holds grows tile
+ * rows from tile row ty0. */
 static const float *in_corner(const rx__op *op, const float *il, int ci,
-                              int r)
+                              int r, int ty0)
 {
-    const int ty = r / op->tw, tx = r % op->tw;
-    return il + (((size_t)ci * op->wh + (size_t)ty * op->wm) * op->ww +
+    const int ty = r / op->tw - ty0, tx = r % op->tw;
+    return il + (((size_t)ci * band_rows(op) + (size_t)ty * op->wm) *
+                     op->ww +
                  (size_t)tx * op->wm) * RX__VW;
 }
 
@@ -526,12 +536,12 @@ static size_t grid_corner(const rx__op *op, int co, int r, int ty0,
 /* V[pos][ci][(r - r0) b + l] = (B^T d B)[pos] for tile r of image l. */
 RX__CLONES
 static void wino_in(const rx__op *op, const float *restrict il, int b,
-                    int r0, int nr, float *restrict V)
+                    int r0, int nr, int ty0, float *restrict V)
 {
     const size_t ldT = ld_t(op), ps = pos_stride(op, op->c);
     for (int ci = 0; ci < op->c; ++ci)
         for (int r = r0; r < r0 + nr; ++r)
-            tile_in(op->wbt, in_corner(op, il, ci, r), op->ww,
+            tile_in(op->wbt, in_corner(op, il, ci, r, ty0), op->ww,
                     V + (size_t)ci * ldT + (size_t)(r - r0) * b, ps);
 }
 
@@ -570,13 +580,13 @@ static void wino_dy(const rx__op *op, const float *restrict dyil, int b,
 /* dil (interleaved, zeroed by the caller) += B dV B^T over the tiles. */
 RX__CLONES
 static void wino_dd(const rx__op *op, const float *restrict dV, int b,
-                    int r0, int nr, float *restrict dil)
+                    int r0, int nr, int ty0, float *restrict dil)
 {
     const size_t ldT = ld_t(op), ps = pos_stride(op, op->c);
     for (int ci = 0; ci < op->c; ++ci)
         for (int r = r0; r < r0 + nr; ++r)
             tile_dd(op->wbt, dV + (size_t)ci * ldT + (size_t)(r - r0) * b,
-                    ps, (float *)in_corner(op, dil, ci, r), op->ww);
+                    ps, (float *)in_corner(op, dil, ci, r, ty0), op->ww);
 }
 
 /*
@@ -596,7 +606,7 @@ static void fused_fwd(const rx__op *op, const float *restrict il,
     for (int r = 0; r < tiles; ++r) {
         float v[RX__WINO_FUSED_C][WP * RX__VW];
         for (int ci = 0; ci < c; ++ci)
-            tile_in(op->wbt, in_corner(op, il, ci, r), op->ww, v[ci], RX__VW);
+            tile_in(op->wbt, in_corner(op, il, ci, r, 0), op->ww, v[ci], RX__VW);
         for (int co = 0; co < oc; ++co) {
             float mm[WP * RX__VW];
             for (int p = 0; p < WP; ++p) {
@@ -624,7 +634,7 @@ static void fused_bwd(const rx__op *op, const float *restrict il,
     for (int r = 0; r < tiles; ++r) {
         float v[RX__WINO_FUSED_C][WP * RX__VW], dv[RX__WINO_FUSED_C][WP * RX__VW];
         for (int ci = 0; ci < c; ++ci)
-            tile_in(op->wbt, in_corner(op, il, ci, r), op->ww, v[ci], RX__VW);
+            tile_in(op->wbt, in_corner(op, il, ci, r, 0), op->ww, v[ci], RX__VW);
         if (dil)
             memset(dv, 0, sizeof dv);
         for (int co = 0; co < oc; ++co) {
@@ -652,7 +662,7 @@ static void fused_bwd(const rx__op *op, const float *restrict il,
         if (dil)
             for (int ci = 0; ci < c; ++ci)
                 tile_dd(op->wbt, dv[ci], RX__VW,
-                        (float *)in_corner(op, dil, ci, r), op->ww);
+                        (float *)in_corner(op, dil, ci, r, 0), op->ww);
     }
 }
 
@@ -689,8 +699,8 @@ void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
     wino_u(op, w + op->woff, ws->wu);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         const int b = n - i0 < chunk ? n - i0 : chunk;
-        rx__il_in(op, in, n, i0, b, il);
         if (c <= RX__WINO_FUSED_C) {
+            rx__il_in(op, in, n, i0, b, il);
             fused_fwd(op, il, ws->wu, w + op->boff, oil);
             for (int co = 0; co < oc; ++co)
                 rx__deinterleave(oil + (size_t)co * gh * gw * RX__VW, gw, b,
@@ -702,10 +712,11 @@ void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
         for (int ty0 = 0; ty0 < op->th; ty0 += op->gr) {
             const int ny = op->th - ty0 < op->gr ? op->th - ty0 : op->gr;
             const int end = (ty0 + ny) * op->tw;
+            rx__il_in_rows(op, in, n, i0, b, ty0 * op->wm, band_rows(op), il);
             for (int r0 = ty0 * op->tw; r0 < end; r0 += op->tg) {
                 const int nr = end - r0 < op->tg ? end - r0 : op->tg;
                 const int T = nr * b;
-                wino_in(op, il, b, r0, nr, ws->wv);
+                wino_in(op, il, b, r0, nr, ty0, ws->wv);
                 pos_gemms(op, ws, 0, T, ws->wv, psv, ws->wmo, psm);
                 wino_out(op, ws->wmo, b, r0, nr, ty0, w + op->boff, oil);
             }
@@ -740,12 +751,13 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
     if (fused)
         memset(ws->wv, 0, sizeof(float) * WP * (size_t)oc * c * RX__VW);
     const int gw_ = op->tw * op->wm, grows = grid_rows(op);
+    const int hb = band_rows(op);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         const int b = n - i0 < chunk ? n - i0 : chunk;
-        rx__il_in(op, in, n, i0, b, il);
         if (din)
             memset(dil, 0, sizeof(float) * RX__VW * il_in_floats(op));
         if (fused) {
+            rx__il_in(op, in, n, i0, b, il);
             rx__il_dy(op, dout, n, i0, b, 0, grows * op->wm, gw_, dyil);
             fused_bwd(op, il, dyil, ws->wu, ws->wv, din ? dil : NULL);
         }
@@ -756,10 +768,12 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
                                                   : tiles;
             nr = end - r0 < op->tg ? end - r0 : op->tg;
             const int T = nr * b;
-            if (r0 == ty0 * op->tw) /* their output gradient rows */
+            if (r0 == ty0 * op->tw) { /* their input and gradient rows */
+                rx__il_in_rows(op, in, n, i0, b, ty0 * op->wm, hb, il);
                 rx__il_dy(op, dout, n, i0, b, ty0 * op->wm, grows * op->wm,
                           gw_, dyil);
-            wino_in(op, il, b, r0, nr, ws->wv);
+            }
+            wino_in(op, il, b, r0, nr, ty0, ws->wv);
             wino_dy(op, dyil, b, r0, nr, ty0, ws->wmo);
             for (int pos = 0; pos < WP; ++pos)
                 rx__gemm(&ws->g, 0, 1, oc, c, T, 1.0f,
@@ -770,12 +784,29 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
                 continue;
             /* V is spent: its buffer takes dV */
             pos_gemms(op, ws, 1, T, ws->wmo, psm, ws->wv, psv);
-            wino_dd(op, ws->wv, b, r0, nr, dil);
+            wino_dd(op, ws->wv, b, r0, nr, ty0, dil);
+            if (r0 + nr < end)
+                continue;
+            /* the band's rows no later tile touches go to din; the k - 1
+             * it shares with the next band move up, the rest restart */
+            const int y0 = ty0 * op->wm, last = end == tiles;
+            const int done = last ? op->wh - y0 : op->gr * op->wm;
+            rx__il_to_din_rows(op, dil, n, i0, b, y0, hb, done, din);
+            if (last)
+                continue;
+            const size_t rowf = (size_t)op->ww * RX__VW;
+            for (int ci = 0; ci < c; ++ci) {
+                float *pl = dil + (size_t)ci * hb * rowf;
+                memmove(pl, pl + (size_t)done * rowf,
+                        sizeof(float) * (size_t)(hb - done) * rowf);
+                memset(pl + (size_t)(hb - done) * rowf, 0,
+                       sizeof(float) * (size_t)done * rowf);
+            }
         }
         for (int co = 0; co < oc; ++co)
             gb[co] += rx__row_sum(dout + ((size_t)co * n + i0) * ohw,
                                   (size_t)b * ohw);
-        if (din)
+        if (din && fused)
             rx__il_to_din(op, dil, n, i0, b, din);
     }
     if (fused) /* the lanes of dU, in lane order */
