@@ -93,7 +93,10 @@ struct rx__net {
 /* A GEMM engine: use_blas 0 = plain-C reference loops, 1 = cblas_sgemm;
  * with use_blas and small, products of at most RX__GEMM_SMALL_MNK
  * multiply-adds go to rx__gemm_own instead (the reference's sums, fast),
- * with scratch (scratch_n floats) for a transposed operand. */
+ * with scratch (scratch_n floats) for a transposed operand; a product
+ * whose transposed operand is larger goes to cblas_sgemm. 64 KiB holds
+ * those of the MNIST CNN (8 KiB) and of the UCI MLPs (a few KiB) and
+ * keeps out of the way of the block's working set (net.c). */
 typedef struct rx__gemmctx {
     int use_blas;
     int small;
@@ -101,7 +104,7 @@ typedef struct rx__gemmctx {
     size_t scratch_n;
 } rx__gemmctx;
 #define RX__GEMM_SMALL_MNK ((int64_t)1 << 18)
-#define RX__GEMM_SCRATCH ((size_t)1 << 16)
+#define RX__GEMM_SCRATCH ((size_t)1 << 14)
 
 struct rx__netws {
     const rx__net *net;
