@@ -738,6 +738,7 @@ rx_status rx__net_loss_grad(const rx__net *net, rx__netws *ws, const float *w,
         }
     if (grad)
         memset(grad, 0, sizeof(float) * net->nparams);
+    ++ws->call; /* new weights, maybe */
     double total = 0.0, grho = 0.0;
     for (int i0 = 0; i0 < n; i0 += ws->micro) {
         const int m = n - i0 < ws->micro ? n - i0 : ws->micro;
@@ -769,6 +770,7 @@ rx_status rx__net_predict(const rx__net *net, rx__netws *ws, const float *w,
         return st;
     if (!out)
         return rx__fail(&ws->err, RX_EINVAL, "model: NULL output");
+    ++ws->call;
     const int C = net->n_out;
     for (int i0 = 0; i0 < n; i0 += ws->micro) {
         const int m = n - i0 < ws->micro ? n - i0 : ws->micro;

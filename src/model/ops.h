@@ -124,6 +124,10 @@ struct rx__netws {
      * weights U and their gradient dU (RX__WA^2 x oc x c); the
      * zero-bordered input plane goes in pad. */
     float *wv, *wmo, *wu, *wdu;
+    /* U is that of op wu_op for the weights of call wu_call: the blocks of
+     * one loss_grad / predict call (call) transform the weights once */
+    const rx__op *wu_op;
+    uint64_t wu_call, call;
     size_t bytes;
     rx_err err;             /* last message of a failed call         */
 };

@@ -687,6 +687,16 @@ static void pos_gemms(const rx__op *op, rx__netws *ws, int ta, int T,
     }
 }
 
+/* U of op for the weights of this call (net.c counts the calls). */
+static void need_u(const rx__op *op, rx__netws *ws, const float *w)
+{
+    if (ws->wu_op == op && ws->wu_call == ws->call)
+        return;
+    wino_u(op, w + op->woff, ws->wu);
+    ws->wu_op = op;
+    ws->wu_call = ws->call;
+}
+
 void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
                       const float *in, float *out, int n)
 {
@@ -696,7 +706,7 @@ void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
     const size_t psv = pos_stride(op, c), psm = pos_stride(op, oc);
     const size_t ohw = (size_t)op->oh * op->ow;
     float *il = ws->pad, *oil = ws->pad + il_in_floats(op) * RX__VW;
-    wino_u(op, w + op->woff, ws->wu);
+    need_u(op, ws, w);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         const int b = n - i0 < chunk ? n - i0 : chunk;
         if (c <= RX__WINO_FUSED_C) {
@@ -746,7 +756,7 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
     float *gb = gw + op->boff;
     const int fused = c <= RX__WINO_FUSED_C;
     if (din)
-        wino_u(op, w + op->woff, ws->wu);
+        need_u(op, ws, w);
     memset(ws->wdu, 0, sizeof(float) * WP * (size_t)oc * c);
     if (fused)
         memset(ws->wv, 0, sizeof(float) * WP * (size_t)oc * c * RX__VW);
