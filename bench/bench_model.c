@@ -14,7 +14,7 @@
  *               [--peak n] [--profile]
  *
  * --ref uses the plain-C reference path; --profile also times each op's
- * forward and backward.
+ * forward and backward on one block of images (src/model/net.c).
  */
 #define _POSIX_C_SOURCE 199309L
 #include <cblas.h>
@@ -65,10 +65,24 @@ static const char *op_name(rx__opkind k)
     return (int)k >= 1 && (int)k <= 7 ? nm[k] : "?";
 }
 
-/* Per-op forward and backward time (best of reps), gradients discarded. */
+/* Per-op forward and backward time on one block of the workspace (best
+ * of reps), gradients discarded; the gradients of an op's output and
+ * input in buffers of their own. */
 static void profile(const rx__net *net, rx__netws *ws, const float *w,
-                    const float *x, float *g, int n, int reps)
+                    const float *x, float *g, int reps)
 {
+    const int n = ws->micro;
+    size_t big = 0;
+    for (int j = 0; j < net->n_ops; ++j) {
+        const rx__op *op = &net->ops[j];
+        big = op->out_sz > big ? op->out_sz : big;
+        big = op->in_sz > big ? op->in_sz : big;
+    }
+    float *dbuf[2] = {rx__alloc_aligned(sizeof(float) * big * n, 64),
+                      rx__alloc_aligned(sizeof(float) * big * n, 64)};
+    if (!dbuf[0] || !dbuf[1])
+        return;
+    printf("per op, one block of %d images:\n", n);
     for (int j = 0; j < net->n_ops; ++j) {
         const rx__op *op = &net->ops[j];
         const float *in = op->in_buf < 0 ? x : ws->act[op->in_buf];
@@ -81,13 +95,13 @@ static void profile(const rx__net *net, rx__netws *ws, const float *w,
                 bf = t;
         }
         if (op->need_dx || op->nw) {
-            float *dout = ws->dbuf[0];
+            float *dout = dbuf[0];
             for (size_t q = 0; q < op->out_sz * (size_t)n; ++q)
                 dout[q] = 1e-3f;
             for (int r = 0; r < reps; ++r) {
                 float *din = !op->need_dx ? NULL
                              : op->in_buf == op->out_buf ? dout
-                                                         : ws->dbuf[1];
+                                                         : dbuf[1];
                 double t = rx__now();
                 rx__op_backward(op, ws, w, in, ws->act[op->out_buf], dout,
                                 din, g, n);
@@ -105,6 +119,8 @@ static void profile(const rx__net *net, rx__netws *ws, const float *w,
                                    (bf + bb) * 1e-9
                              : 0.0);
     }
+    rx__free_aligned(dbuf[0]);
+    rx__free_aligned(dbuf[1]);
 }
 
 int main(int argc, char **argv)
@@ -222,7 +238,7 @@ int main(int argc, char **argv)
            bestc * 1e6, medc * 1e6, fl / bestc * 1e-9, fl / medc * 1e-9,
            peak_cpu, 100.0 * fl / bestc * 1e-9 / peak_cpu);
     if (prof)
-        profile(net, ws, w, x, g, batch, cnn ? 10 : 2000);
+        profile(net, ws, w, x, g, cnn ? 10 : 2000);
     free(ts);
     free(tc);
     rx__free_aligned(w);

@@ -610,9 +610,9 @@ static void conv_shapes(void)
                       "im2col, 8->8 3x3 on 29x31");
         ++cases;
     }
-    /* auto keeps a layer whose Winograd buffers (16 images) would pass
-     * RX__WINO_MAX_BYTES on im2col: 64 -> 64 channels, 3x3, on 224x224
-     * (~680 MiB) but not on 28x28 */
+    /* auto keeps a layer whose Winograd buffers and activations (16
+     * images) would pass RX__WINO_MAX_BYTES on im2col: 64 -> 64
+     * channels, 3x3, on 224x224 (~430 MiB) but not on 28x28 */
     for (int big = 0; big < 2; ++big) {
         tcase t;
         memset(&t, 0, sizeof t);
@@ -901,13 +901,16 @@ static void init_check(void)
     }
     CHECK(mx <= bnd && mx > 0.99 * bnd);
     CHECK_NEAR(m2 / 51200, bnd * bnd / 3, 0.02 * bnd * bnd / 3);
-    /* a minibatch of 2500 runs in passes: workspace memory stays bounded */
+    /* a minibatch of 2500 runs in blocks: workspace memory stays that of
+     * one block */
     rx__netws *big = rx__netws_create(net, 2500, 1);
-    CHECK(big && big->micro >= 64 && big->micro < 2500);
-    CHECK(big && rx__netws_bytes(big) < ((size_t)100 << 20));
+    rx__netws *small = rx__netws_create(net, 100, 1);
+    CHECK(big && small && big->micro == small->micro);
+    CHECK(big && small && rx__netws_bytes(big) == rx__netws_bytes(small));
     if (big)
-        printf("MNIST CNN workspace for batch 2500: passes of %d, %.1f MiB\n",
+        printf("MNIST CNN workspace for batch 2500: blocks of %d, %.1f MiB\n",
                big->micro, (double)rx__netws_bytes(big) / (1 << 20));
+    rx__netws_destroy(&small);
     rx__netws_destroy(&big);
     /* fc2 bias: fan_in 50 */
     for (size_t j = d - 10; j < d; ++j)
@@ -923,6 +926,101 @@ static void init_check(void)
     rx__net_init_params(net, wm, &s);
     CHECK_NEAR(wm[sizeof wm / sizeof wm[0] - 1], log(4.0), 1e-6);
     rx__net_destroy(&net);
+}
+
+/* ---- 5b. blocks: a batch in blocks of b images equals one block -------*/
+
+/*
+ * A batch runs in blocks of images whose weight gradients accumulate
+ * (src/model/net.c). Each image's forward is the same computation in any
+ * block, so the loss, the per-example losses and the predictions may
+ * differ only where a product's summation order depends on how many
+ * images share it (OpenBLAS takes other kernels for one image than for
+ * several: measured up to 9e-6 on a per-example loss, 5e-5 on a
+ * probability, the size of the BLAS-against-reference differences
+ * above, whose tolerance 1e-4 they get); the weight gradient is a sum of
+ * per-block float partial sums, added in another grouping: rounding of
+ * order sqrt(K) 2^-24 relative to the magnitudes summed, K up to
+ * 37 x 784 terms here, so ~1e-5 of the largest component at worst
+ * (measured: <= 1.3e-6). Tolerance: 2e-5 of the largest gradient
+ * component, the loss within 1e-6 relative (measured <= 1.3e-7). A block
+ * that drops, repeats or misplaces images changes them by O(1/37).
+ */
+static void blocks_check(void)
+{
+    const rx__conv_algo algos[] = {RX_CONV_IM2COL, RX_CONV_AUTO,
+                                   RX_CONV_WINOGRAD, RX_CONV_DIRECT};
+    const char *names[] = {"im2col", "auto", "winograd", "direct"};
+    const int blocks[] = {1, 3, 7, 16, 20};
+    enum { N = 37 }; /* divisible by none of the blocks */
+    for (int a = 0; a < 4; ++a) {
+        rx__netspec sp = mnist_spec();
+        sp.conv = algos[a];
+        rx_err err = {{0}};
+        rx__net *net = NULL;
+        CHECK(rx__net_create(&net, &sp, &err) == RX_OK);
+        if (!net)
+            continue;
+        const size_t d = rx__net_nparams(net), D = rx__net_in_dim(net);
+        float *w = malloc(sizeof(float) * d), *gr = malloc(sizeof(float) * d),
+              *gb = malloc(sizeof(float) * d),
+              *x = malloc(sizeof(float) * D * N), y[N], pr[N * 10],
+              pb[N * 10];
+        double er[N], eb[N], lr = 0, lb = 0;
+        rx__stream s;
+        rx__stream_init(&s, 11, 0, RX_STREAM_MODELINIT, (uint64_t)a);
+        fill(net, &sp, w, x, y, N, &s);
+        rx__netws *ref = rx__netws_create_block(net, N, 1, N);
+        CHECK(ref && ref->micro == N);
+        CHECK(rx__net_loss_grad(net, ref, w, x, y, N, 2.0, &lr, gr, er) ==
+              RX_OK);
+        CHECK(rx__net_predict(net, ref, w, x, N, pr) == RX_OK);
+        double gmax = 0;
+        for (size_t j = 0; j < d; ++j)
+            gmax = fmax(gmax, fabs(gr[j]));
+        for (int k = 0; k < (int)(sizeof blocks / sizeof blocks[0]); ++k) {
+            rx__netws *ws = rx__netws_create_block(net, N, 1, blocks[k]);
+            CHECK(ws && ws->micro == blocks[k]);
+            if (!ws)
+                continue;
+            CHECK(rx__netws_bytes(ws) < rx__netws_bytes(ref));
+            CHECK(rx__net_loss_grad(net, ws, w, x, y, N, 2.0, &lb, gb, eb) ==
+                  RX_OK);
+            CHECK(rx__net_predict(net, ws, w, x, N, pb) == RX_OK);
+            double dg = 0, de = 0, dp = 0;
+            for (size_t j = 0; j < d; ++j)
+                dg = fmax(dg, fabs(gb[j] - gr[j]));
+            for (int i = 0; i < N; ++i)
+                de = fmax(de, fabs(eb[i] - er[i]) / (fabs(er[i]) + 1.0));
+            for (int i = 0; i < N * 10; ++i)
+                dp = fmax(dp, fabs(pb[i] - pr[i]));
+            printf("blocks of %2d vs one block of %d, MNIST CNN %s: loss "
+                   "rel %.1e, per-example %.1e, predictions %.1e, grad "
+                   "%.1e of max %.3g\n", blocks[k], N, names[a],
+                   fabs(lb - lr) / fabs(lr), de, dp, dg / gmax, gmax);
+            CHECK(fabs(lb - lr) <= 1e-6 * fabs(lr));
+            CHECK(de <= 1e-4 && dp <= 1e-4);
+            CHECK(gmax > 0 && dg <= 2e-5 * gmax);
+            rx__netws_destroy(&ws);
+        }
+        /* the default at batch 100: blocks of a few MB, a multiple of the
+         * 16 vector lanes where a conv runs by Winograd or direct */
+        rx__netws *dw = rx__netws_create(net, 100, 1);
+        CHECK(dw && dw->micro == rx__net_block(net, 100));
+        CHECK(dw && dw->micro < 100);
+        CHECK(dw && (a == 0 || dw->micro % 16 == 0));
+        if (dw)
+            printf("MNIST CNN %s, batch 100: blocks of %d images, "
+                   "workspace %.2f MiB\n", names[a], dw->micro,
+                   (double)rx__netws_bytes(dw) / (1 << 20));
+        rx__netws_destroy(&dw);
+        rx__netws_destroy(&ref);
+        free(w);
+        free(gr);
+        free(gb);
+        free(x);
+        rx__net_destroy(&net);
+    }
 }
 
 /* ---- 6. training ---------------------------------------------------------*/
@@ -1145,6 +1243,7 @@ int main(int argc, char **argv)
 
     shape_errors();
     init_check();
+    blocks_check();
 
     /* seed spread (--spread, seeds 1-20): test RMSE 0.101 .. 0.112,
      * mean 0.106. The limit 0.13 is 30 % above the noise floor 0.1 and

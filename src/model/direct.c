@@ -168,7 +168,7 @@ void rx__direct_backward(const rx__op *op, rx__netws *ws, const float *w,
     for (int i0 = 0; i0 < n; i0 += chunk) {
         const int b = n - i0 < chunk ? n - i0 : chunk;
         rx__il_in(op, in, n, i0, b, ws->pad);
-        rx__il_dy(op, dout, n, i0, b, op->oh, op->ow, ws->wmo);
+        rx__il_dy(op, dout, n, i0, b, 0, op->oh, op->ow, ws->wmo);
         direct_dw(op, ws->pad, ws->wmo, gw + op->woff);
         for (int co = 0; co < op->oc; ++co)
             gb[co] += rx__row_sum(dout + ((size_t)co * n + i0) * ohw,

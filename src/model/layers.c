@@ -14,14 +14,14 @@
 #include "winograd.h"
 
 /*
- * Target size of the im2col matrix of one chunk, in floats (1 MiB). The
+ * Target size of the im2col matrix of one chunk, in floats (256 KiB). The
  * matrix is written once and read by the sgemm (which packs it in panels);
- * keeping it within L2 (2 MiB per core here) leaves room for the packed
- * weights and the output chunk. Chunks of several images give the conv2 of
- * the MNIST CNN (K = 800, 14x14 outputs) GEMMs of ~300+ columns instead of
- * 196. Tuned with bench_model (docs/performance.md).
+ * keeping it small leaves a core's L2 to the rest of the block's working
+ * set (net.c). The MNIST CNN's conv1 then runs chunks of 3 images (GEMMs
+ * of 2352 columns); its conv2 needs 613 KiB for one image. 1 MiB chunks
+ * (13 images of conv1) were no faster (bench_model, docs/performance.md).
  */
-#define RX__COL_TARGET (256 * 1024)
+#define RX__COL_TARGET (64 * 1024)
 
 int rx__conv_chunk(const rx__op *op, const rx__netws *ws)
 {
@@ -560,6 +560,9 @@ void rx__op_backward(const rx__op *op, rx__netws *ws, const float *w,
         conv_backward(op, ws, w, in, dout, din, gw, n);
         break;
     case RX__OP_POOL:
+        if (op->relu_mask) /* the folded ReLU's backward (ops.h) */
+            for (size_t j = 0; j < len; ++j)
+                dout[j] = out[j] > 0.0f ? dout[j] : 0.0f;
         pool_backward(op, dout, ws->arg[op->pool_idx], din, n);
         break;
     case RX__OP_RELU: /* y > 0 exactly where the input was > 0 */

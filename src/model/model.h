@@ -63,9 +63,10 @@ typedef enum rx__conv_algo {
     RX_CONV_DIRECT
 } rx__conv_algo;
 #define RX__WINO_MIN_C 8
-/* auto: largest Winograd workspace of one layer (its buffers are sized
- * for 16 images; 2.9 MiB for the MNIST CNN's conv2, ~680 MiB for a
- * 64-channel 3x3 layer on 224x224 images, which stays on im2col) */
+/* auto: largest Winograd workspace of one layer with its input and
+ * output for a block of 16 images (3.9 MiB for the MNIST CNN's conv2,
+ * ~430 MiB for a 64-channel 3x3 layer on 224x224 images, which stays on
+ * im2col) */
 #define RX__WINO_MAX_BYTES ((size_t)32 << 20)
 
 /* Which GEMM small products use (the same function; results differ by
@@ -114,8 +115,16 @@ double rx__net_flops_grad(const rx__net *net);
  * product (see src/model/gemm.c for why small ones too) except the
  * Winograd forward and input-gradient products, which run in a
  * register-blocked kernel below BLAS's per-call cost (winograd.c,
- * mm_small). Returns NULL on bad arguments or out of memory. */
+ * mm_small). Returns NULL on bad arguments or out of memory. A batch runs
+ * in blocks of rx__net_block images (net.c). */
 rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas);
+/* The same with blocks of `block` images (0 = rx__net_block; tests). */
+rx__netws *rx__netws_create_block(const rx__net *net, int max_batch,
+                                  int use_blas, int block);
+/* Images per block of a workspace for up to max_batch: the most whose
+ * activations, gradients and argmaxes fit in 2 MiB (a multiple of 16
+ * where a conv runs by Winograd or direct), at most max_batch. */
+int rx__net_block(const rx__net *net, int max_batch);
 void rx__netws_destroy(rx__netws **ws);
 size_t rx__netws_bytes(const rx__netws *ws);
 /* The message of the last failed loss_grad / predict on this workspace. */
@@ -132,10 +141,10 @@ void rx__net_init_params(const rx__net *net, float *w, rx__stream *s);
  * target). Returns loss_sum = sum_i l_i (double) and, if grad != NULL,
  * grad = scale * d(sum_i l_i)/dw (float, nparams, overwritten).
  * per_example (if not NULL) receives the n values l_i (for control variates).
- * A batch larger than the workspace's pass size (about 64 MiB of
- * activations: 152 images for the MNIST CNN) runs in passes whose
- * gradients accumulate; the bits of the result are a function of the
- * inputs and max_batch only.
+ * The batch runs in blocks (rx__net_block: 5 images for the MNIST CNN
+ * by im2col, 16 by Winograd) whose gradients accumulate in block order;
+ * the bits of the result are a function of the inputs and the block
+ * only, the same on every thread.
  * Errors (message in rx__netws_errmsg): RX_EINVAL (n outside 1..max_batch,
  * a label that is not a class index, NULL pointers; nothing written),
  * RX_ENUMERIC (the loss sum is not finite; grad is then unspecified).

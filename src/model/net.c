@@ -18,13 +18,18 @@
 #define RX__LOG_2PI 1.8378770664093454836
 
 /*
- * Activation memory of a workspace, in bytes (64 MiB): a batch larger
- * than fits is processed in passes (ws->micro examples each) whose
- * gradients accumulate. The MNIST CNN keeps ~440 KB per example, so a
- * minibatch of 2500 runs in passes of 152 instead of needing 1.1 GB per
- * thread; GEMMs of 152 images are as efficient as larger ones.
+ * A batch runs in blocks of images (ws->micro each): the forward and
+ * backward passes of one block reuse one small scratch and their weight
+ * gradients accumulate. A block's activations, their gradients and the
+ * pool argmaxes take at most RX__BLOCK_BYTES (half a core's L2 here, all
+ * of it on the 16-core Xeon of docs/performance.md), so a chain's working
+ * set stays in its core's cache instead of streaming ~45 MB per step
+ * through memory (the MNIST CNN at batch 100 unblocked). Where a conv
+ * runs on 16-image vector lanes (Winograd, direct) a block is a multiple
+ * of RX__VW images: fewer would leave lanes empty (8 images made the
+ * MNIST CNN's step 1.4x slower).
  */
-#define RX__WS_TARGET ((size_t)64 << 20)
+#define RX__BLOCK_BYTES ((size_t)2 << 20)
 
 /* Shape and bookkeeping while compiling. */
 typedef struct build {
@@ -145,13 +150,15 @@ static rx_status compile_layer(build *b, const rx__layerspec *ls, int li,
             rx__direct_setup(op);
         else if (b->conv == RX_CONV_AUTO && wino && k >= 3 &&
                  op->c >= RX__WINO_MIN_C) {
-            /* its buffers hold 16 images whatever the pass size: large
-             * planes stay on im2col, whose buffers shrink with the pass */
+            /* its buffers and the blocks hold 16 images (rx__net_block):
+             * large planes stay on im2col, whose blocks shrink to fit */
             rx__wino_setup(op);
             op->need_dx = 1; /* the most it can need; set below */
             size_t v, m, u, pf;
             rx__wino_sizes(op, &v, &m, &u, &pf);
-            if (sizeof(float) * (v + m + 2 * u + pf) > RX__WINO_MAX_BYTES)
+            const size_t act = (size_t)RX__VW * (op->in_sz + op->out_sz);
+            if (sizeof(float) * (v + m + 2 * u + pf + act) >
+                RX__WINO_MAX_BYTES)
                 op->algo = RX_CONV_IM2COL;
             op->need_dx = 0;
         }
@@ -198,6 +205,117 @@ static rx_status compile_layer(build *b, const rx__layerspec *ls, int li,
     }
     return rx__fail(err, RX_EINVAL, "model.layers[%d]: unknown layer kind %d",
                     li, (int)ls->kind);
+}
+
+/* Floats per example of the two backward gradient buffers: the
+ * likelihood writes d(output) into dbuf[0], then each op reads dbuf[cur]
+ * and writes its input's gradient into the other one, as backward() walks
+ * them. */
+static void dbuf_sizes(const rx__net *net, size_t sz[2])
+{
+    int cur = 0;
+    sz[0] = (size_t)net->n_out;
+    sz[1] = 0;
+    for (int j = net->n_ops - 1; j >= 0; --j) {
+        const rx__op *op = &net->ops[j];
+        if (!op->need_dx && !op->nw)
+            break;
+        if (op->out_sz > sz[cur])
+            sz[cur] = op->out_sz;
+        if (op->need_dx && op->in_buf != op->out_buf) {
+            cur = 1 - cur;
+            if (op->in_sz > sz[cur])
+                sz[cur] = op->in_sz;
+        }
+    }
+}
+
+/* The relu/pool folds (ops.h), then where each buffer lives: the
+ * buffers the backward reads (a dense or conv input, an activation's
+ * output, a masking pool's output) and the net's output get buffers of
+ * their own; the others are read only during the forward and share the
+ * arena, first fit by lifetime; the backward's gradient buffers take the
+ * arena after the forward. */
+static rx_status plan_buffers(rx__net *net)
+{
+    const int nb = net->n_bufs;
+    net->buf_off = malloc(sizeof(size_t) * (size_t)(nb + 1));
+    int *last = malloc(sizeof(int) * (size_t)(3 * nb + 1));
+    size_t *slot_sz = calloc((size_t)nb + 1, sizeof *slot_sz);
+    if (!net->buf_off || !last || !slot_sz) {
+        free(last);
+        free(slot_sz);
+        return RX_ENOMEM;
+    }
+    /* last[b]: the last op reading buffer b in the forward; slot[b]: its
+     * arena slot; slot_end[q]: the last reader of slot q's buffer */
+    int *slot = last + nb, *slot_end = last + 2 * nb;
+    for (int j = 0; j + 1 < net->n_ops; ++j) {
+        rx__op *op = &net->ops[j], *nx = &net->ops[j + 1];
+        if (op->kind == RX__OP_RELU && op->in_buf == op->out_buf &&
+            nx->kind == RX__OP_POOL && nx->in_buf == op->out_buf) {
+            op->relu_folded = 1;
+            nx->relu_mask = 1;
+        }
+    }
+    for (int b = 0; b < nb; ++b)
+        net->buf_off[b] = 0; /* 0: in the arena, SIZE_MAX: its own */
+    if (net->ops[net->n_ops - 1].out_buf >= 0)
+        net->buf_off[net->ops[net->n_ops - 1].out_buf] = SIZE_MAX;
+    for (int j = net->n_ops - 1; j >= 0; --j) {
+        const rx__op *op = &net->ops[j];
+        if (!op->need_dx && !op->nw)
+            break; /* backward() stops here */
+        int rd = -1;
+        if (op->kind == RX__OP_DENSE || op->kind == RX__OP_CONV)
+            rd = op->in_buf;
+        else if ((op->kind == RX__OP_POOL && op->relu_mask) ||
+                 ((op->kind == RX__OP_RELU || op->kind == RX__OP_TANH) &&
+                  !op->relu_folded))
+            rd = op->out_buf;
+        if (rd >= 0)
+            net->buf_off[rd] = SIZE_MAX;
+    }
+    for (int b = 0; b < nb; ++b)
+        last[b] = -1;
+    for (int j = 0; j < net->n_ops; ++j) {
+        const rx__op *op = &net->ops[j];
+        if (op->in_buf >= 0)
+            last[op->in_buf] = j;
+        if (last[op->out_buf] < j)
+            last[op->out_buf] = j;
+    }
+    int nslots = 0;
+    for (int j = 0; j < net->n_ops; ++j) {
+        const rx__op *op = &net->ops[j];
+        const int b = op->out_buf;
+        if (b == op->in_buf || net->buf_off[b] == SIZE_MAX)
+            continue;
+        int q = 0;
+        while (q < nslots && slot_end[q] >= j)
+            ++q;
+        if (q == nslots)
+            ++nslots;
+        slot_end[q] = last[b];
+        slot[b] = q;
+        if (net->buf_sz[b] > slot_sz[q])
+            slot_sz[q] = net->buf_sz[b];
+    }
+    size_t off = 0;
+    for (int q = 0; q < nslots; ++q) { /* sizes to offsets */
+        const size_t o = off;
+        off += slot_sz[q];
+        slot_sz[q] = o;
+    }
+    for (int b = 0; b < nb; ++b)
+        if (net->buf_off[b] != SIZE_MAX)
+            net->buf_off[b] = slot_sz[slot[b]];
+    dbuf_sizes(net, net->db_sz);
+    const size_t dsum = net->db_sz[0] + net->db_sz[1];
+    net->arena_sz = off > dsum ? off : dsum;
+    free(last);
+    free(slot_sz);
+    return RX_OK;
 }
 
 rx_status rx__net_create(rx__net **out, const rx__netspec *spec, rx_err *err)
@@ -269,6 +387,10 @@ rx_status rx__net_create(rx__net **out, const rx__netspec *spec, rx_err *err)
         if (op->nw)
             net->flops_grad += (2.0 + op->need_dx) * op->flops;
     }
+    if (plan_buffers(net) != RX_OK) {
+        st = rx__fail(err, RX_ENOMEM, "model: out of memory");
+        goto fail;
+    }
     net->lik = spec->lik;
     net->noise_var = spec->noise_var;
     net->gemm = spec->gemm;
@@ -296,6 +418,7 @@ void rx__net_destroy(rx__net **net)
         return;
     free((*net)->ops);
     free((*net)->buf_sz);
+    free((*net)->buf_off);
     free(*net);
     *net = NULL;
 }
@@ -306,15 +429,44 @@ int rx__net_out_dim(const rx__net *net) { return net->n_out; }
 double rx__net_flops_fwd(const rx__net *net) { return net->flops_fwd; }
 double rx__net_flops_grad(const rx__net *net) { return net->flops_grad; }
 
+int rx__net_block(const rx__net *net, int max_batch)
+{
+    size_t per = net->arena_sz;
+    int lanes = 0;
+    for (int j = 0; j < net->n_bufs; ++j)
+        if (net->buf_off[j] == SIZE_MAX)
+            per += net->buf_sz[j];
+    for (int j = 0; j < net->n_ops; ++j) {
+        const rx__op *op = &net->ops[j];
+        if (op->kind == RX__OP_POOL)
+            per += op->out_sz; /* its argmax, int32 */
+        if (op->kind == RX__OP_CONV && op->algo != RX_CONV_IM2COL)
+            lanes = 1;
+    }
+    size_t b = RX__BLOCK_BYTES / (sizeof(float) * per);
+    if (lanes)
+        b = b < RX__VW ? RX__VW : b / RX__VW * RX__VW;
+    if (b < 1)
+        b = 1;
+    return b > (size_t)max_batch ? max_batch : (int)b;
+}
+
 rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
 {
-    if (!net || max_batch < 1)
+    return rx__netws_create_block(net, max_batch, use_blas, 0);
+}
+
+rx__netws *rx__netws_create_block(const rx__net *net, int max_batch,
+                                  int use_blas, int block)
+{
+    if (!net || max_batch < 1 || block < 0)
         return NULL;
     rx__netws *ws = rx__calloc_aligned(sizeof *ws, RX_CACHELINE);
     if (!ws)
         return NULL;
     ws->net = net;
     ws->max_batch = max_batch;
+    ws->bytes = sizeof *ws;
     ws->g.use_blas = use_blas != 0;
     ws->g.small = ws->g.use_blas && net->gemm == RX_GEMM_AUTO;
     if (ws->g.small) {
@@ -327,24 +479,28 @@ rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
         ws->g.scratch_n = RX__GEMM_SCRATCH;
         ws->bytes += sizeof(float) * RX__GEMM_SCRATCH;
     }
-    ws->bytes = sizeof *ws;
-    /* examples per pass: activations, gradients and argmax of one example */
-    size_t per = 2 * (net->max_act > (size_t)net->n_out ? net->max_act
-                                                         : (size_t)net->n_out);
-    for (int j = 0; j < net->n_bufs; ++j)
-        per += net->buf_sz[j];
-    for (int j = 0; j < net->n_ops; ++j)
-        if (net->ops[j].kind == RX__OP_POOL)
-            per += net->ops[j].out_sz;
-    size_t micro = RX__WS_TARGET / (sizeof(float) * per);
-    ws->micro = micro < 1 ? 1 : micro > (size_t)max_batch ? max_batch
-                                                          : (int)micro;
+    ws->micro = block == 0           ? rx__net_block(net, max_batch)
+                : block > max_batch ? max_batch
+                                    : block;
     const size_t mb = (size_t)ws->micro;
     ws->act = calloc((size_t)net->n_bufs + 1, sizeof *ws->act);
     ws->arg = calloc((size_t)net->n_pools + 1, sizeof *ws->arg);
     if (!ws->act || !ws->arg)
         goto fail;
+    {
+        const size_t by = sizeof(float) * mb * net->arena_sz;
+        ws->arena = rx__alloc_aligned(by, RX_CACHELINE);
+        if (!ws->arena)
+            goto fail;
+        ws->bytes += by;
+        ws->dbuf[0] = ws->arena;
+        ws->dbuf[1] = ws->arena + mb * net->db_sz[0];
+    }
     for (int j = 0; j < net->n_bufs; ++j) {
+        if (net->buf_off[j] != SIZE_MAX) {
+            ws->act[j] = ws->arena + mb * net->buf_off[j];
+            continue;
+        }
         const size_t by = sizeof(float) * mb * net->buf_sz[j];
         ws->act[j] = rx__alloc_aligned(by, RX_CACHELINE);
         if (!ws->act[j])
@@ -352,15 +508,6 @@ rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas)
         ws->bytes += by;
     }
     size_t wv = 0, wmo = 0, wu = 0; /* Winograd buffers, floats */
-    size_t dmax = net->max_act > (size_t)net->n_out ? net->max_act
-                                                    : (size_t)net->n_out;
-    for (int j = 0; j < 2; ++j) {
-        ws->dbuf[j] = rx__alloc_aligned(sizeof(float) * mb * dmax,
-                                        RX_CACHELINE);
-        if (!ws->dbuf[j])
-            goto fail;
-        ws->bytes += sizeof(float) * mb * dmax;
-    }
     for (int j = 0; j < net->n_ops; ++j) {
         const rx__op *op = &net->ops[j];
         if (op->kind == RX__OP_POOL) {
@@ -430,14 +577,14 @@ void rx__netws_destroy(rx__netws **wsp)
     rx__netws *ws = *wsp;
     if (ws->act)
         for (int j = 0; j < ws->net->n_bufs; ++j)
-            rx__free_aligned(ws->act[j]);
+            if (ws->net->buf_off[j] == SIZE_MAX)
+                rx__free_aligned(ws->act[j]);
     if (ws->arg)
         for (int j = 0; j < ws->net->n_pools; ++j)
             rx__free_aligned(ws->arg[j]);
     free(ws->act);
     free(ws->arg);
-    rx__free_aligned(ws->dbuf[0]);
-    rx__free_aligned(ws->dbuf[1]);
+    rx__free_aligned(ws->arena);
     rx__free_aligned(ws->col);
     rx__free_aligned(ws->pad);
     rx__free_aligned(ws->wv);
@@ -554,6 +701,8 @@ static void backward(const rx__net *net, rx__netws *ws, const float *w,
         const rx__op *op = &net->ops[j];
         if (!op->need_dx && !op->nw)
             break; /* nothing at or before j has parameters */
+        if (op->relu_folded)
+            continue; /* in place; the next op's backward masked it */
         const float *in = op->in_buf < 0 ? x : ws->act[op->in_buf];
         const int inplace = op->in_buf == op->out_buf;
         float *dout = ws->dbuf[cur];
@@ -589,6 +738,7 @@ rx_status rx__net_loss_grad(const rx__net *net, rx__netws *ws, const float *w,
         }
     if (grad)
         memset(grad, 0, sizeof(float) * net->nparams);
+    ++ws->call; /* new weights, maybe */
     double total = 0.0, grho = 0.0;
     for (int i0 = 0; i0 < n; i0 += ws->micro) {
         const int m = n - i0 < ws->micro ? n - i0 : ws->micro;
@@ -620,6 +770,7 @@ rx_status rx__net_predict(const rx__net *net, rx__netws *ws, const float *w,
         return st;
     if (!out)
         return rx__fail(&ws->err, RX_EINVAL, "model: NULL output");
+    ++ws->call;
     const int C = net->n_out;
     for (int i0 = 0; i0 < n; i0 += ws->micro) {
         const int m = n - i0 < ws->micro ? n - i0 : ws->micro;

@@ -48,6 +48,12 @@ typedef struct rx__op {
     int in_buf, out_buf;    /* activation buffer; -1 = the input x   */
     int pool_idx;           /* pool: index of its argmax buffer      */
     int need_dx;            /* backward must produce d(input)        */
+    /* an in-place ReLU followed by a max-pool of its output: the pool's
+     * backward applies the ReLU's mask (pool output > 0, which holds
+     * exactly where the ReLU passed the window's maximum), so the ReLU's
+     * backward is nothing and its output is not read after the forward */
+    int relu_folded;        /* relu: its backward is the pool's      */
+    int relu_mask;          /* pool: mask d(output) by output > 0    */
     double flops;           /* forward GEMM flops per example        */
     /* Winograd: F(wm x wm, k x k) on RX__WA x RX__WA tiles; th x tw tiles
      * cover the output. Winograd and direct: the zero-bordered input
@@ -55,6 +61,7 @@ typedef struct rx__op {
     int algo;               /* RX_CONV_IM2COL, _WINOGRAD or _DIRECT */
     int wm, th, tw, wh, ww;
     int tg;                 /* Winograd: tiles per GEMM group         */
+    int gr;                 /* Winograd: tile rows per output block   */
     float wat[RX__WA * RX__WA]; /* A^T: wm x RX__WA (row stride RX__WA) */
     float wg[RX__WA * RX__WA];  /* G:   RX__WA x k  (row stride RX__WA) */
     float wbt[RX__WA * RX__WA]; /* B^T: RX__WA x RX__WA                 */
@@ -73,6 +80,12 @@ struct rx__net {
     size_t in_dim;
     int n_out;
     size_t max_act;         /* largest activation, floats/example    */
+    /* Buffer plan (net.c plan_buffers), floats per example: a buffer the
+     * backward never reads lives in the shared arena at buf_off (SIZE_MAX:
+     * a buffer of its own); the backward's two gradient buffers, of db_sz
+     * floats, take the arena once the forward is done with it. */
+    size_t *buf_off;
+    size_t arena_sz, db_sz[2];
     double flops_fwd, flops_grad;
     rx__gemm_algo gemm;     /* the spec's                            */
 };
@@ -80,7 +93,10 @@ struct rx__net {
 /* A GEMM engine: use_blas 0 = plain-C reference loops, 1 = cblas_sgemm;
  * with use_blas and small, products of at most RX__GEMM_SMALL_MNK
  * multiply-adds go to rx__gemm_own instead (the reference's sums, fast),
- * with scratch (scratch_n floats) for a transposed operand. */
+ * with scratch (scratch_n floats) for a transposed operand; a product
+ * whose transposed operand is larger goes to cblas_sgemm. 64 KiB holds
+ * those of the MNIST CNN (8 KiB) and of the UCI MLPs (a few KiB) and
+ * keeps out of the way of the block's working set (net.c). */
 typedef struct rx__gemmctx {
     int use_blas;
     int small;
@@ -88,15 +104,16 @@ typedef struct rx__gemmctx {
     size_t scratch_n;
 } rx__gemmctx;
 #define RX__GEMM_SMALL_MNK ((int64_t)1 << 18)
-#define RX__GEMM_SCRATCH ((size_t)1 << 16)
+#define RX__GEMM_SCRATCH ((size_t)1 << 14)
 
 struct rx__netws {
     const rx__net *net;
     int max_batch;
-    int micro;              /* examples per pass (buffers sized for it) */
+    int micro;              /* images per block (buffers sized for it) */
     rx__gemmctx g;
     float **act;            /* n_bufs buffers, micro * buf_sz        */
-    float *dbuf[2];         /* backward ping-pong, micro * max_act   */
+    float *arena;           /* micro * arena_sz: transient buffers   */
+    float *dbuf[2];         /* backward ping-pong, in the arena      */
     int32_t **arg;          /* argmax per pool op, micro * out_sz    */
     float *col;             /* im2col / dcol scratch (+ RX__SLACK)   */
     float *pad;             /* zero-bordered input chunk (+ RX__SLACK) */
@@ -107,6 +124,10 @@ struct rx__netws {
      * weights U and their gradient dU (RX__WA^2 x oc x c); the
      * zero-bordered input plane goes in pad. */
     float *wv, *wmo, *wu, *wdu;
+    /* U is that of op wu_op for the weights of call wu_call: the blocks of
+     * one loss_grad / predict call (call) transform the weights once */
+    const rx__op *wu_op;
+    uint64_t wu_call, call;
     size_t bytes;
     rx_err err;             /* last message of a failed call         */
 };

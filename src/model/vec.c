@@ -107,38 +107,62 @@ void rx__deinterleave(const float *restrict src, int sw, int b, int h,
 }
 
 /* The chunk's images interleaved: il[ci][y][x][l] = image i0 + l, channel
- * ci, at (y - pad, x - pad); zero on the border and for l >= b. */
+ * ci, at (y0 + y - pad, x - pad) for the hb rows y of a band; zero on the
+ * border and for l >= b. */
+void rx__il_in_rows(const rx__op *op, const float *restrict in, int n,
+                    int i0, int b, int y0, int hb, float *restrict il)
+{
+    const int p = op->pad, ww = op->ww;
+    const size_t hw = (size_t)op->h * op->w;
+    const int ya = y0 > p ? y0 : p;
+    const int yb = y0 + hb < p + op->h ? y0 + hb : p + op->h;
+    memset(il, 0, sizeof(float) * RX__VW * (size_t)op->c * hb * ww);
+    for (int ci = 0; ya < yb && ci < op->c; ++ci)
+        interleave(in + ((size_t)ci * n + i0) * hw + (size_t)(ya - p) * op->w,
+                   hw, b, yb - ya, op->w,
+                   il + (((size_t)ci * hb + ya - y0) * ww + p) * RX__VW, ww);
+}
+
 void rx__il_in(const rx__op *op, const float *restrict in, int n, int i0,
                int b, float *restrict il)
 {
-    const int p = op->pad, ww = op->ww;
-    const size_t hw = (size_t)op->h * op->w;
-    memset(il, 0, sizeof(float) * RX__VW * (size_t)op->c * op->wh * ww);
-    for (int ci = 0; ci < op->c; ++ci)
-        interleave(in + ((size_t)ci * n + i0) * hw, hw, b, op->h, op->w,
-                   il + (((size_t)ci * op->wh + p) * ww + p) * RX__VW, ww);
+    rx__il_in_rows(op, in, n, i0, b, 0, op->wh, il);
 }
 
-/* The interior of the interleaved planes back to the n-image CNHW din. */
+/* Rows y0 .. y0 + nr - 1 of the interleaved planes (bands of hb rows from
+ * y0) that lie inside the input, back to the n-image CNHW din. */
+void rx__il_to_din_rows(const rx__op *op, const float *restrict il, int n,
+                        int i0, int b, int y0, int hb, int nr,
+                        float *restrict din)
+{
+    const int p = op->pad, ww = op->ww;
+    const size_t hw = (size_t)op->h * op->w;
+    const int ya = y0 > p ? y0 : p;
+    const int yb = y0 + nr < p + op->h ? y0 + nr : p + op->h;
+    for (int ci = 0; ya < yb && ci < op->c; ++ci)
+        rx__deinterleave(
+            il + (((size_t)ci * hb + ya - y0) * ww + p) * RX__VW, ww, b,
+            yb - ya, op->w,
+            din + ((size_t)ci * n + i0) * hw + (size_t)(ya - p) * op->w, hw);
+}
+
 void rx__il_to_din(const rx__op *op, const float *restrict il, int n,
                    int i0, int b, float *restrict din)
 {
-    const int p = op->pad, ww = op->ww;
-    const size_t hw = (size_t)op->h * op->w;
-    for (int ci = 0; ci < op->c; ++ci)
-        rx__deinterleave(il + (((size_t)ci * op->wh + p) * ww + p) * RX__VW, ww,
-                     b, op->h, op->w, din + ((size_t)ci * n + i0) * hw, hw);
+    rx__il_to_din_rows(op, il, n, i0, b, 0, op->wh, op->wh, din);
 }
 
-/* The output gradient interleaved over a gh x gw grid (>= oh x ow), zero
- * past the plane's edge and for l >= b. */
+/* Output rows y0 .. y0 + gh - 1 of the output gradient interleaved over
+ * a gh x gw grid (gw >= ow), zero past the plane's edge and for l >= b. */
 void rx__il_dy(const rx__op *op, const float *restrict dout, int n, int i0,
-               int b, int gh, int gw, float *restrict il)
+               int b, int y0, int gh, int gw, float *restrict il)
 {
     const size_t ohw = (size_t)op->oh * op->ow;
-    if (gh != op->oh || gw != op->ow)
+    const int rows = op->oh - y0 < gh ? op->oh - y0 : gh;
+    if (rows != gh || gw != op->ow)
         memset(il, 0, sizeof(float) * RX__VW * (size_t)op->oc * gh * gw);
     for (int co = 0; co < op->oc; ++co)
-        interleave(dout + ((size_t)co * n + i0) * ohw, ohw, b, op->oh, op->ow,
-                   il + (size_t)co * gh * gw * RX__VW, gw);
+        interleave(dout + ((size_t)co * n + i0) * ohw + (size_t)y0 * op->ow,
+                   ohw, b, rows, op->ow, il + (size_t)co * gh * gw * RX__VW,
+                   gw);
 }

@@ -87,12 +87,20 @@ void rx__il_in(const rx__op *op, const float *restrict in, int n, int i0,
                int b, float *restrict il);
 void rx__il_to_din(const rx__op *op, const float *restrict il, int n,
                    int i0, int b, float *restrict din);
+/* The same for a band of hb rows from padded row y0 (rx__il_in), and
+ * its rows y0 .. y0 + nr - 1 back (rx__il_to_din). */
+void rx__il_in_rows(const rx__op *op, const float *restrict in, int n,
+                    int i0, int b, int y0, int hb, float *restrict il);
+void rx__il_to_din_rows(const rx__op *op, const float *restrict il, int n,
+                        int i0, int b, int y0, int hb, int nr,
+                        float *restrict din);
 /* dst[l dstride + y w + x] = src[(y sw + x) 16 + l], l < b: h x w pixels
  * of an interleaved plane of row length sw back to b planes. */
 void rx__deinterleave(const float *restrict src, int sw, int b, int h,
                       int w, float *restrict dst, size_t dstride);
-/* dout interleaved over oc planes of gh x gw (>= oh x ow). */
+/* Output rows y0 .. y0 + gh - 1 of dout interleaved over oc planes of
+ * gh x gw (gw >= ow; zero past the plane's edge). */
 void rx__il_dy(const rx__op *op, const float *restrict dout, int n, int i0,
-               int b, int gh, int gw, float *restrict il);
+               int b, int y0, int gh, int gw, float *restrict il);
 
 #endif

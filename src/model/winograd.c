@@ -51,9 +51,10 @@
 
 /* Bytes of V plus M for one group of tiles (of a 16-image chunk): the
  * transforms and GEMMs of a group then stay in L2 (2 MiB a core here)
- * instead of streaming 6 MiB (the MNIST CNN's conv2, 16 tiles) through
- * L3. */
-#define RX__WINO_GROUP_BYTES ((size_t)1536 * 1024)
+ * with the rest of the block's working set, instead of streaming 6 MiB
+ * (the MNIST CNN's conv2, 16 tiles) through L3. That conv's groups are
+ * 2 tiles (768 KiB). */
+#define RX__WINO_GROUP_BYTES ((size_t)768 * 1024)
 
 int rx__wino_fits(int k, int stride)
 {
@@ -138,12 +139,22 @@ void rx__wino_setup(rx__op *op)
     op->tw = (op->ow + m - 1) / m;
     op->wh = op->th * m + k - 1;
     op->ww = op->tw * m + k - 1;
-    /* tiles per GEMM group: whole rows of tiles, V + M within the budget */
-    const size_t row = (size_t)WP * (op->c + op->oc) * op->tw * RX__VW *
-                       sizeof(float);
-    size_t rows = RX__WINO_GROUP_BYTES / row;
-    rows = rows < 1 ? 1 : rows > (size_t)op->th ? (size_t)op->th : rows;
-    op->tg = (int)rows * op->tw;
+    /* tiles per GEMM group, V + M within the budget: whole rows of tiles
+     * where a row fits, else part of one row; the output (gradient) grid
+     * holds the group's rows of tiles */
+    const size_t tile = (size_t)WP * (op->c + op->oc) * RX__VW *
+                        sizeof(float);
+    size_t tg = RX__WINO_GROUP_BYTES / tile;
+    tg = tg < 1 ? 1 : tg;
+    if (tg >= (size_t)op->tw) {
+        const size_t rows = tg / op->tw > (size_t)op->th ? (size_t)op->th
+                                                         : tg / op->tw;
+        op->tg = (int)rows * op->tw;
+        op->gr = (int)rows;
+    } else {
+        op->tg = (int)tg;
+        op->gr = 1;
+    }
 }
 
 /* Rows of V and M: 16 columns per tile of a group, room for the 16-lane
@@ -159,15 +170,30 @@ static size_t pos_stride(const rx__op *op, int rows)
     return (size_t)rows * ld_t(op) + RX__VW;
 }
 
+/* Rows of the interleaved input (gradient) planes held: all of them for
+ * the fused path; for the GEMM path, a band of the gr tile rows being
+ * computed and the k - 1 rows they share with the next band. */
+static int band_rows(const rx__op *op)
+{
+    return op->c <= RX__WINO_FUSED_C ? op->wh : op->gr * op->wm + op->k - 1;
+}
+
 /* Vectors of the interleaved input planes, and of the output grid. */
 static size_t il_in_floats(const rx__op *op)
 {
-    return (size_t)op->c * op->wh * op->ww;
+    return (size_t)op->c * band_rows(op) * op->ww;
+}
+
+/* Tile rows the output grid holds: all of them for the fused path,
+ * a group's (gr) for the GEMM path, which converts them as it goes. */
+static int grid_rows(const rx__op *op)
+{
+    return op->c <= RX__WINO_FUSED_C ? op->th : op->gr;
 }
 
 static size_t il_grid_floats(const rx__op *op)
 {
-    return (size_t)op->oc * op->th * op->wm * op->tw * op->wm;
+    return (size_t)op->oc * grid_rows(op) * op->wm * op->tw * op->wm;
 }
 
 void rx__wino_sizes(const rx__op *op, size_t *v, size_t *m, size_t *u,
@@ -221,6 +247,24 @@ static void mm_small(int ta, int M, int n16, int K, const float *restrict A,
             }
             for (int r = 0; r < RB; ++r)
                 for (int v = 0; v < VB; ++v)
+                    memcpy(C + (size_t)(i + r) * ldc + (size_t)(j + v) * RX__VW,
+                           &acc[r][v], sizeof acc[r][v]);
+        }
+        for (; j + 2 <= n16; j += 2) {
+            rx__vf acc[RB][2] = {{{0}}};
+            for (int k = 0; k < K; ++k) {
+                rx__vf b[2];
+                for (int v = 0; v < 2; ++v)
+                    memcpy(&b[v], B + (size_t)k * ldb + (size_t)(j + v) * RX__VW,
+                           sizeof b[v]);
+                for (int r = 0; r < RB; ++r) {
+                    const float a = A_AT(i + r, k);
+                    for (int v = 0; v < 2; ++v)
+                        acc[r][v] += a * b[v];
+                }
+            }
+            for (int r = 0; r < RB; ++r)
+                for (int v = 0; v < 2; ++v)
                     memcpy(C + (size_t)(i + r) * ldc + (size_t)(j + v) * RX__VW,
                            &acc[r][v], sizeof acc[r][v]);
         }
@@ -468,60 +512,67 @@ RX__VINL void tile_dd(const float *bt, const float *t, size_t ps,
     }
 }
 
-/* Corners of tile r: in the input planes of channel ci, and in the output
- * grid of channel co. */
+/* Corners of tile r: in the band of input planes of channel ci from tile
+ * row ty0, and in the output grid of channel co that holds grows tile
+ * rows from tile row ty0. */
 static const float *in_corner(const rx__op *op, const float *il, int ci,
-                              int r)
+                              int r, int ty0)
 {
-    const int ty = r / op->tw, tx = r % op->tw;
-    return il + (((size_t)ci * op->wh + (size_t)ty * op->wm) * op->ww +
+    const int ty = r / op->tw - ty0, tx = r % op->tw;
+    return il + (((size_t)ci * band_rows(op) + (size_t)ty * op->wm) *
+                     op->ww +
                  (size_t)tx * op->wm) * RX__VW;
 }
 
-static size_t grid_corner(const rx__op *op, int co, int r)
+static size_t grid_corner(const rx__op *op, int co, int r, int ty0,
+                          int grows)
 {
-    const int m = op->wm, ty = r / op->tw, tx = r % op->tw;
+    const int m = op->wm, ty = r / op->tw - ty0, tx = r % op->tw;
     const size_t gw = (size_t)op->tw * m;
-    return (((size_t)co * op->th * m + (size_t)ty * m) * gw +
+    return (((size_t)co * grows * m + (size_t)ty * m) * gw +
             (size_t)tx * m) * RX__VW;
 }
 
 /* V[pos][ci][(r - r0) b + l] = (B^T d B)[pos] for tile r of image l. */
 RX__CLONES
 static void wino_in(const rx__op *op, const float *restrict il, int b,
-                    int r0, int nr, float *restrict V)
+                    int r0, int nr, int ty0, float *restrict V)
 {
     const size_t ldT = ld_t(op), ps = pos_stride(op, op->c);
     for (int ci = 0; ci < op->c; ++ci)
         for (int r = r0; r < r0 + nr; ++r)
-            tile_in(op->wbt, in_corner(op, il, ci, r), op->ww,
+            tile_in(op->wbt, in_corner(op, il, ci, r, ty0), op->ww,
                     V + (size_t)ci * ldT + (size_t)(r - r0) * b, ps);
 }
 
 /* A^T M A + bias into the interleaved output grid oil (oc planes of
- * th m x tw m vectors); the caller deinterleaves the oh x ow interior. */
+ * gr m x tw m vectors from tile row ty0); the caller deinterleaves its
+ * rows inside the oh x ow plane. */
 RX__CLONES
 static void wino_out(const rx__op *op, const float *restrict M, int b,
-                     int r0, int nr, const float *bias, float *restrict oil)
+                     int r0, int nr, int ty0, const float *bias,
+                     float *restrict oil)
 {
     const size_t ldT = ld_t(op), ps = pos_stride(op, op->oc);
     for (int co = 0; co < op->oc; ++co)
         for (int r = r0; r < r0 + nr; ++r)
             tile_out(op->wat, op->wm,
                      M + (size_t)co * ldT + (size_t)(r - r0) * b, ps,
-                     bias[co], oil + grid_corner(op, co, r),
+                     bias[co], oil + grid_corner(op, co, r, ty0, op->gr),
                      op->tw * op->wm);
 }
 
-/* dM[pos][co][(r - r0) b + l] = (A dY A^T)[pos], dY from the grid. */
+/* dM[pos][co][(r - r0) b + l] = (A dY A^T)[pos], dY from the grid of
+ * gr tile rows from ty0. */
 RX__CLONES
 static void wino_dy(const rx__op *op, const float *restrict dyil, int b,
-                    int r0, int nr, float *restrict dM)
+                    int r0, int nr, int ty0, float *restrict dM)
 {
     const size_t ldT = ld_t(op), ps = pos_stride(op, op->oc);
     for (int co = 0; co < op->oc; ++co)
         for (int r = r0; r < r0 + nr; ++r)
-            tile_dy(op->wat, op->wm, dyil + grid_corner(op, co, r),
+            tile_dy(op->wat, op->wm,
+                    dyil + grid_corner(op, co, r, ty0, op->gr),
                     op->tw * op->wm,
                     dM + (size_t)co * ldT + (size_t)(r - r0) * b, ps);
 }
@@ -529,13 +580,13 @@ static void wino_dy(const rx__op *op, const float *restrict dyil, int b,
 /* dil (interleaved, zeroed by the caller) += B dV B^T over the tiles. */
 RX__CLONES
 static void wino_dd(const rx__op *op, const float *restrict dV, int b,
-                    int r0, int nr, float *restrict dil)
+                    int r0, int nr, int ty0, float *restrict dil)
 {
     const size_t ldT = ld_t(op), ps = pos_stride(op, op->c);
     for (int ci = 0; ci < op->c; ++ci)
         for (int r = r0; r < r0 + nr; ++r)
             tile_dd(op->wbt, dV + (size_t)ci * ldT + (size_t)(r - r0) * b,
-                    ps, (float *)in_corner(op, dil, ci, r), op->ww);
+                    ps, (float *)in_corner(op, dil, ci, r, ty0), op->ww);
 }
 
 /*
@@ -555,7 +606,7 @@ static void fused_fwd(const rx__op *op, const float *restrict il,
     for (int r = 0; r < tiles; ++r) {
         float v[RX__WINO_FUSED_C][WP * RX__VW];
         for (int ci = 0; ci < c; ++ci)
-            tile_in(op->wbt, in_corner(op, il, ci, r), op->ww, v[ci], RX__VW);
+            tile_in(op->wbt, in_corner(op, il, ci, r, 0), op->ww, v[ci], RX__VW);
         for (int co = 0; co < oc; ++co) {
             float mm[WP * RX__VW];
             for (int p = 0; p < WP; ++p) {
@@ -567,7 +618,8 @@ static void fused_fwd(const rx__op *op, const float *restrict il,
                 rx__vst(mm + (size_t)p * RX__VW, &s);
             }
             tile_out(op->wat, op->wm, mm, RX__VW, bias[co],
-                     oil + grid_corner(op, co, r), op->tw * op->wm);
+                     oil + grid_corner(op, co, r, 0, op->th),
+                     op->tw * op->wm);
         }
     }
 }
@@ -582,12 +634,12 @@ static void fused_bwd(const rx__op *op, const float *restrict il,
     for (int r = 0; r < tiles; ++r) {
         float v[RX__WINO_FUSED_C][WP * RX__VW], dv[RX__WINO_FUSED_C][WP * RX__VW];
         for (int ci = 0; ci < c; ++ci)
-            tile_in(op->wbt, in_corner(op, il, ci, r), op->ww, v[ci], RX__VW);
+            tile_in(op->wbt, in_corner(op, il, ci, r, 0), op->ww, v[ci], RX__VW);
         if (dil)
             memset(dv, 0, sizeof dv);
         for (int co = 0; co < oc; ++co) {
             float dm[WP * RX__VW];
-            tile_dy(op->wat, op->wm, dyil + grid_corner(op, co, r),
+            tile_dy(op->wat, op->wm, dyil + grid_corner(op, co, r, 0, op->th),
                     op->tw * op->wm, dm, RX__VW);
             for (int p = 0; p < WP; ++p) {
                 rx__vf d, x, acc;
@@ -610,7 +662,7 @@ static void fused_bwd(const rx__op *op, const float *restrict il,
         if (dil)
             for (int ci = 0; ci < c; ++ci)
                 tile_dd(op->wbt, dv[ci], RX__VW,
-                        (float *)in_corner(op, dil, ci, r), op->ww);
+                        (float *)in_corner(op, dil, ci, r, 0), op->ww);
     }
 }
 
@@ -635,33 +687,59 @@ static void pos_gemms(const rx__op *op, rx__netws *ws, int ta, int T,
     }
 }
 
+/* U of op for the weights of this call (net.c counts the calls). */
+static void need_u(const rx__op *op, rx__netws *ws, const float *w)
+{
+    if (ws->wu_op == op && ws->wu_call == ws->call)
+        return;
+    wino_u(op, w + op->woff, ws->wu);
+    ws->wu_op = op;
+    ws->wu_call = ws->call;
+}
+
 void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
                       const float *in, float *out, int n)
 {
-    const int chunk = rx__il_chunk(ws), tiles = op->th * op->tw;
+    const int chunk = rx__il_chunk(ws);
     const int c = op->c, oc = op->oc;
     const int gh = op->th * op->wm, gw = op->tw * op->wm;
     const size_t psv = pos_stride(op, c), psm = pos_stride(op, oc);
     const size_t ohw = (size_t)op->oh * op->ow;
     float *il = ws->pad, *oil = ws->pad + il_in_floats(op) * RX__VW;
-    wino_u(op, w + op->woff, ws->wu);
+    need_u(op, ws, w);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         const int b = n - i0 < chunk ? n - i0 : chunk;
-        rx__il_in(op, in, n, i0, b, il);
-        if (c <= RX__WINO_FUSED_C)
+        if (c <= RX__WINO_FUSED_C) {
+            rx__il_in(op, in, n, i0, b, il);
             fused_fwd(op, il, ws->wu, w + op->boff, oil);
-        for (int r0 = 0; c > RX__WINO_FUSED_C && r0 < tiles;
-             r0 += op->tg) {
-            const int nr = tiles - r0 < op->tg ? tiles - r0 : op->tg;
-            const int T = nr * b;
-            wino_in(op, il, b, r0, nr, ws->wv);
-            pos_gemms(op, ws, 0, T, ws->wv, psv, ws->wmo, psm);
-            wino_out(op, ws->wmo, b, r0, nr, w + op->boff, oil);
+            for (int co = 0; co < oc; ++co)
+                rx__deinterleave(oil + (size_t)co * gh * gw * RX__VW, gw, b,
+                                 op->oh, op->ow,
+                                 out + ((size_t)co * n + i0) * ohw, ohw);
+            continue;
         }
-        for (int co = 0; co < oc; ++co)
-            rx__deinterleave(oil + (size_t)co * gh * gw * RX__VW, gw, b,
-                             op->oh, op->ow,
-                             out + ((size_t)co * n + i0) * ohw, ohw);
+        /* gr tile rows at a time: their groups, then their output rows */
+        for (int ty0 = 0; ty0 < op->th; ty0 += op->gr) {
+            const int ny = op->th - ty0 < op->gr ? op->th - ty0 : op->gr;
+            const int end = (ty0 + ny) * op->tw;
+            rx__il_in_rows(op, in, n, i0, b, ty0 * op->wm, band_rows(op), il);
+            for (int r0 = ty0 * op->tw; r0 < end; r0 += op->tg) {
+                const int nr = end - r0 < op->tg ? end - r0 : op->tg;
+                const int T = nr * b;
+                wino_in(op, il, b, r0, nr, ty0, ws->wv);
+                pos_gemms(op, ws, 0, T, ws->wv, psv, ws->wmo, psm);
+                wino_out(op, ws->wmo, b, r0, nr, ty0, w + op->boff, oil);
+            }
+            const int y0 = ty0 * op->wm;
+            const int rows = op->oh - y0 < ny * op->wm ? op->oh - y0
+                                                        : ny * op->wm;
+            for (int co = 0; co < oc; ++co)
+                rx__deinterleave(
+                    oil + (size_t)co * op->gr * op->wm * gw * RX__VW, gw, b,
+                    rows, op->ow,
+                    out + ((size_t)co * n + i0) * ohw + (size_t)y0 * op->ow,
+                    ohw);
+        }
     }
 }
 
@@ -678,24 +756,35 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
     float *gb = gw + op->boff;
     const int fused = c <= RX__WINO_FUSED_C;
     if (din)
-        wino_u(op, w + op->woff, ws->wu);
+        need_u(op, ws, w);
     memset(ws->wdu, 0, sizeof(float) * WP * (size_t)oc * c);
     if (fused)
         memset(ws->wv, 0, sizeof(float) * WP * (size_t)oc * c * RX__VW);
+    const int gw_ = op->tw * op->wm, grows = grid_rows(op);
+    const int hb = band_rows(op);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         const int b = n - i0 < chunk ? n - i0 : chunk;
-        rx__il_in(op, in, n, i0, b, il);
-        rx__il_dy(op, dout, n, i0, b, op->th * op->wm, op->tw * op->wm,
-                  dyil);
         if (din)
             memset(dil, 0, sizeof(float) * RX__VW * il_in_floats(op));
-        if (fused)
+        if (fused) {
+            rx__il_in(op, in, n, i0, b, il);
+            rx__il_dy(op, dout, n, i0, b, 0, grows * op->wm, gw_, dyil);
             fused_bwd(op, il, dyil, ws->wu, ws->wv, din ? dil : NULL);
-        for (int r0 = 0; !fused && r0 < tiles; r0 += op->tg) {
-            const int nr = tiles - r0 < op->tg ? tiles - r0 : op->tg;
+        }
+        for (int r0 = 0, nr = 0; !fused && r0 < tiles; r0 += nr) {
+            /* a group lies in the gr tile rows from ty0 (as forward) */
+            const int ty0 = r0 / op->tw / op->gr * op->gr;
+            const int end = ty0 + op->gr < op->th ? (ty0 + op->gr) * op->tw
+                                                  : tiles;
+            nr = end - r0 < op->tg ? end - r0 : op->tg;
             const int T = nr * b;
-            wino_in(op, il, b, r0, nr, ws->wv);
-            wino_dy(op, dyil, b, r0, nr, ws->wmo);
+            if (r0 == ty0 * op->tw) { /* their input and gradient rows */
+                rx__il_in_rows(op, in, n, i0, b, ty0 * op->wm, hb, il);
+                rx__il_dy(op, dout, n, i0, b, ty0 * op->wm, grows * op->wm,
+                          gw_, dyil);
+            }
+            wino_in(op, il, b, r0, nr, ty0, ws->wv);
+            wino_dy(op, dyil, b, r0, nr, ty0, ws->wmo);
             for (int pos = 0; pos < WP; ++pos)
                 rx__gemm(&ws->g, 0, 1, oc, c, T, 1.0f,
                          ws->wmo + (size_t)pos * psm, ldT,
@@ -705,12 +794,29 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
                 continue;
             /* V is spent: its buffer takes dV */
             pos_gemms(op, ws, 1, T, ws->wmo, psm, ws->wv, psv);
-            wino_dd(op, ws->wv, b, r0, nr, dil);
+            wino_dd(op, ws->wv, b, r0, nr, ty0, dil);
+            if (r0 + nr < end)
+                continue;
+            /* the band's rows no later tile touches go to din; the k - 1
+             * it shares with the next band move up, the rest restart */
+            const int y0 = ty0 * op->wm, last = end == tiles;
+            const int done = last ? op->wh - y0 : op->gr * op->wm;
+            rx__il_to_din_rows(op, dil, n, i0, b, y0, hb, done, din);
+            if (last)
+                continue;
+            const size_t rowf = (size_t)op->ww * RX__VW;
+            for (int ci = 0; ci < c; ++ci) {
+                float *pl = dil + (size_t)ci * hb * rowf;
+                memmove(pl, pl + (size_t)done * rowf,
+                        sizeof(float) * (size_t)(hb - done) * rowf);
+                memset(pl + (size_t)(hb - done) * rowf, 0,
+                       sizeof(float) * (size_t)done * rowf);
+            }
         }
         for (int co = 0; co < oc; ++co)
             gb[co] += rx__row_sum(dout + ((size_t)co * n + i0) * ohw,
                                   (size_t)b * ohw);
-        if (din)
+        if (din && fused)
             rx__il_to_din(op, dil, n, i0, b, din);
     }
     if (fused) /* the lanes of dU, in lane order */
