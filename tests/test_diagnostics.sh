@@ -14,8 +14,9 @@
 #    DIR/summary.json with R-hat and pooled ESS per coordinate (checked
 #    against the numpy implementation of tests/test_ess_numpy.py where
 #    numpy is installed), rep-01/config.yaml reruns it alone; replicates
-#    with a sweep or with checkpoints are refused; DIR/inference.nc holds
-#    one chain per replicate.
+#    with a sweep or with checkpoints are refused, and so is a sweep over
+#    replicates; DIR/inference.nc holds one chain per replicate; --force
+#    over replicates or a sweep leaves only the new runs.
 set -u
 cd "$RX_SRCDIR"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -179,6 +180,32 @@ printf 'sweep:\n  seed: [1, 2]\n' | cat "$tmp/m.yaml" - > "$tmp/sw.yaml"
 "$R" run "$tmp/sw.yaml" -o "$tmp/sw" -q --set replicates=2 2> "$tmp/err"
 [ $? -eq 2 ] && [ ! -e "$tmp/sw" ] && grep -q 'replicates: 2 with a sweep' "$tmp/err" \
     && ok || bad "replicates with a sweep: $(cat "$tmp/err")"
+grep -q 'remove the sweep: block (replicates: N runs N seeds and reports R-hat' "$tmp/err" \
+    && ok || bad "replicates with a sweep hint: $(cat "$tmp/err")"
+# replicates cannot be swept: each sweep run would be one run whose
+# config.yaml says replicates: 2 (exit 2, located, nothing made)
+printf 'sweep:\n  replicates: [2, 3]\n' | cat "$tmp/m.yaml" - > "$tmp/swr.yaml"
+"$R" run "$tmp/swr.yaml" -o "$tmp/swr" -q 2> "$tmp/err"
+[ $? -eq 2 ] && [ ! -e "$tmp/swr" ] && \
+    grep -q "swr.yaml:7:3: sweep.replicates: cannot be swept" "$tmp/err" \
+    && ok || bad "sweep over replicates: $(cat "$tmp/err")"
+"$R" validate "$tmp/swr.yaml" > /dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "validate accepts a sweep over replicates"
+# --force replaces: 3 replicates, then 2 into the same DIR leave no rep-02
+# (and a sweep of 3 seeds, then of 2, no run-003)
+"$R" run "$tmp/m.yaml" -o "$tmp/fr" -q --no-plots --threads 1 \
+    --set iterations=400 --set replicates=3 && \
+"$R" run "$tmp/m.yaml" -o "$tmp/fr" -q --no-plots --threads 1 \
+    --set iterations=400 --set replicates=2 --force && \
+    [ "$(cd "$tmp/fr" && ls -A | tr '\n' ' ')" = ".replex inference.nc rep-00 rep-01 summary.json " ] \
+    && ok || bad "--force over replicates: $(ls -A "$tmp/fr")"
+printf 'sweep:\n  seed: [1, 2, 3]\n' | cat "$tmp/m.yaml" - > "$tmp/s3.yaml"
+printf 'sweep:\n  seed: [1, 2]\n' | cat "$tmp/m.yaml" - > "$tmp/s2.yaml"
+"$R" run "$tmp/s3.yaml" -o "$tmp/fs" -q --threads 1 --set iterations=400 && \
+"$R" run "$tmp/s2.yaml" -o "$tmp/fs" -q --no-plots --threads 1 \
+    --set iterations=400 --force && \
+    [ "$(cd "$tmp/fs" && ls -A | tr '\n' ' ')" = ".replex run-001 run-002 sweep.csv sweep.md " ] \
+    && ok || bad "--force over a sweep: $(ls -A "$tmp/fs")"
 "$R" run "$tmp/m.yaml" -o "$tmp/ck" -q --set replicates=2 \
     --set checkpoint.every=100 2> "$tmp/err"
 [ $? -eq 2 ] && [ ! -e "$tmp/ck" ] && grep -q 'replicates: checkpoints are per run' "$tmp/err" \
