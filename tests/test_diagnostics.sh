@@ -7,7 +7,8 @@
 #    rule), the terminal lines;
 #  - a Metropolis run: the suggestion applies and is printed;
 #  - the barrier ladder: one Lambda per round, and (a run that ends with a
-#    round) their length-weighted mean equals the run's Lambda;
+#    round) their length-weighted mean equals the run's Lambda; the
+#    table of rounds printed at the end (the last 10 of more);
 #  - CSGLD: the importance weights' ESS, as the bias block has it;
 #  - record.all_positions: only the target position's rows count;
 #  - replicates: 2: rep-00 (the file's seed) and rep-01 (a derived one),
@@ -77,12 +78,21 @@ grep -q '^communication barrier Lambda [0-9.]* over 7 pairs: [0-9]* chains sugge
 
 # 3. the barrier ladder: rounds of 250, 500, 1000, 2000 iterations end
 # at k = 3749 = K - 1, so the rounds cover the run exactly
-"$R" run "$tmp/m.yaml" -o "$tmp/bar" --no-plots -q --threads 1 \
+"$R" run "$tmp/m.yaml" -o "$tmp/bar" --no-plots --threads 1 \
     --set iterations=3750 --set ladder.adapt=barrier \
-    --set ladder.barrier_round=250 && ok || bad "barrier run failed"
-py "$tmp/bar/summary.json" <<'P' && ok || bad "barrier rounds"
+    --set ladder.barrier_round=250 > "$tmp/bar.out" 2> /dev/null \
+    && ok || bad "barrier run failed"
+py "$tmp/bar/summary.json" "$tmp/bar.out" <<'P' && ok || bad "barrier rounds"
 import json, sys
 s = json.load(open(sys.argv[1]))
+# the terminal's round table: one line per round, as summary.json has it
+out = open(sys.argv[2]).read().splitlines()
+i = out.index("barrier ladder, 4 adaptation rounds:")
+assert out[i + 1].split() == ["round", "iterations", "Lambda", "chains", "suggested"]
+rows = [l.split() for l in out[i + 2:i + 6]]
+for x, l in zip(s["diagnostics"]["barrier"]["rounds"], rows):
+    assert l == [str(x["round"]), str(x["iterations"]), "%.3f" % x["lambda"],
+                 str(x["suggested_chains"])], (l, x)
 b = s["diagnostics"]["barrier"]
 r = b["rounds"]
 assert [x["iterations"] for x in r] == [250, 500, 1000, 2000], r
@@ -90,6 +100,22 @@ assert [x["last_iteration"] for x in r] == [249, 749, 1749, 3749], r
 assert all(0 < x["lambda"] < 7 for x in r), r
 w = sum(x["iterations"] * x["lambda"] for x in r) / 3750
 assert abs(w - b["lambda"]) < 1e-9, (w, b["lambda"])
+P
+# 12 rounds of 1, 2, ..., 2048 iterations: the last 10 are printed
+"$R" run "$tmp/m.yaml" -o "$tmp/bar12" --no-plots --threads 1 \
+    --set iterations=4095 --set ladder.adapt=barrier \
+    --set ladder.barrier_round=1 > "$tmp/bar12.out" 2> /dev/null \
+    && ok || bad "12-round barrier run failed"
+py "$tmp/bar12/summary.json" "$tmp/bar12.out" <<'P' && ok || bad "12 rounds: $(cat "$tmp/bar12.out")"
+import json, sys
+r = json.load(open(sys.argv[1]))["diagnostics"]["barrier"]["rounds"]
+assert len(r) == 12, len(r)
+out = open(sys.argv[2]).read().splitlines()
+i = out.index("barrier ladder, 12 adaptation rounds:")
+assert out[i + 2].startswith("  (rounds 1 to 2 not shown"), out[i + 2]
+rows = [l.split() for l in out[i + 3:]]
+assert [l[0] for l in rows] == [str(k) for k in range(3, 13)], rows
+assert rows[-1][1] == "2048" and rows[-1][2] == "%.3f" % r[-1]["lambda"]
 P
 
 # 4. CSGLD: the importance weights' ESS

@@ -222,6 +222,25 @@ void rx__rundiag_json(FILE *f, const rx__rundiag *d)
     fputs("},\n", f);
 }
 
+/* The barrier ladder's rounds, one line each, the last
+ * RX__DIAG_ROUNDS_SHOWN of them. */
+static void print_rounds(FILE *f, const rx__rundiag *d)
+{
+    const int64_t first = d->rounds > RX__DIAG_ROUNDS_SHOWN
+                              ? d->rounds - RX__DIAG_ROUNDS_SHOWN
+                              : 0;
+    fprintf(f, "barrier ladder, %lld adaptation round%s:\n"
+            "  round  iterations  Lambda  chains suggested\n",
+            (long long)d->rounds, d->rounds == 1 ? "" : "s");
+    if (first > 0)
+        fprintf(f, "  (rounds 1 to %lld not shown; summary.json "
+                "diagnostics.barrier.rounds has all)\n", (long long)first);
+    for (int64_t j = first; j < d->rounds; ++j)
+        fprintf(f, "  %5lld  %10lld  %6.3f  %16d\n", (long long)(j + 1),
+                (long long)(d->round0 << j), d->round_lambda[j],
+                rx__barrier_chains(d->round_lambda[j]));
+}
+
 void rx__rundiag_print(FILE *f, const rx__rundiag *d)
 {
     if (d->n_coords > 0) {
@@ -246,10 +265,7 @@ void rx__rundiag_print(FILE *f, const rx__rundiag *d)
                 "chains suggested (this run %d)\n",
                 d->lambda, d->n_chains - 1, d->suggested, d->n_chains);
         if (d->rounds > 0)
-            fprintf(f, "  barrier ladder: Lambda %.3g in the last of %lld "
-                    "rounds (%d chains suggested)\n",
-                    d->round_lambda[d->rounds - 1], (long long)d->rounds,
-                    rx__barrier_chains(d->round_lambda[d->rounds - 1]));
+            print_rounds(f, d);
     } else if (!isnan(d->lambda)) {
         fprintf(f, "rejection summed over the %d pairs %.3g (no chain "
                 "count suggested: the %s rule sets its own acceptance)\n",

@@ -18,6 +18,9 @@
  * this many evenly spaced ones (coordinate i * dim / 64, i < 64). */
 #define RX__DIAG_COORDS 64
 
+/* Barrier-ladder rounds printed after a run: the last this many. */
+#define RX__DIAG_ROUNDS_SHOWN 10
+
 typedef struct rx__rundiag {
     /* the target position's draws (kept samples) */
     int64_t draws;   /* rows of the target position (0: none kept) */
