@@ -14,7 +14,9 @@
 #  - replicates: 2: rep-00 (the file's seed) and rep-01 (a derived one),
 #    DIR/summary.json with R-hat and pooled ESS per coordinate (checked
 #    against the numpy implementation of tests/test_ess_numpy.py where
-#    numpy is installed), rep-01/config.yaml reruns it alone; replicates
+#    numpy is installed), per copy the chains suggested, log Z (reference
+#    path: with their mean and sd) and weights ESS (CSGLD);
+#    rep-01/config.yaml reruns it alone; replicates
 #    with a sweep or with checkpoints are refused, and so is a sweep over
 #    replicates; DIR/inference.nc holds one chain per replicate; --force
 #    over replicates or a sweep leaves only the new runs.
@@ -162,6 +164,45 @@ assert g["coordinates"] == [0, 1] and len(g["rhat"]) == 2
 assert all(0.99 < x < 1.1 for x in g["rhat"]), g["rhat"]
 assert g["rhat_max"] == max(g["rhat"])
 assert s["runs"][1]["ess_bulk_min"] == r1["diagnostics"]["ess"]["bulk_min"]
+for x, r in zip(s["runs"], (r0, r1)):
+    b = r["diagnostics"]["barrier"]
+    assert x["suggested_chains"] == b["suggested_chains"], (x, b)
+    assert x["suggestion_applies"] is True is b["suggestion_applies"]
+assert "log_z" not in s and "log_z" not in s["runs"][0]
+P
+# log Z of every copy (ladder.path reference), their mean and spread
+"$R" run "$tmp/m.yaml" -o "$tmp/lz" --no-plots --threads 1 \
+    --set ladder.path=reference --set replicates=3 > "$tmp/lz.out" \
+    2> /dev/null && ok || bad "reference-path replicates failed"
+py "$tmp/lz" "$tmp/lz.out" <<'P' && ok || bad "replicates' log Z: $(cat "$tmp/lz.out")"
+import json, statistics, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+out = open(sys.argv[2]).read().splitlines()
+z = [json.load(open(d + "/rep-0%d/summary.json" % i))["log_z"] for i in range(3)]
+for i, (x, r) in enumerate(zip(s["runs"], z)):
+    assert r["valid"] and x["log_z"] == r["estimate"] and x["log_z_se"] == r["se"]
+    assert ", log Z %.4f +- %.4f (se), " % (r["estimate"], r["se"]) in out[i], out[i]
+e = [r["estimate"] for r in z]
+g = s["log_z"]
+assert abs(g["mean"] - statistics.mean(e)) < 1e-12, g
+assert abs(g["sd"] - statistics.stdev(e)) < 1e-12, g
+assert abs(g["se_mean"] - statistics.mean(r["se"] for r in z)) < 1e-12, g
+assert ("log Z over the 3 replicates: mean %.4f, sd across them %.4f "
+        "(their reported se %.4f on average)" % (g["mean"], g["sd"],
+        g["se_mean"])) in out, out
+P
+# CSGLD copies: each one's importance weights' ESS
+"$R" run yaml/csgld_gmm_1d.yaml -o "$tmp/csr" --no-plots -q --threads 1 \
+    --set iterations=20000 --set replicates=2 && ok || bad "csgld replicates failed"
+py "$tmp/csr" <<'P' && ok || bad "csgld replicates' weights ESS"
+import json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+for i, x in enumerate(s["runs"]):
+    w = json.load(open(d + "/rep-0%d/summary.json" % i))["diagnostics"]["weights"]
+    assert x["weights_ess"] == w["ess"], (x, w)
+    assert "suggested_chains" not in x  # one chain: no pair, no Lambda
 P
 grep -q '^over the 2 replicates: R-hat max [0-9.]* (coordinate [01]); pooled bulk ESS min [0-9]*$' "$tmp/rep.out" \
     && ok || bad "R-hat line: $(cat "$tmp/rep.out")"
