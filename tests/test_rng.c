@@ -271,6 +271,45 @@ static void normal_fill(void)
                 impls);
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t p = *(const uint64_t *)a, q = *(const uint64_t *)b;
+    return (p > q) - (p < q);
+}
+
+/* rx_replicate_seed: seed itself for r = 0, else the low 53 bits of the
+ * Philox draw at counter (r, 0, 0, purpose), all below 2^53 (a JSON
+ * reader's double holds them) and distinct for r = 1..1000. */
+static void replicate_seeds(void)
+{
+    static const uint64_t seeds[] = {0, 1, 3, 42, 0x123456789abcdefull,
+                                     UINT64_MAX};
+    static uint64_t got[1001];
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; ++i) {
+        const uint64_t sd = seeds[i];
+        CHECK(rx_replicate_seed(sd, 0) == sd);
+        for (int r = 1; r <= 1000; ++r) {
+            uint64_t v = rx_replicate_seed(sd, r);
+            CHECK_MSG(v < (UINT64_C(1) << 53),
+                      "seed %llu, r %d: %llu is not below 2^53",
+                      (unsigned long long)sd, r, (unsigned long long)v);
+            rx__u32x4 c = {{(uint32_t)r, 0u,
+                            (uint32_t)RX_STREAM_REPLICATE << 24, 0u}};
+            rx__u32x4 p = rx__philox4x32_10(c, (uint32_t)sd,
+                                            (uint32_t)(sd >> 32));
+            CHECK(v == (((uint64_t)(p.v[1] & 0x1fffffu) << 32) | p.v[0]));
+            got[r - 1] = v;
+        }
+        got[1000] = sd;
+        qsort(got, 1001, sizeof got[0], u64_cmp);
+        int dup = 0;
+        for (int r = 1; r < 1001; ++r)
+            dup += got[r] == got[r - 1];
+        CHECK_MSG(dup == 0, "seed %llu: %d repeated replicate seeds",
+                  (unsigned long long)sd, dup);
+    }
+}
+
 int main(void)
 {
     /* Random123 kat_vectors, philox4x32 10: ctr[4] key[2] -> out[4] */
@@ -310,6 +349,7 @@ int main(void)
     CHECK_NEAR(sz2 / n, 1.0, 5 * sqrt(2.0 / n));
     CHECK_NEAR(sz4 / n, 3.0, 5 * sqrt(96.0 / n));
 
+    replicate_seeds();
     normal_fill();
     ziggurat_tables();
     ziggurat_tail();

@@ -564,9 +564,11 @@ typedef struct rx_config {
 RX_API void rx_config_default(rx_config *c);
 /**
  * The seed of replicate r (0-based) of a run with `seed`: seed itself for
- * r = 0, else 64 bits of Philox4x32-10 keyed by seed at counter
- * (r, 0, 0, purpose 15): distinct for every r, a pure function of
- * (seed, r). `replex run` with `replicates: N` runs copy r with it.
+ * r = 0, else the low 53 bits of Philox4x32-10 keyed by seed at counter
+ * (r, 0, 0, purpose 15), so below 2^53: summary.json readers that hold
+ * numbers as doubles (JavaScript, jq 1.6) read it exactly. A pure
+ * function of (seed, r); distinct for r = 1..1000 but for a chance of
+ * about 1e-10. `replex run` with `replicates: N` runs copy r with it.
  */
 RX_API uint64_t rx_replicate_seed(uint64_t seed, int r);
 /** Release the arrays a config owns; the struct is reset to defaults. */

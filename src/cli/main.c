@@ -870,7 +870,10 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
         int sig_ok = sw.n_keys == 0 && rx_cli_signals_install() == 0;
         if (sw.n_keys > 0)
             fprintf(stderr, "replex: %s: replicates: %d with a sweep: "
-                    "block; sweep seed instead\n", o.file, cfg.replicates);
+                    "block; they do not combine: remove the sweep: block "
+                    "(replicates: N runs N seeds and reports R-hat over "
+                    "them), or run each sweep value as its own file\n",
+                    o.file, cfg.replicates);
         else
             rc = rx_cli_replicates(o.file, &cfg, o.out, o.force, o.quiet,
                                    !o.no_plots, &pr);

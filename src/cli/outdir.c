@@ -63,16 +63,27 @@ int rx_cli_force_ok(const char *out)
     return -1;
 }
 
+static int rm_cb(const char *p, const struct stat *sb, int flag,
+                 struct FTW *ftw);
+
 int rx_cli_make_multi_dir(const char *out, int force, const char *marker)
 {
     struct stat sb;
-    if (stat(out, &sb) == 0 && !force) {
+    const int exists = lstat(out, &sb) == 0;
+    if (exists && !force) {
         fprintf(stderr, "replex: %s: already exists; choose another -o or "
                 "pass --force\n", out);
         return -1;
     }
     if (force && rx_cli_force_ok(out) != 0)
         return -1;
+    /* --force replaces: nothing of the old runs (a longer sweep's
+     * run-NNN, more replicates' rep-NN, a single run's files) stays */
+    if (exists && nftw(out, rm_cb, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+        fprintf(stderr, "replex: %s: cannot replace: %s\n", out,
+                strerror(errno));
+        return -1;
+    }
     if (rx_cli_mkdir_parents(out) != 0 ||
         (mkdir(out, 0777) != 0 && errno != EEXIST) ||
         rx_cli_write_marker(out, marker) != 0) {

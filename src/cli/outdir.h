@@ -5,7 +5,7 @@
 #ifndef RX_CLI_OUTDIR_H
 #define RX_CLI_OUTDIR_H
 
-/* 0 when `--force` may replace (or, for a sweep, write into) out: it does
+/* 0 when `--force` may replace out: it does
  * not exist, or it is a directory (not a link) holding replex's marker
  * file and is not /, $HOME, the working directory or one of its parents.
  * Otherwise prints why (naming out) and returns -1: exit 2. */
@@ -15,9 +15,10 @@ int rx_cli_force_ok(const char *out);
 int rx_cli_write_marker(const char *dir, const char *text);
 
 /* The directory of several runs (a sweep's, the replicates'): refused
- * when it exists without force, created (with its parents) holding the
- * marker text, cleared of killed runs' NAME.tmp-PID. 0, or -1 after
- * printing why (exit 2). */
+ * when it exists without force; with force an existing one (that
+ * rx_cli_force_ok accepts) is removed with all it holds; then created
+ * (with its parents) holding the marker text, cleared of killed runs'
+ * NAME.tmp-PID. 0, or -1 after printing why (exit 2). */
 int rx_cli_make_multi_dir(const char *out, int force, const char *marker);
 
 #endif

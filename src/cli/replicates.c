@@ -104,9 +104,12 @@ static int run_rep(const rx_config *cfg, int r, int n, const char *out,
     if (st == RX_OK && !quiet) {
         rx_results res;
         rx_get_results(*ctx, &res);
-        printf("%s: seed %llu, round trips %lld (A.5), %.3f s\n", path,
-               (unsigned long long)c.seed, (long long)res.trips_a5,
-               res.wall_s);
+        printf("%s: seed %llu, round trips %lld (A.5)", path,
+               (unsigned long long)c.seed, (long long)res.trips_a5);
+        if (res.log_z.valid)
+            printf(", log Z %.4f +- %.4f (se)", res.log_z.estimate,
+                   res.log_z.se);
+        printf(", %.3f s\n", res.wall_s);
     }
     rx_config_free(&c);
     return st == RX_OK ? 0 : EXIT_RUNFAIL;

@@ -39,7 +39,8 @@ uint64_t rx_replicate_seed(uint64_t seed, int r)
         return seed;
     rx__u32x4 c = {{(uint32_t)r, 0u, (uint32_t)RX_STREAM_REPLICATE << 24, 0u}};
     rx__u32x4 v = rx__philox_inl(c, (uint32_t)seed, (uint32_t)(seed >> 32));
-    return (uint64_t)v.v[1] << 32 | v.v[0];
+    /* 53 bits: a JSON reader holding numbers as doubles reads it exactly */
+    return ((uint64_t)v.v[1] << 32 | v.v[0]) & ((UINT64_C(1) << 53) - 1);
 }
 
 /* (x + 0.5) / 2^32: strictly inside (0,1). */

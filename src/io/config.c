@@ -83,6 +83,11 @@ static rx_status check_sweep(const ynode *v, rx_err *err)
             return rx__node_err(err, k, p, "'%s' is not a key (see replex keys)",
                             k->str);
         }
+        if (strcmp(k->str, "replicates") == 0)
+            return rx__node_err(err, k, p,
+                                "cannot be swept: every sweep run is one "
+                                "run; set replicates: N at the top level "
+                                "of a file without a sweep: block instead");
         for (int j = 0; j < i; ++j)
             if (strcmp(v->keys[j]->str, k->str) == 0)
                 return rx__node_err(err, k, p, "swept twice");

@@ -222,6 +222,25 @@ void rx__rundiag_json(FILE *f, const rx__rundiag *d)
     fputs("},\n", f);
 }
 
+/* The barrier ladder's rounds, one line each, the last
+ * RX__DIAG_ROUNDS_SHOWN of them. */
+static void print_rounds(FILE *f, const rx__rundiag *d)
+{
+    const int64_t first = d->rounds > RX__DIAG_ROUNDS_SHOWN
+                              ? d->rounds - RX__DIAG_ROUNDS_SHOWN
+                              : 0;
+    fprintf(f, "barrier ladder, %lld adaptation round%s:\n"
+            "  round  iterations  Lambda  chains suggested\n",
+            (long long)d->rounds, d->rounds == 1 ? "" : "s");
+    if (first > 0)
+        fprintf(f, "  (rounds 1 to %lld not shown; summary.json "
+                "diagnostics.barrier.rounds has all)\n", (long long)first);
+    for (int64_t j = first; j < d->rounds; ++j)
+        fprintf(f, "  %5lld  %10lld  %6.3f  %16d\n", (long long)(j + 1),
+                (long long)(d->round0 << j), d->round_lambda[j],
+                rx__barrier_chains(d->round_lambda[j]));
+}
+
 void rx__rundiag_print(FILE *f, const rx__rundiag *d)
 {
     if (d->n_coords > 0) {
@@ -246,10 +265,7 @@ void rx__rundiag_print(FILE *f, const rx__rundiag *d)
                 "chains suggested (this run %d)\n",
                 d->lambda, d->n_chains - 1, d->suggested, d->n_chains);
         if (d->rounds > 0)
-            fprintf(f, "  barrier ladder: Lambda %.3g in the last of %lld "
-                    "rounds (%d chains suggested)\n",
-                    d->round_lambda[d->rounds - 1], (long long)d->rounds,
-                    rx__barrier_chains(d->round_lambda[d->rounds - 1]));
+            print_rounds(f, d);
     } else if (!isnan(d->lambda)) {
         fprintf(f, "rejection summed over the %d pairs %.3g (no chain "
                 "count suggested: the %s rule sets its own acceptance)\n",
@@ -351,14 +367,63 @@ static rx_status rep_run_json(FILE *f, rx_ctx *c, const char *dir)
     kv_more(f, "ess_bulk_median", d.bulk_median);
     kv_more(f, "ess_tail_min", d.tail_min);
     kv_more(f, "tau_max", d.tau_max);
-    if (!isnan(d.lambda))
+    if (!isnan(d.lambda)) {
         kv_more(f, "lambda", d.lambda);
+        fprintf(f, ", \"suggested_chains\": %d, \"suggestion_applies\": %s",
+                d.suggested, d.applies ? "true" : "false");
+    }
+    if (d.weighted)
+        kv_more(f, "weights_ess", d.weights_ess);
+    if (r.log_z.beta) {
+        kv_more(f, "log_z", r.log_z.estimate);
+        kv_more(f, "log_z_se", r.log_z.se);
+    }
     kv_more(f, "a5_per_1000",
             r.iterations > 0
                 ? 1000.0 * (double)r.trips_a5 / (double)r.iterations
                 : 0.0);
     fputc('}', f);
     return RX_OK;
+}
+
+/* The copies' log Z (ladder.path reference): their mean, the sd across
+ * them (n - 1 in the denominator) and the mean of their reported se.
+ * 0 when a copy has no estimate (then nothing is set). */
+static int rep_log_z(rx_ctx *const *runs, int n, double *mean, double *sd,
+                     double *se_mean)
+{
+    double s1 = 0.0, se = 0.0;
+    for (int i = 0; i < n; ++i) {
+        rx_results r;
+        rx_get_results(runs[i], &r);
+        if (!r.log_z.beta || !r.log_z.valid)
+            return 0;
+        s1 += r.log_z.estimate;
+        se += r.log_z.se;
+    }
+    *mean = s1 / n;
+    double ss = 0.0;
+    for (int i = 0; i < n; ++i) {
+        rx_results r;
+        rx_get_results(runs[i], &r);
+        ss += (r.log_z.estimate - *mean) * (r.log_z.estimate - *mean);
+    }
+    *sd = sqrt(ss / (n - 1));
+    *se_mean = se / n;
+    return 1;
+}
+
+/* "log_z": the copies' estimates compared, a line ending in ",\n". */
+static void rep_log_z_json(FILE *f, rx_ctx *const *runs, int n)
+{
+    double mean, sd, se;
+    if (!rep_log_z(runs, n, &mean, &sd, &se))
+        return;
+    fputs("  \"log_z\": {", f);
+    rx__json_kv(f, "mean", mean);
+    kv_more(f, "sd", sd);
+    kv_more(f, "se_mean", se);
+    fputs("},\n", f);
 }
 
 static void rep_diag_json(FILE *f, const rep_fig *g, int n)
@@ -421,8 +486,10 @@ rx_status rx__replicates_summary(rx_ctx *const *runs, const char *const *dirs,
         st = rep_run_json(f, runs[i], dirs[i]);
         fputs(i + 1 < n ? ",\n" : "\n  ],\n", f);
     }
-    if (st == RX_OK)
+    if (st == RX_OK) {
+        rep_log_z_json(f, runs, n);
         rep_diag_json(f, &g, n);
+    }
     fputs("}\n", f);
     if (fclose(f) != 0 && st == RX_OK)
         st = rx__fail(err, RX_EIO, "%s: write failed: %s", tmp,
@@ -449,12 +516,18 @@ rx_status rx__replicates_summary(rx_ctx *const *runs, const char *const *dirs,
         ess_field(g.ess, g.nc, 0, v);
         spread(v, g.nc, t, &med, &mn, NULL);
         out->bulk_min = mn;
+        out->has_log_z = rep_log_z(runs, n, &out->log_z_mean,
+                                   &out->log_z_sd, &out->log_z_se_mean);
     }
     return st;
 }
 
 void rx__repdiag_print(FILE *f, const rx__repdiag *d, int n)
 {
+    if (d->has_log_z)
+        fprintf(f, "log Z over the %d replicates: mean %.4f, sd across "
+                "them %.4f (their reported se %.4f on average)\n",
+                n, d->log_z_mean, d->log_z_sd, d->log_z_se_mean);
     if (d->n_coords == 0) {
         fprintf(f, "R-hat: not computed (fewer than 4 target draws per "
                 "replicate)\n");

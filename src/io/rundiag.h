@@ -18,6 +18,9 @@
  * this many evenly spaced ones (coordinate i * dim / 64, i < 64). */
 #define RX__DIAG_COORDS 64
 
+/* Barrier-ladder rounds printed after a run: the last this many. */
+#define RX__DIAG_ROUNDS_SHOWN 10
+
 typedef struct rx__rundiag {
     /* the target position's draws (kept samples) */
     int64_t draws;   /* rows of the target position (0: none kept) */
@@ -63,13 +66,21 @@ typedef struct rx__repdiag {
     double rhat_max;       /* the largest R-hat over them (NaN: none) */
     int64_t rhat_max_coord;
     double bulk_min;       /* the smallest pooled bulk ESS */
+    int has_log_z;         /* every copy has a log Z (ladder.path
+                            * reference): */
+    double log_z_mean;     /* their mean, */
+    double log_z_sd;       /* the sd across the copies (n - 1), */
+    double log_z_se_mean;  /* the mean of the copies' reported se */
 } rx__repdiag;
 
 /*
  * The summary of n >= 2 replicate runs of one configuration (each one
  * chain): path gets a JSON file with the seeds and run directories, the
  * split R-hat per coordinate over the runs and the ESS of the runs pooled
- * (rx_rhat, rx_ess with n chains), and each run's ESS and Lambda. dirs:
+ * (rx_rhat, rx_ess with n chains), each run's ESS, Lambda and the chains
+ * it suggests, weights ESS (a bias) and log Z with its se (ladder.path
+ * reference), and the log Z's mean and sd across the runs. The R-hat and
+ * ESS are of the unweighted draws (samples.npy). dirs:
  * the runs' directory names (relative to the summary). Written to a
  * temporary file and renamed. out (may be NULL): the headline figures.
  * err: the reason on failure.
