@@ -130,7 +130,11 @@ touch "$tmp/l/run.tmp-$pid/.replex" "$tmp/l/run.tmp-$pid/samples.npy" \
   "$tmp/l/run.tmp-$$/.replex" "$tmp/l/run.tmp-999999999/mine"
 "$R" run --resume "$tmp/l/run" -q --no-plots 2>"$tmp/e.err" &
 pid2=$!
-for _ in $(seq 1 3000); do [ ! -e "$tmp/l/run.tmp-$pid" ] && break; sleep 0.01; done
+# (both: the resume removes them one after the other)
+for _ in $(seq 1 3000); do
+  [ ! -e "$tmp/l/run.tmp-$pid" ] && [ ! -e "$tmp/l/run.probe-$pid" ] && break
+  sleep 0.01
+done
 kill -9 "$pid2" 2>/dev/null; wait "$pid2" 2>/dev/null
 [ ! -e "$tmp/l/run.tmp-$pid" ] && [ ! -e "$tmp/l/run.probe-$pid" ] && ok ||
   bad "resume left a dead run's temporaries: $(ls -d "$tmp"/l/run.* | tr '\n' ' ')"
