@@ -310,6 +310,59 @@ if run_rx validate_network 0 validate "$SRCDIR/yaml/mlp_synthetic.yaml"; then
         ok validate_network
     fi
 fi
+# the temperature ladder applies to the temperature path only: the
+# reference path steps at temperature 1 and shows its betas instead
+cat > ref.yaml <<'EOF'
+seed: 5
+iterations: 300
+tempering: {n_chains: 4}
+ladder:
+  path: reference
+  reference_sd: 3
+  eta: {min: 0.001, max: 0.01}
+  tau: [1, 2, 4, 8]
+record: {burn_in: 200}
+EOF
+if run_rx validate_ref_path 0 validate ref.yaml; then
+    if grep -q '^  tau:' out; then
+        fail validate_ref_path "ladder.tau shown: $(grep '^  tau:' out)"
+    elif ! grep -q '^  beta_exponent: 3$' out; then
+        fail validate_ref_path "ladder.beta_exponent missing"
+    else
+        ok validate_ref_path
+    fi
+fi
+if run_rx validate_temperature_path 0 validate tiny.yaml; then
+    grep -q '^  tau: \[1, 2, 4, 8\]$' out && ! grep -q '^  beta_exponent:' out &&
+        ok validate_temperature_path ||
+        fail validate_temperature_path "ladder.tau missing or betas shown"
+fi
+if run_rx validate_ref_path_all 0 validate --all ref.yaml; then
+    grep -q '^  tau: \[1, 2, 4, 8\]$' out && ok validate_ref_path_all ||
+        fail validate_ref_path_all "--all leaves ladder.tau out"
+fi
+# log Z: 100 kept rows per position give a number; 99 give "not valid" and
+# the reason, in summary.json and on the terminal (never "+- nan")
+if run_rx logz_valid 0 run ref.yaml -o r_logz100 --no-plots; then
+    grep -q '^log Z (stepping stone): -\{0,1\}[0-9.]* +- [0-9.]* (se)$' out &&
+        grep -q '"log_z": {"valid": true, "estimate"' r_logz100/summary.json &&
+        ok logz_valid ||
+        fail logz_valid "$(grep '^log Z' out)"
+fi
+if run_rx logz_too_few_rows 0 run ref.yaml -o r_logz99 --no-plots \
+        --set record.burn_in=201; then
+    why='99 kept rows per position; the standard error needs at least 100'
+    if ! grep -q "^log Z (stepping stone): not valid: $why" out; then
+        fail logz_too_few_rows "terminal: $(grep '^log Z' out)"
+    elif ! grep -q "\"log_z\": {\"valid\": false, \"reason\": \"$why" \
+            r_logz99/summary.json; then
+        fail logz_too_few_rows "summary.json: $(grep '"log_z"' r_logz99/summary.json)"
+    elif ! grep -q "^replex: warning: --set:1:16: record.burn_in: 99 kept rows" err; then
+        fail logz_too_few_rows "no warning: $(line1 err)"
+    else
+        ok logz_too_few_rows
+    fi
+fi
 # a key appears once its condition holds
 if run_rx validate_conditional 0 validate tiny.yaml --set bias.kind=csgld \
         --set step.others=sgnht --set tempering.rule=deterministic; then

@@ -9,7 +9,10 @@
  *     Gaussian reference: Z by quadrature (Simpson) here;
  *  4. a gmm target with the reference from ladder.reference_mean/sd: the
  *     gmm's energy is normalised, so log Z = 0;
- * and the configurations the path refuses, with their messages.
+ * and the configurations the path refuses, with their messages: among
+ * them every step rule that draws no noise (the step table's own
+ * declaration), at position 1 and at the others; and the minimum of kept
+ * rows below which log Z is reported as not valid, with its reason.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 #include "replex/replex.h"
 #include "../src/core/internal.h"
 #include "../src/record/logz.h"
+#include "../src/step/step.h"
 #include "check.h"
 #include "gmm_config.h"
 
@@ -310,18 +314,23 @@ static void check_mixture(void)
 }
 
 /* 4. gmm (normalised: log Z = 0) with the reference from the config */
+static void gmm_path_config(rx_config *c, uint64_t seed)
+{
+    base_config(c, seed);
+    static const double w[] = {0.4, 0.6}, mu[] = {-2, 1, 2, -1},
+                        sc[] = {0.7, 0.7, 1.0, 1.0};
+    gmm_config(c, w, mu, sc, 2, 2);
+    c->ladder.reference_mean = 0.5;
+    c->ladder.reference_sd = 3.0;
+    c->ladder.eta.min = 0.003;
+    c->ladder.eta.max = 0.3;
+    c->tempering.n_chains = 12;
+}
+
 static void check_gmm(void)
 {
     rx_config c;
-    base_config(&c, 13);
-    static const double w[] = {0.4, 0.6}, mu[] = {-2, 1, 2, -1},
-                        sc[] = {0.7, 0.7, 1.0, 1.0};
-    gmm_config(&c, w, mu, sc, 2, 2);
-    c.ladder.reference_mean = 0.5;
-    c.ladder.reference_sd = 3.0;
-    c.ladder.eta.min = 0.003;
-    c.ladder.eta.max = 0.3;
-    c.tempering.n_chains = 12;
+    gmm_path_config(&c, 13);
     rx_log_z z;
     if (run_logz(&c, NULL, &z, "gmm"))
         within_3se(&z, 0.0, "gmm 2-D, reference N(0.5, 3^2)");
@@ -362,6 +371,49 @@ static void check_refusals(void)
     CHECK(rx_config_validate(&c, &err) == RX_ECONFIG &&
           strstr(err.msg, "ladder.betas"));
     c.ladder.path = RX_PATH_REFERENCE;
+    /* the step rules: refused where the row draws no noise (sgd, msgd,
+     * psgd), at position 1 or at the others, naming the key */
+    int refused = 0;
+    for (int k = 0; k < RX__STEP_KINDS; ++k) {
+        const int samples = rx__step_row((rx_step_kind)k)->draws !=
+                            RX__DRAWS_NONE;
+        refused += !samples;
+        for (int at = 0; at < 2; ++at) {
+            c.step.target = at ? RX_STEP_SGLD : (rx_step_kind)k;
+            c.step.others = at ? (rx_step_kind)k : RX_STEP_SGLD;
+            rx_status vs = rx_config_validate(&c, &err);
+            const char *key = at ? "step.others: " : "step.target: ";
+            if (samples)
+                CHECK_MSG(vs == RX_OK, "%s%d: %s", key, k, err.msg);
+            else
+                CHECK_MSG(vs == RX_ECONFIG && strstr(err.msg, key) &&
+                              strstr(err.msg, "sample each pi_beta"),
+                          "%s%d: status %d: %s", key, k, (int)vs,
+                          vs == RX_OK ? "" : err.msg);
+        }
+    }
+    CHECK(refused == 3);
+    c.step.target = c.step.others = RX_STEP_SGLD;
+    /* the temperature ladder is not used: a list of the wrong length is
+     * not checked, and SGNHT's friction c / tau is taken at tau = 1 (at
+     * tau 0.01, c = 0.1 would be refused on the temperature path) */
+    c.ladder.tau.kind = RX_LADDER_LIST;
+    c.ladder.tau.values.v = malloc(sizeof(double) * 2);
+    c.ladder.tau.values.v[0] = c.ladder.tau.values.v[1] = 0.01;
+    c.ladder.tau.values.n = 2;
+    c.ladder.tau.min = 0.01;
+    CHECK_MSG(rx_config_validate(&c, &err) == RX_OK, "%s", err.msg);
+    c.ladder.tau.kind = RX_LADDER_CONSTANT;
+    c.step.target = c.step.others = RX_STEP_SGNHT;
+    CHECK_MSG(rx_config_validate(&c, &err) == RX_OK, "%s", err.msg);
+    c.ladder.path = RX_PATH_TEMPERATURE;
+    c.ladder.betas.n = 0;
+    CHECK(rx_config_validate(&c, &err) == RX_ECONFIG &&
+          strstr(err.msg, "step.sgnht_c"));
+    c.ladder.betas.n = 16;
+    c.ladder.path = RX_PATH_REFERENCE;
+    c.step.target = c.step.others = RX_STEP_SGLD;
+    c.ladder.tau.min = 1.0;
     /* a callback target without a prior function */
     c.target.kind = RX_TARGET_CALLBACK;
     rx_callback_target cb = {.dim = 1, .energy = mix_cb};
@@ -384,10 +436,60 @@ static void check_refusals(void)
     rx_config_free(&c);
 }
 
+/* A short gmm run keeping n rows per position: log Z is valid from
+ * RX_LOG_Z_MIN_ROWS rows on (10 batches), and below that it is not, with
+ * the reason, whatever the estimate. */
+static void min_rows_case(int64_t burn_in, int64_t thin, int64_t n_want,
+                          int valid_want)
+{
+    rx_config c;
+    gmm_path_config(&c, 21);
+    c.tempering.n_chains = 6;
+    c.iterations = 2000;
+    c.record.burn_in = burn_in;
+    c.record.thin = thin;
+    rx_ctx *ctx = NULL;
+    rx_err err;
+    rx_status st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
+    CHECK_MSG(st == RX_OK, "%s", err.msg);
+    if (st == RX_OK && rx_run(ctx) == RX_OK) {
+        rx_results r;
+        rx_get_results(ctx, &r);
+        const rx_log_z *z = &r.log_z;
+        printf("burn_in %lld thin %lld: %lld rows, %d batches, valid %d, "
+               "se %g: %s\n", (long long)burn_in, (long long)thin,
+               (long long)z->n, z->batches, z->valid, z->se,
+               z->reason ? z->reason : "");
+        CHECK(z->n == n_want);
+        CHECK_MSG(z->valid == valid_want, "%lld rows: valid %d",
+                  (long long)z->n, z->valid);
+        if (valid_want) {
+            CHECK(!z->reason && z->batches >= 10 && isfinite(z->se));
+        } else {
+            CHECK(z->reason && strstr(z->reason, "kept rows per position") &&
+                  strstr(z->reason, "at least 100"));
+        }
+    }
+    rx_destroy(&ctx);
+    rx_config_free(&c);
+}
+
+static void check_min_rows(void)
+{
+    CHECK(RX_LOG_Z_MIN_ROWS == 100);
+    min_rows_case(1999, 1, 1, 0);   /* one row: se NaN */
+    min_rows_case(1990, 1, 10, 0);  /* 3 batches */
+    min_rows_case(1000, 100, 10, 0);
+    min_rows_case(1901, 1, 99, 0);  /* 9 batches */
+    min_rows_case(1900, 1, 100, 1); /* 10 batches of 10 */
+    min_rows_case(0, 20, 100, 1);
+}
+
 int main(void)
 {
     check_estimator();
     check_refusals();
+    check_min_rows();
     check_conjugate();
     check_mixture();
     check_gmm();

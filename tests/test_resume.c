@@ -278,6 +278,7 @@ int main(void)
     /* the reference path: its log Z record (summary.json's log_z) */
     static const char *const path[] = {"iterations=6000",
                                        "ladder.path=reference",
+                                       "step.others=sgld",
                                        "ladder.reference_sd=3",
                                        "tempering.rule=metropolis",
                                        "ladder.adapt=none",
@@ -288,7 +289,7 @@ int main(void)
     resume_case("momentum", mom, 4);
     resume_case("sgnht", nht, 5);
     resume_case("barrier", bar, 6);
-    resume_case("path", path, 6);
+    resume_case("path", path, 7);
     /* the run directories are left to the temporary directory's owner
      * only when a check failed */
     if (check_fail_ == 0) {

@@ -737,8 +737,14 @@ typedef struct rx_metrics {
  * log mean_{theta ~ pi_beta(p+1)} exp(-(beta(p) - beta(p+1)) U_like(theta))
  * over the kept rows (record.burn_in, record.thin) at every position.
  */
+/** The fewest kept rows per position for a valid log Z: the standard
+ *  error needs floor(sqrt n) >= 10 batches (of >= 10 rows each). */
+#define RX_LOG_Z_MIN_ROWS 100
+
 typedef struct rx_log_z {
-    int valid;            ///< 1: a reference-path run with kept rows
+    int valid;            ///< 1: a completed reference-path run with at
+                          ///< least RX_LOG_Z_MIN_ROWS kept rows per
+                          ///< position, finite U_like, a finite se
     double estimate;      ///< log Z
     double se;            ///< its standard error (NaN with < 4 rows):
                           ///< batch means of the per-pair ratios, delta
@@ -749,6 +755,8 @@ typedef struct rx_log_z {
     const double *terms;  ///< P-1: the log ratio of pair p = (p, p+1)
     const double *term_se; ///< P-1: the standard error of each term
     const double *beta;   ///< P: beta by position (1 first, 0 last)
+    const char *reason;   ///< why valid is 0 (a sentence); NULL when
+                          ///< valid or not a reference-path run
 } rx_log_z;
 
 /** Per-pair and global diagnostics after rx_run. */

@@ -742,6 +742,9 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
         if (r.log_z.valid)
             printf("log Z (stepping stone): %.4f +- %.4f (se)\n",
                    r.log_z.estimate, r.log_z.se);
+        else if (r.log_z.beta)
+            printf("log Z (stepping stone): not valid: %s\n",
+                   r.log_z.reason ? r.log_z.reason : "unknown");
         rx__rundiag_report(stdout, ctx);
     }
     rx_config_free(cfg);

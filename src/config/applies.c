@@ -136,6 +136,8 @@ static int ref_path(const rx_config *c)
 {
     return c->ladder.path == RX_PATH_REFERENCE;
 }
+/* the temperature ladder: the reference path steps at temperature 1 */
+static int temp_path(const rx_config *c) { return !ref_path(c); }
 /* its Gaussian reference from the config: the analytic targets */
 static int ref_gauss(const rx_config *c)
 {
@@ -285,6 +287,7 @@ static const struct {
     {"ladder.adapt", swaps},
     {"ladder.barrier_round", barrier},
     {"ladder.monotone_projection", adapt_eq12},
+    {"ladder.tau", temp_path},
     {"ladder.beta_exponent", ref_path},
     {"ladder.betas", ref_path},
     {"ladder.reference_mean", ref_gauss},

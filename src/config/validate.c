@@ -209,7 +209,8 @@ static rx_status check_records(const rx_config *c, const rx__marks *mk,
 {
     const int P = c->tempering.n_chains;
     rx_status st = check_ladder(&c->ladder.eta, "ladder.eta", P, mk, err);
-    if (st == RX_OK)
+    /* the reference path steps at temperature 1: ladder.tau is not used */
+    if (st == RX_OK && c->ladder.path != RX_PATH_REFERENCE)
         st = check_ladder(&c->ladder.tau, "ladder.tau", P, mk, err);
     if (st != RX_OK)
         return st;
@@ -410,8 +411,11 @@ static rx_status check_sgnht(const rx_config *c, const rx__marks *mk,
     /* an adaptive temperature ladder may move position 2 down to 1's */
     const int tau_moves = c->ladder.adapt == RX_ADAPT_TAU ||
                           c->ladder.adapt == RX_ADAPT_BARRIER;
+    /* the reference path runs every position at temperature 1 */
     const double tau =
-        tau_at(&c->ladder.tau, at0 || tau_moves || P < 2 ? 0 : 1, P);
+        c->ladder.path == RX_PATH_REFERENCE
+            ? 1.0
+            : tau_at(&c->ladder.tau, at0 || tau_moves || P < 2 ? 0 : 1, P);
     const double r = sc / tau;
     if (r >= 2.0)
         return rx__key_err(err, mk, "step.sgnht_c",
@@ -460,11 +464,38 @@ static rx_status check_vr(const rx_config *c, const rx__marks *mk,
     return RX_OK;
 }
 
+/* A rule whose chain samples exp(-U / tau): the injected noise is set by
+ * the temperature (sgld, sghmc; sgnht's thermostat holds the kinetic
+ * temperature at tau). sgd, msgd and psgd inject none: they descend to a
+ * mode (or wander by the gradient noise alone, at no known temperature). */
+static int step_samples(rx_step_kind k)
+{
+    return k == RX_STEP_SGLD || k == RX_STEP_SGHMC || k == RX_STEP_SGNHT;
+}
+
+/* The reference path's step rules: the stepping stone averages over each
+ * pi_beta, so every position's chain must sample it. */
+static rx_status check_path_steps(const rx_config *c, const rx__marks *mk,
+                                  rx_err *err)
+{
+    const int at0 = !step_samples(c->step.target);
+    if (!at0 && (c->tempering.n_chains < 2 || step_samples(c->step.others)))
+        return RX_OK;
+    const rx_step_kind k = at0 ? c->step.target : c->step.others;
+    return rx__key_err(err, mk, at0 ? "step.target" : "step.others",
+                       "%s injects no noise at the temperature, so its "
+                       "chains do not sample pi_beta; the reference path's "
+                       "stepping stone needs chains that sample each "
+                       "pi_beta: use sgld, sghmc or sgnht",
+                       rx__step_names[k]);
+}
+
 /* ladder.path reference: a target with a normalised reference, fixed
  * betas from 1 to 0, and only the parts that keep pi_beta exact. */
 static rx_status check_path(const rx_config *c, const rx__marks *mk,
                             rx_err *err)
 {
+    rx_status st;
     const int P = c->tempering.n_chains;
     const rx_vec *b = &c->ladder.betas;
     if (c->ladder.path != RX_PATH_REFERENCE) {
@@ -517,6 +548,9 @@ static rx_status check_path(const rx_config *c, const rx__marks *mk,
                            "bias_corrected (a rule that leaves each pi_beta "
                            "invariant), got %s",
                            rx__rule_names[c->tempering.rule]);
+    st = check_path_steps(c, mk, err);
+    if (st != RX_OK)
+        return st;
     if (c->bias.kind != RX_BIAS_NONE)
         return rx__key_err(err, mk, "bias.kind",
                            "a bias reweights the samples; the reference "

@@ -144,7 +144,9 @@ static int sgnht_noisy(const rx_config *c, const rx__marks *mk,
                          : 0.0;
     if ((!at0 && !others) || !(d > 0.0) || !(c->step.sgnht_mu > 0.0))
         return 0;
-    const double tau = others ? top_tau(&c->ladder.tau) : c->ladder.tau.min;
+    const double tau = c->ladder.path == RX_PATH_REFERENCE ? 1.0
+                       : others ? top_tau(&c->ladder.tau)
+                                : c->ladder.tau.min;
     const double eta = others ? top_tau(&c->ladder.eta) : c->ladder.eta.min;
     const double V = c->target.grad_noise_sd * c->target.grad_noise_sd;
     const double k = (2.0 * c->step.sgnht_c + eta * V) / tau;
@@ -163,6 +165,25 @@ static int sgnht_noisy(const rx_config *c, const rx__marks *mk,
     return 1;
 }
 
+/* The reference path's log Z needs RX_LOG_Z_MIN_ROWS kept rows per
+ * position for its batch-means standard error (rx_log_z.valid). */
+static int logz_rows(const rx_config *c, const rx__marks *mk, rx_logger log)
+{
+    if (c->ladder.path != RX_PATH_REFERENCE || c->record.thin < 1)
+        return 0;
+    const int64_t K = c->iterations, b = c->record.burn_in;
+    const int64_t n = K > b ? (K - 1 - b) / c->record.thin + 1 : 0;
+    if (n >= RX_LOG_Z_MIN_ROWS)
+        return 0;
+    warn(log, mk, pick(mk, "record.thin", "record.burn_in", "iterations"),
+         "%lld kept rows per position (iterations %lld, burn_in %lld, thin "
+         "%lld): the log Z standard error needs at least %d, so the run "
+         "will report log Z as not valid",
+         (long long)n, (long long)K, (long long)b,
+         (long long)c->record.thin, RX_LOG_Z_MIN_ROWS);
+    return 1;
+}
+
 int rx__config_warnings(const rx_config *c, const rx__marks *mk,
                         rx_logger log)
 {
@@ -176,8 +197,9 @@ int rx__config_warnings(const rx_config *c, const rx__marks *mk,
              (long long)c->record.burn_in, (long long)c->iterations);
         ++n;
     }
+    n += logz_rows(c, mk, log);
     const double top = top_tau(&c->ladder.tau);
-    if (top < 1.0) {
+    if (top < 1.0 && c->ladder.path != RX_PATH_REFERENCE) {
         warn(log, mk, "ladder.tau",
              "the top temperature %s is below 1: every chain is colder "
              "than the target, none explores more freely",

@@ -194,6 +194,7 @@ struct rx_ctx {
     int64_t logz_rows;          /* rows logz_u holds */
     double *logz_terms;         /* 2 (P-1): terms, then their se */
     rx_log_z logz;              /* the estimate after the run */
+    char logz_reason[192];      /* logz.reason's text */
     int ran;
     int64_t iters_done;
     double wall_s;

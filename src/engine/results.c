@@ -5,6 +5,8 @@
  * the engine hands it).
  */
 #define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../record/diag.h"
@@ -158,6 +160,32 @@ rx_status rx_mode_weights(const rx_ctx *c, double *est, int n)
     return rx__mode_weights(&in, est, n);
 }
 
+/* Why the estimate of a completed run is not valid (NULL: it is). */
+static const char *logz_invalid(rx_ctx *c, rx_status st)
+{
+    rx_log_z *z = &c->logz;
+    char *m = c->logz_reason;
+    const size_t cap = sizeof c->logz_reason;
+    if (st == RX_ENUMERIC)
+        return "a kept row's U_like is not finite";
+    if (st != RX_OK)
+        return "out of memory for the estimate";
+    if (z->n < RX_LOG_Z_MIN_ROWS) {
+        snprintf(m, cap,
+                 "%lld kept rows per position; the standard error needs at "
+                 "least %d (%d batches of %d rows): raise iterations, or "
+                 "lower record.burn_in or record.thin",
+                 (long long)z->n, RX_LOG_Z_MIN_ROWS,
+                 (int)sqrt((double)RX_LOG_Z_MIN_ROWS),
+                 (int)sqrt((double)RX_LOG_Z_MIN_ROWS));
+        return m;
+    }
+    int finite = isfinite(z->se);
+    for (int p = 0; p < z->n_terms; ++p)
+        finite = finite && isfinite(z->term_se[p]);
+    return finite ? NULL : "the standard error is not finite";
+}
+
 void rx__logz_finish(rx_ctx *c)
 {
     rx_log_z *z = &c->logz;
@@ -171,11 +199,18 @@ void rx__logz_finish(rx_ctx *c)
     z->term_se = c->logz_terms + (c->P - 1);
     for (int p = 0; p < 2 * (c->P - 1); ++p)
         c->logz_terms[p] = NAN;
-    if (!c->logz_u || c->iters_done != c->cfg.iterations)
+    if (c->iters_done != c->cfg.iterations) {
+        z->reason = "the run stopped before its last iteration";
         return;
+    }
+    if (!c->logz_u) {
+        z->reason = "no kept rows (record.burn_in >= iterations)";
+        return;
+    }
     z->n = c->logz_rows;
     rx_status st = rx__logz_estimate(
         c->logz_u, c->logz_rows, c->P, c->pbeta, c->logz_terms,
         c->logz_terms + (c->P - 1), &z->estimate, &z->se, &z->batches);
-    z->valid = st == RX_OK;
+    z->reason = logz_invalid(c, st);
+    z->valid = z->reason == NULL;
 }

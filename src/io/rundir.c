@@ -216,6 +216,11 @@ static void sum_log_z(FILE *f, const rx__runview *v)
     if (!z->beta)
         return;
     fprintf(f, "  \"log_z\": {\"valid\": %s, ", z->valid ? "true" : "false");
+    if (z->reason) {
+        fputs("\"reason\": ", f);
+        rx__json_str(f, z->reason);
+        fputs(", ", f);
+    }
     rx__json_kv(f, "estimate", z->estimate);
     fputs(", ", f);
     rx__json_kv(f, "se", z->se);

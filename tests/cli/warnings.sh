@@ -107,6 +107,22 @@ ladder: {tau: [0.2, 0.5]}
 pat="^replex: warning: --set:1:12: ladder.tau: the top temperature 0.5 is below 1"
 case_ cold_set 1 'seed: 1
 ' --set ladder.tau=0.5
+# the reference path: fewer than 100 kept rows per position leave the log Z
+# standard error meaningless (10 batches of 10); ladder.tau is not used
+pat="^replex: warning: $f/logz_rows.yaml:2:29: record.thin: 99 kept rows per position \(iterations 1000, burn_in 10, thin 10\): the log Z standard error needs at least 100"
+case_ logz_rows 1 'iterations: 1000
+record: {burn_in: 10, thin: 10}
+ladder: {path: reference}
+'
+pat=x; case_ logz_rows_ok 0 'iterations: 1000
+record: {burn_in: 10, thin: 9}
+ladder: {path: reference}
+'
+case_ logz_rows_temperature 0 'iterations: 1000
+record: {burn_in: 10, thin: 10}
+'
+case_ cold_reference 0 'ladder: {path: reference, tau: {min: 0.5, max: 0.9}}
+'
 
 # replex run prints the same warning once (before the run starts)
 printf 'iterations: 50\ntempering: {scheme: deo_star}\n' > "$tmp/run.yaml"
