@@ -43,8 +43,9 @@ kill_resume() { # name file iterations every sets...
     "$RX_REPLEX" run "$file" -o "$tmp/$name.k" -q --no-plots --threads 2 \
       "${sets[@]}" &
     local pid=$!
-    # wait for the first checkpoint, then a random extra delay
-    for _ in $(seq 1 400); do
+    # wait for the first checkpoint (up to 30 s: a loaded machine), then a
+    # random extra delay
+    for _ in $(seq 1 3000); do
       [ -f "$tmp/$name.k.partial/checkpoint.bin" ] && break; sleep 0.01
     done
     sleep "0.$((RANDOM % 30))"
@@ -104,7 +105,7 @@ rm -rf "$tmp/c" "$tmp/c.partial"
 "$RX_REPLEX" run yaml/mixture25_deo_star.yaml -o "$tmp/c" -q --no-plots \
   --set iterations=400000 --set checkpoint.every=20000 &
 pid=$!
-for _ in $(seq 1 400); do [ -f "$tmp/c.partial/checkpoint.bin" ] && break; sleep 0.01; done
+for _ in $(seq 1 3000); do [ -f "$tmp/c.partial/checkpoint.bin" ] && break; sleep 0.01; done
 kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 if [ -f "$tmp/c.partial/checkpoint.bin" ]; then
   ck=$tmp/c.partial/checkpoint.bin
