@@ -617,13 +617,15 @@ rx_status rx__network_prior(const rx__target *t, const double *theta,
     const double log_2pi = 1.8378770664093454836;
     if (g0)
         memset(g0, 0, nd->nw * sizeof *g0);
-    double U = weight_prior(nd, theta, g0), logdet = 0.0;
-    if (nd->lam)
+    double U = weight_prior(nd, theta, g0);
+    if (nd->lam) {
+        double logdet = 0.0;
         for (size_t j = 0; j < nd->nw; ++j)
             logdet += log(nd->lam[j]);
-    else
-        logdet = (double)nd->nw * log(nd->lambda);
-    U += 0.5 * ((double)nd->nw * log_2pi - logdet);
+        U += 0.5 * ((double)nd->nw * log_2pi - logdet);
+    } else {
+        U += 0.5 * (double)nd->nw * (log_2pi - log(nd->lambda));
+    }
     if (nd->learn_prec) {
         double rho = theta[nd->np - 1], a = nd->prec_a, b = nd->prec_b;
         U += b * exp(rho) - a * rho + lgamma(a) - a * log(b);
