@@ -14,23 +14,20 @@
 #include "replex/replex.h"
 #include "../src/target/target.h"
 #include "check.h"
+#include "uci_boston.h"
 
 #define NP 752 /* 13*50 + 50 + 50*1 + 1 + rho */
 
 static rx__target *open_boston(const char *scale, const char *prec)
 {
-    char path[4096], data[4200], s1[64], s2[64];
-    const char *src = getenv("RX_SRCDIR");
-    snprintf(path, sizeof path, "%s/yaml/uci_boston.yaml", src ? src : "..");
-    snprintf(data, sizeof data, "data.path=%s/data/uci/boston_house_prices.csv",
-             src ? src : "..");
+    char s1[64], s2[64];
     snprintf(s1, sizeof s1, "model.prior_scale=%s", scale);
     snprintf(s2, sizeof s2, "model.prior_precision=%s", prec);
-    const char *sets[] = {s1, s2, "model.weight_decay=0", data};
+    const char *sets[] = {s1, s2, "model.weight_decay=0"};
     rx_config c;
     rx_err err;
     rx__target *t = NULL;
-    rx_status st = rx_config_load(path, sets, 4, &c, &err);
+    rx_status st = load_boston(sets, 3, &c, &err);
     CHECK_MSG(st == RX_OK, "%s", err.msg);
     if (st != RX_OK)
         return NULL;

@@ -30,6 +30,7 @@
 
 #include "replex/replex.h"
 #include "check.h"
+#include "uci_boston.h"
 
 #define SEEDS 6
 #define K 3.0
@@ -37,11 +38,7 @@
 /* mean over the kept samples of exp(-rho / 2), rho the last coordinate */
 static double noise_sd(const char *rule, int swaps, int seed)
 {
-    char path[4096], data[4200], sseed[32], srule[64];
-    const char *src = getenv("RX_SRCDIR");
-    snprintf(path, sizeof path, "%s/yaml/uci_boston.yaml", src ? src : "..");
-    snprintf(data, sizeof data, "data.path=%s/data/uci/boston_house_prices.csv",
-             src ? src : "..");
+    char sseed[32], srule[64];
     snprintf(sseed, sizeof sseed, "seed=%d", seed);
     snprintf(srule, sizeof srule, "tempering.rule=%s", rule);
     const char *sets[] = {sseed, srule, "iterations=8000",
@@ -50,11 +47,10 @@ static double noise_sd(const char *rule, int swaps, int seed)
                           "data.batch_size=4",
                           "variance_reduction.period=114", /* an epoch */
                           swaps ? "tempering.scheme=deo"
-                                : "tempering.scheme=none",
-                          data};
+                                : "tempering.scheme=none"};
     rx_config c;
     rx_err err;
-    rx_status st = rx_config_load(path, sets, 11, &c, &err);
+    rx_status st = load_boston(sets, 10, &c, &err);
     CHECK_MSG(st == RX_OK, "%s", err.msg);
     if (st != RX_OK)
         return NAN;
