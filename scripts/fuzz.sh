@@ -71,14 +71,14 @@ build() {
     # Only the loader and the status/message helpers: no OpenMP or BLAS.
     srcs=(fuzz/fuzz_config.c src/io/yaml.c src/io/config.c
           src/io/config_leaf.c src/config/*.c src/bias/*.c src/core/status.c
-          src/core/names.c src/core/rng.c src/core/mem.c)
+          src/core/names.c src/core/rng.c src/core/mem.c src/core/num.c)
     deps=(src/io/config.h src/io/yaml.h src/config/config.h)
     libs=($(pkg-config --cflags --libs yaml-0.1) -lm)
   elif [ "$t" = resume ]; then
     # the whole library (not the CLI), with OpenMP, BLAS, libyaml, zlib
     srcs=(fuzz/fuzz_resume.c $(ls src/*/*.c | grep -v '^src/cli/'))
     deps=(src/*/*.h)
-    libs=($(omp_flags) $(pkg-config --cflags --libs yaml-0.1 zlib)
+    libs=($(omp_flags) $(pkg-config --cflags --libs yaml-0.1 zlib netcdf)
           $(pkg-config --cflags --libs "${RX_BLAS_PKG:-openblas}") -lm)
   else
     # the data layer with the RNG (splits, batches) and the allocator

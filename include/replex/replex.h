@@ -372,6 +372,8 @@ typedef struct rx_config {
         int gemm;                ///< small matrix products: 0 auto (own
                                  ///< loops up to 2^18 multiply-adds, the
                                  ///< rest cblas_sgemm), 1 blas (all)
+        int prior_scale;         ///< 0 none: every weight lambda; 1 fan_in:
+                                 ///< lambda * fan-in of its layer
     } model;
 
     /* posterior evaluation of a network target */

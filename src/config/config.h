@@ -79,6 +79,7 @@ extern const char *const rx__sync_names[];     /* rx_sync */
 extern const char *const rx__normal_names[];   /* rx_normal_method */
 extern const char *const rx__conv_names[];     /* model.conv */
 extern const char *const rx__gemm_names[];     /* model.gemm */
+extern const char *const rx__prior_scale_names[]; /* model.prior_scale */
 extern const char *const rx__layer_names[];    /* rx_layer_kind - 1 */
 extern const char *const rx__bias_names[];     /* rx_bias_kind */
 extern const char *const rx__theta_init_names[]; /* rx_bias_theta_init */

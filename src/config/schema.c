@@ -41,6 +41,7 @@ const char *const rx__normal_names[] = {"box_muller", "ziggurat", NULL};
 const char *const rx__conv_names[] = {"auto", "im2col", "winograd",
                                       "direct", NULL};
 const char *const rx__gemm_names[] = {"auto", "blas", NULL};
+const char *const rx__prior_scale_names[] = {"none", "fan_in", NULL};
 const char *const rx__bias_names[] = {"none", "csgld", NULL};
 const char *const rx__theta_init_names[] = {"uniform", "linear", NULL};
 const char *const rx__difference_names[] = {"backward", "forward", NULL};
@@ -284,6 +285,11 @@ const rx__keydef rx__keys[] = {
      INF, 0, 0, NULL,
      "added absolute prior precision: U += (lambda / 2) |w|^2 with lambda = "
      "weight_decay * N + prior_precision"},
+    {"model.prior_scale", K_ENUM, OFF(model.prior_scale), "none", 0, 0, 0, 0,
+     rx__prior_scale_names,
+     "none: every weight and bias N(0, 1/lambda); fan_in: N(0, 1/(lambda "
+     "F)), F the fan-in of its layer (inputs x kernel area), so lambda = 1 "
+     "gives N(0, 1/F)"},
     {"evaluate.ece_bins", K_INT, OFF(evaluate.ece_bins), "15", 1, 1000, 0, 0,
      NULL, "classification: equal-width confidence bins of the ECE"},
     {"evaluate.final_ensemble", K_BOOL, OFF(evaluate.final_ensemble), "true",

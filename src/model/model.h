@@ -130,6 +130,11 @@ size_t rx__netws_bytes(const rx__netws *ws);
 /* The message of the last failed loss_grad / predict on this workspace. */
 const char *rx__netws_errmsg(const rx__netws *ws);
 
+/* fan[q] = the fan-in of the layer that parameter q (a weight or a bias)
+ * belongs to, for every parameter but rho (nparams, less 1 when the
+ * precision is learned). */
+void rx__net_fan_in(const rx__net *net, double *fan);
+
 /* PyTorch's default initialisation: weights and biases of dense/conv layers
  * Uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)); rho (if learned) = log(1/noise_var).
  * Draws from s. */

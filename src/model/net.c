@@ -599,6 +599,15 @@ void rx__netws_destroy(rx__netws **wsp)
 size_t rx__netws_bytes(const rx__netws *ws) { return ws->bytes; }
 const char *rx__netws_errmsg(const rx__netws *ws) { return ws->err.msg; }
 
+void rx__net_fan_in(const rx__net *net, double *fan)
+{
+    for (int j = 0; j < net->n_ops; ++j) {
+        const rx__op *op = &net->ops[j];
+        for (size_t q = 0; q < op->nw + op->nb; ++q)
+            fan[op->woff + q] = (double)op->fan_in;
+    }
+}
+
 void rx__net_init_params(const rx__net *net, float *w, rx__stream *s)
 {
     for (int j = 0; j < net->n_ops; ++j) {

@@ -6,7 +6,12 @@
  *               [+ b e^rho - a rho, the Gamma(a, b) prior of a learned
  *                noise log-precision rho]
  *
- * with lambda = weight_decay * N + prior_precision (csgld.md 5.1, U11).
+ * with lambda = weight_decay * N + prior_precision (Deng 2021, Sec. 5.4.2);
+ * with model.prior_scale: fan_in every weight and bias has its own
+ * precision lambda_j = lambda F_j, F_j the fan-in of its layer, so that
+ * lambda = 1 is the N(0, 1/fan_in) prior of the layer-scaled networks
+ * (PBP, Hernandez-Lobato and Adams 2015, scale each layer's input by
+ * 1/sqrt(fan-in) under an N(0, 1/lambda) prior: the same thing).
  * The sampler keeps theta in double (a Langevin increment of a small
  * learning rate would be lost to float rounding); each evaluation rounds
  * it into the thread's float32 copy, which the network computes on, and
@@ -37,6 +42,7 @@ struct rx__netdata {
     size_t nw;          /* weights under the Gaussian prior */
     int learn_prec;
     double lambda, prec_a, prec_b, noise_var;
+    double *lam;        /* per-weight precision (prior_scale fan_in), or NULL */
     int64_t N;          /* training examples */
     int bs, shared, eval_batch;
     int n_out, classify;
@@ -52,6 +58,7 @@ static void netdata_free(rx__target *t)
     rx__data_free(&nd->test);
     rx__data_free(&nd->ood);
     rx__net_destroy(&nd->net);
+    free(nd->lam);
     free(nd);
     t->u.net = NULL;
 }
@@ -377,6 +384,16 @@ rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err)
     nd->N = tr->n;
     nd->lambda = cfg->model.weight_decay * (double)tr->n +
                  cfg->model.prior_precision;
+    if (cfg->model.prior_scale == 1 && nd->nw > 0) {
+        nd->lam = malloc(nd->nw * sizeof *nd->lam);
+        if (!nd->lam)
+            return rx__fail(err, RX_ENOMEM,
+                            "model.prior_scale: no memory for %zu "
+                            "precisions", nd->nw);
+        rx__net_fan_in(nd->net, nd->lam);
+        for (size_t j = 0; j < nd->nw; ++j)
+            nd->lam[j] *= nd->lambda;
+    }
     nd->noise_var = cfg->model.noise_var;
     nd->prec_a = cfg->model.precision_a;
     nd->prec_b = cfg->model.precision_b;
@@ -470,6 +487,28 @@ rx_status rx__tws_create(const rx__target *t, int lo, int hi, uint64_t seed,
     return RX_OK;
 }
 
+/* (1/2) sum_j lambda_j theta_j^2 over the weights; grad (may be NULL)
+ * gets lambda_j theta_j added. */
+static double weight_prior(const rx__netdata *nd, const double *theta,
+                           double *grad)
+{
+    double sq = 0.0;
+    if (nd->lam) {
+        for (size_t j = 0; j < nd->nw; ++j) {
+            sq += nd->lam[j] * theta[j] * theta[j];
+            if (grad)
+                grad[j] += nd->lam[j] * theta[j];
+        }
+        return 0.5 * sq;
+    }
+    for (size_t j = 0; j < nd->nw; ++j) {
+        sq += theta[j] * theta[j];
+        if (grad)
+            grad[j] += nd->lambda * theta[j];
+    }
+    return 0.5 * nd->lambda * sq;
+}
+
 /* Energy of the float weights in w->w on the gathered batch; grad (double,
  * may be NULL) gets the full gradient. theta provides the double prior. */
 static rx_status net_energy(const rx__netdata *nd, rx__tws *w,
@@ -489,18 +528,16 @@ static rx_status net_energy(const rx__netdata *nd, rx__tws *w,
                                      scale, &loss, grad ? w->g : NULL, pe);
     if (st != RX_OK)
         return st;
-    double sq = 0.0;
-    for (size_t j = 0; j < nd->nw; ++j)
-        sq += theta[j] * theta[j];
-    double U = scale * loss + 0.5 * nd->lambda * sq;
+    if (grad)
+        for (size_t j = 0; j < nd->nw; ++j)
+            grad[j] = (double)w->g[j];
+    double U = scale * loss + weight_prior(nd, theta, grad);
     if (nd->learn_prec) {
         double rho = theta[nd->np - 1];
         U += nd->prec_b * exp(rho) - nd->prec_a * rho;
     }
     *energy = U;
     if (grad) {
-        for (size_t j = 0; j < nd->nw; ++j)
-            grad[j] = (double)w->g[j] + nd->lambda * theta[j];
         if (nd->learn_prec) {
             double rho = theta[nd->np - 1];
             grad[nd->np - 1] = (double)w->g[nd->np - 1] +
@@ -562,10 +599,7 @@ static rx_status cv_losses_net(const rx__target *t, rx__tws *w,
 static double cv_prior_net(const rx__target *t, const double *theta)
 {
     const rx__netdata *nd = t->u.net;
-    double sq = 0.0;
-    for (size_t j = 0; j < nd->nw; ++j)
-        sq += theta[j] * theta[j];
-    double U = 0.5 * nd->lambda * sq;
+    double U = weight_prior(nd, theta, NULL);
     if (nd->learn_prec) {
         double rho = theta[nd->np - 1];
         U += nd->prec_b * exp(rho) - nd->prec_a * rho;
@@ -581,14 +615,17 @@ rx_status rx__network_prior(const rx__target *t, const double *theta,
 {
     const rx__netdata *nd = t->u.net;
     const double log_2pi = 1.8378770664093454836;
-    double sq = 0.0;
-    for (size_t j = 0; j < nd->nw; ++j) {
-        sq += theta[j] * theta[j];
-        if (g0)
-            g0[j] = nd->lambda * theta[j];
+    if (g0)
+        memset(g0, 0, nd->nw * sizeof *g0);
+    double U = weight_prior(nd, theta, g0);
+    if (nd->lam) {
+        double logdet = 0.0;
+        for (size_t j = 0; j < nd->nw; ++j)
+            logdet += log(nd->lam[j]);
+        U += 0.5 * ((double)nd->nw * log_2pi - logdet);
+    } else {
+        U += 0.5 * (double)nd->nw * (log_2pi - log(nd->lambda));
     }
-    double U = 0.5 * nd->lambda * sq +
-               0.5 * (double)nd->nw * (log_2pi - log(nd->lambda));
     if (nd->learn_prec) {
         double rho = theta[nd->np - 1], a = nd->prec_a, b = nd->prec_b;
         U += b * exp(rho) - a * rho + lgamma(a) - a * log(b);
