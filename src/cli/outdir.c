@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -63,9 +62,6 @@ int rx_cli_force_ok(const char *out)
     return -1;
 }
 
-static int rm_cb(const char *p, const struct stat *sb, int flag,
-                 struct FTW *ftw);
-
 int rx_cli_make_multi_dir(const char *out, int force, const char *marker)
 {
     struct stat sb;
@@ -79,7 +75,7 @@ int rx_cli_make_multi_dir(const char *out, int force, const char *marker)
         return -1;
     /* --force replaces: nothing of the old runs (a longer sweep's
      * run-NNN, more replicates' rep-NN, a single run's files) stays */
-    if (exists && nftw(out, rm_cb, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+    if (exists && rx__rm_tree(out) != 0) {
         fprintf(stderr, "replex: %s: cannot replace: %s\n", out,
                 strerror(errno));
         return -1;
@@ -183,15 +179,6 @@ void rx_cli_unlock_partial(int fd, const char *partial, int remove)
     close(fd);
 }
 
-static int rm_cb(const char *p, const struct stat *sb, int flag,
-                 struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(p);
-}
-
 /* A temporary directory of replex's: empty, or holding the marker. */
 static int is_our_temp(const char *path)
 {
@@ -267,7 +254,7 @@ int rx_cli_clean_stale(const char *out, int any_name, int own_lock)
         char p[2 * PATH_MAX + 2];
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         if (is_our_temp(p) &&
-            nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS) == 0)
+            rx__rm_tree(p) == 0)
             ++removed;
     }
     closedir(d);

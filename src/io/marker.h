@@ -12,4 +12,9 @@
 #define RX_MARKER_REPLICATES \
     "replex replicates directory (--force may write into it)\n"
 
+/* Removes the directory tree dir (links not followed, depth first): 0, or
+ * -1 with errno set. Used for --force replacement and for dead runs'
+ * temporaries (src/io/rundir.c). */
+int rx__rm_tree(const char *dir);
+
 #endif

@@ -625,7 +625,7 @@ static int rm_cb(const char *p, const struct stat *sb, int flag,
     return remove(p);
 }
 
-static int rm_rf(const char *dir)
+int rx__rm_tree(const char *dir)
 {
     return nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -657,7 +657,7 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
         return rx__fail(rx__ctx_err(c), RX_ENOMEM, "out of memory");
     }
     snprintf(tmp, L, "%s.tmp-%ld", dir, (long)getpid());
-    rm_rf(tmp);
+    rx__rm_tree(tmp);
     rx_status st = RX_OK;
     if (mkdir(tmp, 0777) != 0) {
         st = io_fail(c, "cannot create directory", tmp);
@@ -704,7 +704,7 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
                       "(no " RX_MARKER_FILE " file): not replaced", dir);
         goto fail;
     }
-    if (force && lstat(dir, &sb) == 0 && rm_rf(dir) != 0) {
+    if (force && lstat(dir, &sb) == 0 && rx__rm_tree(dir) != 0) {
         st = io_fail(c, "cannot replace", dir);
         goto fail;
     }
@@ -714,7 +714,7 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
     }
     goto out;
 fail:
-    rm_rf(tmp);
+    rx__rm_tree(tmp);
 out:
     free(tmp);
     free(p);
