@@ -4,11 +4,6 @@
 
 #include "step.h"
 
-static size_t msgd_len(size_t dim)
-{
-    return dim;
-}
-
 static void msgd_apply(const rx__stepconf *sc, double *theta, double *state,
                        const double *grad, double gm, size_t dim,
                        double eta, double tau, rx__stream *s,
@@ -38,7 +33,7 @@ static void msgd_rescale(const rx__stepconf *sc, double *state, size_t dim,
 
 const rx__step_type rx__step_msgd = {
     .name = "msgd",
-    .state_len = msgd_len,
+    .state_len = rx__step_len_dim,
     .apply = msgd_apply,
     .rescale = msgd_rescale,
     .draws = RX__DRAWS_NONE,

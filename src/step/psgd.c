@@ -5,11 +5,6 @@
 
 #include "step.h"
 
-static size_t psgd_len(size_t dim)
-{
-    return dim;
-}
-
 static void psgd_apply(const rx__stepconf *sc, double *theta, double *state,
                        const double *grad, double gm, size_t dim,
                        double eta, double tau, rx__stream *s,
@@ -29,7 +24,7 @@ static void psgd_apply(const rx__stepconf *sc, double *theta, double *state,
 
 const rx__step_type rx__step_psgd = {
     .name = "psgd",
-    .state_len = psgd_len,
+    .state_len = rx__step_len_dim,
     .apply = psgd_apply,
     .draws = RX__DRAWS_NONE,
     .needs = RX__NEEDS_GRAD,

@@ -5,11 +5,6 @@
 
 #include "step.h"
 
-static size_t sghmc_len(size_t dim)
-{
-    return dim;
-}
-
 static void sghmc_apply(const rx__stepconf *sc, double *theta,
                         double *state, const double *grad, double gm,
                         size_t dim, double eta, double tau, rx__stream *s,
@@ -50,7 +45,7 @@ static void sghmc_rescale(const rx__stepconf *sc, double *state, size_t dim,
 
 const rx__step_type rx__step_sghmc = {
     .name = "sghmc",
-    .state_len = sghmc_len,
+    .state_len = rx__step_len_dim,
     .apply = sghmc_apply,
     .rescale = sghmc_rescale,
     .draws = RX__DRAWS_DIM,

@@ -9,6 +9,11 @@
 
 /* Indexed by rx_step_kind; a new rule is a file, a row here and an enum
  * value at the end of rx_step_kind. */
+size_t rx__step_len_dim(size_t dim)
+{
+    return dim;
+}
+
 const rx__step_type *const rx__step_types[RX__STEP_KINDS] = {
     [RX_STEP_SGLD] = &rx__step_sgld,   [RX_STEP_SGD] = &rx__step_sgd,
     [RX_STEP_MSGD] = &rx__step_msgd,   [RX_STEP_PSGD] = &rx__step_psgd,

@@ -66,6 +66,10 @@ typedef struct rx__step_type {
     unsigned needs; /* RX__NEEDS_* */
 } rx__step_type;
 
+/* state_len of the rules that keep one double per coordinate (momentum,
+ * RMS average) */
+size_t rx__step_len_dim(size_t dim);
+
 extern const rx__step_type rx__step_sgld, rx__step_sgd, rx__step_msgd,
     rx__step_psgd, rx__step_sghmc, rx__step_sgnht;
 
