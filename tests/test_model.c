@@ -1173,7 +1173,7 @@ int main(int argc, char **argv)
 
     rx__stream s;
     rx__stream_init(&s, 2024, 0, RX_STREAM_MODELINIT, 99);
-    int n_wino = 0, n_direct = 0;
+    int n_wino = 0, n_direct = 0, n_direct_auto = 0;
     for (int kind = 0; kind < 7; ++kind)
         for (int rep = 0; rep < 3; ++rep) {
             tcase t;
@@ -1183,7 +1183,10 @@ int main(int argc, char **argv)
                     continue; /* no conv layer */
                 t.spec.conv = (rx__conv_algo)conv;
                 n_wino += uses_winograd(&t.spec) > 0;
-                n_direct += uses_algo(&t.spec, RX_CONV_DIRECT) > 0;
+                if (conv == RX_CONV_AUTO)
+                    n_direct_auto += uses_algo(&t.spec, RX_CONV_DIRECT) > 0;
+                else
+                    n_direct += uses_algo(&t.spec, RX_CONV_DIRECT) > 0;
                 check_case(&t, 1, 0, &s);
                 check_case(&t, 0, 0, &s);
                 if (kind >= 2) /* several im2col / Winograd chunks */
@@ -1194,8 +1197,11 @@ int main(int argc, char **argv)
      * conv has stride 1 and k >= 2 (kinds 2, 4, 5, 6; kind 3's stride-1
      * conv is 1x1): 3 + 12 specs */
     CHECK_MSG(n_wino == 15, "%d specs ran a Winograd conv", n_wino);
-    /* direct: every kind with a stride-1 conv (2-6), 1x1 included */
+    /* direct: every kind with a stride-1 conv (2-6), 1x1 included; auto
+     * picks it there too (each has one with fewer than 8 channels in) */
     CHECK_MSG(n_direct == 15, "%d specs ran a direct conv", n_direct);
+    CHECK_MSG(n_direct_auto == 15, "auto: %d specs ran a direct conv",
+              n_direct_auto);
     printf("gradient check: worst relative error %.2e (limit 1e-3); %d "
            "components judged on the 1e-9 step at a kink\n", worst_grad_err,
            total_kinks);

@@ -12,7 +12,11 @@
  * input, kernels as scalars. */
 #define RX__DIRECT_TAPS 256
 void rx__direct_setup(rx__op *op);
-void rx__direct_sizes(const rx__op *op, size_t *pad, size_t *dy);
+/* Floats of the workspace buffers it needs: the interleaved input planes
+ * (pad), a band of the interleaved output or its gradient (wmo), the
+ * weight gradient's per-lane sums (wdu). */
+void rx__direct_sizes(const rx__op *op, size_t *pad, size_t *dy,
+                      size_t *dwl);
 void rx__direct_forward(const rx__op *op, rx__netws *ws, const float *w,
                         const float *in, float *out, int n);
 void rx__direct_backward(const rx__op *op, rx__netws *ws, const float *w,

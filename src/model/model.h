@@ -53,7 +53,10 @@ typedef enum rx__lik_kind {
 /* How conv2d layers are computed (same function; results differ by float
  * rounding). AUTO: Winograd F(m x m, k x k) on 8x8 tiles where it pays
  * (stride 1, 3 <= k <= 7, at least RX__WINO_MIN_C input channels, a
- * workspace within RX__WINO_MAX_BYTES), im2col + sgemm elsewhere. The others force one method wherever the shape allows
+ * workspace within RX__WINO_MAX_BYTES), direct for stride-1 layers with
+ * fewer input channels where it fits (c k^2 <= 256, k <= 8, the same
+ * workspace bound), im2col + sgemm elsewhere. The others force one
+ * method wherever the shape allows
  * it (Winograd: stride 1, 2 <= k <= 7; direct: stride 1, k <= 8,
  * c k^2 <= 256) and use im2col elsewhere. */
 typedef enum rx__conv_algo {
@@ -63,8 +66,8 @@ typedef enum rx__conv_algo {
     RX_CONV_DIRECT
 } rx__conv_algo;
 #define RX__WINO_MIN_C 8
-/* auto: largest Winograd workspace of one layer with its input and
- * output for a block of 16 images (3.9 MiB for the MNIST CNN's conv2,
+/* auto: largest Winograd (or direct) workspace of one layer with its
+ * input and output for a block of 16 images (3.9 MiB for the MNIST CNN's conv2,
  * ~430 MiB for a 64-channel 3x3 layer on 224x224 images, which stays on
  * im2col) */
 #define RX__WINO_MAX_BYTES ((size_t)32 << 20)

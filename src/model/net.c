@@ -161,6 +161,17 @@ static rx_status compile_layer(build *b, const rx__layerspec *ls, int li,
                 RX__WINO_MAX_BYTES)
                 op->algo = RX_CONV_IM2COL;
             op->need_dx = 0;
+        } else if (b->conv == RX_CONV_AUTO && direct &&
+                   op->c < RX__WINO_MIN_C) {
+            /* few input channels (a first layer): direct, whose 16-image
+             * buffers are small unless the planes are large */
+            rx__direct_setup(op);
+            size_t pf, dy, dwl;
+            rx__direct_sizes(op, &pf, &dy, &dwl);
+            const size_t act = (size_t)RX__VW * (op->in_sz + op->out_sz);
+            if (sizeof(float) * (2 * pf + dy + dwl + act) >
+                RX__WINO_MAX_BYTES)
+                op->algo = RX_CONV_IM2COL;
         }
         return RX_OK;
     }
@@ -507,7 +518,8 @@ rx__netws *rx__netws_create_block(const rx__net *net, int max_batch,
             goto fail;
         ws->bytes += by;
     }
-    size_t wv = 0, wmo = 0, wu = 0; /* Winograd buffers, floats */
+    /* Winograd buffers (direct: wmo and wdu), floats */
+    size_t wv = 0, wmo = 0, wu = 0, wdu = 0;
     for (int j = 0; j < net->n_ops; ++j) {
         const rx__op *op = &net->ops[j];
         if (op->kind == RX__OP_POOL) {
@@ -518,9 +530,10 @@ rx__netws *rx__netws_create_block(const rx__net *net, int max_batch,
             ws->bytes += by;
         }
         if (op->kind == RX__OP_CONV && op->algo == RX_CONV_DIRECT) {
-            size_t pf, dy;
-            rx__direct_sizes(op, &pf, &dy);
+            size_t pf, dy, dwl;
+            rx__direct_sizes(op, &pf, &dy, &dwl);
             wmo = dy > wmo ? dy : wmo;
+            wdu = dwl > wdu ? dwl : wdu;
             if (pf > ws->pad_floats)
                 ws->pad_floats = pf;
         } else if (op->kind == RX__OP_CONV &&
@@ -530,6 +543,7 @@ rx__netws *rx__netws_create_block(const rx__net *net, int max_batch,
             wv = v > wv ? v : wv;
             wmo = m > wmo ? m : wmo;
             wu = u > wu ? u : wu;
+            wdu = u > wdu ? u : wdu;
             if (pf > ws->pad_floats)
                 ws->pad_floats = pf;
         } else if (op->kind == RX__OP_CONV) {
@@ -554,7 +568,7 @@ rx__netws *rx__netws_create_block(const rx__net *net, int max_batch,
     }
     {
         float **bufs[4] = {&ws->wv, &ws->wmo, &ws->wu, &ws->wdu};
-        const size_t fl[4] = {wv, wmo, wu, wu};
+        const size_t fl[4] = {wv, wmo, wu, wdu};
         for (int j = 0; j < 4; ++j) {
             if (!fl[j])
                 continue;

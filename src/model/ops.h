@@ -61,7 +61,8 @@ typedef struct rx__op {
     int algo;               /* RX_CONV_IM2COL, _WINOGRAD or _DIRECT */
     int wm, th, tw, wh, ww;
     int tg;                 /* Winograd: tiles per GEMM group         */
-    int gr;                 /* Winograd: tile rows per output block   */
+    int gr;                 /* Winograd: tile rows per output block;
+                             * direct: output rows per band          */
     float wat[RX__WA * RX__WA]; /* A^T: wm x RX__WA (row stride RX__WA) */
     float wg[RX__WA * RX__WA];  /* G:   RX__WA x k  (row stride RX__WA) */
     float wbt[RX__WA * RX__WA]; /* B^T: RX__WA x RX__WA                 */
