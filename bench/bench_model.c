@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "../src/model/layers.h"
+#include "../src/model/pgemm.h"
 #include "bench_nets.h"
 #include "bench_util.h"
 
@@ -127,6 +128,7 @@ int main(int argc, char **argv)
 {
     const char *which = "cnn";
     int batch = -1, reps = -1, ref = 0, peak_n = 1024, prof = 0, conv = 0;
+    int isa = -1;
     for (int a = 1; a < argc; ++a) {
         if (!strcmp(argv[a], "--net") && a + 1 < argc)
             which = argv[++a];
@@ -147,6 +149,17 @@ int main(int argc, char **argv)
                 fprintf(stderr, "--conv: auto, im2col, winograd or direct\n");
                 return 2;
             }
+        } else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
+            ++a;
+            isa = !strcmp(argv[a], "avx512")     ? RX__ISA_AVX512
+                  : !strcmp(argv[a], "avx2")     ? RX__ISA_AVX2
+                  : !strcmp(argv[a], "portable") ? RX__ISA_PORTABLE
+                                                 : -2;
+            if (isa == -2 || isa > rx__pgemm_isa()) {
+                fprintf(stderr, "--isa: avx512, avx2 or portable, at most "
+                        "%s on this CPU\n", rx__pgemm_isa_name(rx__pgemm_isa()));
+                return 2;
+            }
         } else if (!strcmp(argv[a], "--ref"))
             ref = 1;
         else if (!strcmp(argv[a], "--profile"))
@@ -154,7 +167,8 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: %s [--net cnn|mlp] [--batch n] "
                     "[--reps r] [--ref] [--peak n] [--profile] "
-                    "[--conv auto|im2col|winograd|direct]\n", argv[0]);
+                    "[--conv auto|im2col|winograd|direct] "
+                    "[--isa avx512|avx2|portable]\n", argv[0]);
             return 2;
         }
     }
@@ -177,6 +191,8 @@ int main(int argc, char **argv)
         return 1;
     }
     rx__netws *ws = rx__netws_create(net, batch, !ref);
+    if (ws && isa >= 0)
+        ws->g.isa = isa;
     const size_t d = rx__net_nparams(net), D = rx__net_in_dim(net);
     float *w = rx__alloc_aligned(sizeof(float) * d, 64);
     float *g = rx__alloc_aligned(sizeof(float) * d, 64);
@@ -216,14 +232,14 @@ int main(int argc, char **argv)
     const double best = ts[0], med = ts[reps / 2];
     const double bestc = tc[0], medc = tc[reps / 2];
     const double fl = rx__net_flops_grad(net) * batch;
-    printf("net %s (%zu params), batch %d, %s path, conv %s, %d reps, "
-           "loss %.6g, workspace %.1f MiB\n", cnn ? "cnn" : "mlp", d, batch,
-           ref ? "reference" : "blas",
+    printf("net %s (%zu params), batch %d, %s path, conv %s (%s products), "
+           "%d reps, loss %.6g, workspace %.1f MiB\n", cnn ? "cnn" : "mlp", d,
+           batch, ref ? "reference" : "blas",
            conv == RX_CONV_IM2COL     ? "im2col"
            : conv == RX_CONV_WINOGRAD ? "winograd"
            : conv == RX_CONV_DIRECT   ? "direct"
                                       : "auto",
-           reps, loss,
+           rx__pgemm_isa_name(ws->g.isa), reps, loss,
            (double)rx__netws_bytes(ws) / (1 << 20));
     printf("step: best %.3f us  median %.3f us  (%.0f / %.0f examples/s)\n",
            best * 1e6, med * 1e6, batch / best, batch / med);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "../src/model/gemm.h"
+#include "../src/model/pgemm.h"
 #include "check.h"
 
 #ifndef M_PI
@@ -702,7 +703,7 @@ static void gemm_own_exact(rx__stream *s)
         CHECK(rx__gemm_own_scratch(ta, tb, M, N, K) <= RX__GEMM_SCRATCH);
         rx__gemm_own(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C2, ldc,
                      scr);
-        const rx__gemmctx g = {1, 1, scr, RX__GEMM_SCRATCH};
+        const rx__gemmctx g = {1, 1, scr, RX__GEMM_SCRATCH, 0};
         rx__gemm(&g, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C3, ldc);
         bad += memcmp(C1, C2, sizeof(float) * CAP) != 0;
         if ((int64_t)M * N * K <= RX__GEMM_SMALL_MNK) { /* else sgemm's */
@@ -789,6 +790,107 @@ static void threads(const rx__netspec *sp, int n, int reps, const char *what)
     free(x);
     free(y);
     free(gs);
+    rx__netws_destroy(&ws);
+    rx__net_destroy(&net);
+}
+
+/*
+ * The Winograd products (pgemm.c), every version this CPU runs (AVX-512,
+ * AVX2 + FMA, portable), against a scalar chain of fmaf per element in k
+ * order from 0: the same bits, for random shapes with partial register
+ * blocks (rows), 16-column units (1 to 5), c and T not multiples of 16,
+ * both operand orders of A, and dU added to what it held. Then the MNIST
+ * CNN's loss and gradient with each version: the same bits.
+ */
+static void pgemm_exact(rx__stream *s)
+{
+    enum { CAP = 80 * 96 };
+    float *A = malloc(sizeof(float) * CAP), *B = malloc(sizeof(float) * CAP),
+          *C0 = malloc(sizeof(float) * CAP), *C1 = malloc(sizeof(float) * CAP),
+          *vt = malloc(sizeof(float) * CAP);
+    const int top = rx__pgemm_isa();
+    int cases = 0, bad[3] = {0, 0, 0};
+    for (int rep = 0; rep < 120; ++rep) {
+        for (int j = 0; j < CAP; ++j) {
+            A[j] = (float)(2.0 * rx__uniform(s) - 1.0);
+            B[j] = (float)(2.0 * rx__uniform(s) - 1.0);
+        }
+        const int nt = rep % 2; /* 0: rx__pmm, 1: rx__pmm_nt */
+        const int M = ri(s, 1, 19), K = ri(s, 1, 40), n16 = ri(s, 1, 5);
+        const int ta = ri(s, 0, 1);
+        const int oc = ri(s, 1, 21), c = ri(s, 1, 40), T = ri(s, 1, 64);
+        const size_t ldT = (size_t)(T + 15) / 16 * 16 + 16 * ri(s, 0, 1);
+        const float fill_c = (float)rx__uniform(s);
+        /* the oracle */
+        for (int j = 0; j < CAP; ++j)
+            C0[j] = fill_c;
+        if (!nt) {
+            for (int i = 0; i < M; ++i)
+                for (int l = 0; l < 16 * n16; ++l) {
+                    float acc = 0.0f;
+                    for (int k = 0; k < K; ++k)
+                        acc = fmaf(ta ? A[k * M + i] : A[i * K + k],
+                                   B[k * 16 * n16 + l], acc);
+                    C0[i * 16 * n16 + l] = acc;
+                }
+        } else {
+            for (int i = 0; i < oc; ++i)
+                for (int j = 0; j < c; ++j) {
+                    float acc = 0.0f;
+                    for (int t = 0; t < T; ++t)
+                        acc = fmaf(A[(size_t)i * ldT + t],
+                                   B[(size_t)j * ldT + t], acc);
+                    C0[i * c + j] += acc;
+                }
+        }
+        for (int isa = 0; isa <= top; ++isa) {
+            for (int j = 0; j < CAP; ++j)
+                C1[j] = fill_c;
+            if (!nt)
+                rx__pmm(isa, M, n16, K, A, ta ? 1 : (size_t)K,
+                        ta ? (size_t)M : 1, B, (size_t)16 * n16, C1,
+                        (size_t)16 * n16);
+            else {
+                CHECK(rx__pmm_nt_vt(c, T) <= CAP);
+                rx__pmm_nt(isa, oc, c, T, A, B, ldT, vt, C1);
+            }
+            bad[isa] += memcmp(C0, C1, sizeof(float) * CAP) != 0;
+        }
+        cases++;
+    }
+    printf("pgemm: %d shapes, differing from the fmaf chains: %d portable, "
+           "%d avx2, %d avx512 (this CPU runs up to %s)\n", cases, bad[0],
+           bad[1], bad[2], rx__pgemm_isa_name(top));
+    CHECK(bad[0] == 0 && bad[1] == 0 && bad[2] == 0);
+    free(A), free(B), free(C0), free(C1), free(vt);
+
+    /* the network with each version */
+    rx__netspec sp = mnist_spec();
+    rx_err err = {{0}};
+    rx__net *net = NULL;
+    CHECK(rx__net_create(&net, &sp, &err) == RX_OK);
+    enum { N = 20 };
+    const size_t d = rx__net_nparams(net), D = rx__net_in_dim(net);
+    float *w = malloc(sizeof(float) * d), *x = malloc(sizeof(float) * D * N),
+          *y = malloc(sizeof(float) * N), *g0 = malloc(sizeof(float) * d),
+          *g1 = malloc(sizeof(float) * d);
+    rx__stream_init(s, 13, 0, RX_STREAM_MODELINIT, 7);
+    fill(net, &sp, w, x, y, N, s);
+    rx__netws *ws = rx__netws_create(net, N, 1);
+    CHECK(ws && ws->g.isa == top);
+    double l0 = 0, l1 = 0;
+    int same = 1;
+    for (int isa = top; ws && isa >= 0; --isa) {
+        ws->g.isa = isa;
+        CHECK(rx__net_loss_grad(net, ws, w, x, y, N, 1.0, isa == top ? &l0 : &l1,
+                                isa == top ? g0 : g1, NULL) == RX_OK);
+        if (isa != top)
+            same &= l0 == l1 && !memcmp(g0, g1, sizeof(float) * d);
+    }
+    printf("pgemm: MNIST CNN (auto), batch %d, every version: %s\n", N,
+           same ? "bitwise equal" : "DIFFERS");
+    CHECK(same);
+    free(w), free(x), free(y), free(g0), free(g1);
     rx__netws_destroy(&ws);
     rx__net_destroy(&net);
 }
@@ -1230,6 +1332,7 @@ int main(int argc, char **argv)
     /* model.gemm auto: the MLP's products are all small, so its BLAS path
      * runs rx__gemm_own throughout and gives the reference's bits */
     gemm_own_exact(&s);
+    pgemm_exact(&s);
     compare_paths(&ml, 1, &ml, 0, 50, 0, 0.0, 0.0,
                   "own small products vs reference, MLP 13-50-1, batch 50 "
                   "(the same bits)");

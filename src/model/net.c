@@ -12,6 +12,7 @@
 
 #include "direct.h"
 #include "layers.h"
+#include "pgemm.h"
 #include "vec.h"
 #include "winograd.h"
 
@@ -480,6 +481,7 @@ rx__netws *rx__netws_create_block(const rx__net *net, int max_batch,
     ws->bytes = sizeof *ws;
     ws->g.use_blas = use_blas != 0;
     ws->g.small = ws->g.use_blas && net->gemm == RX_GEMM_AUTO;
+    ws->g.isa = rx__pgemm_isa();
     if (ws->g.small) {
         ws->g.scratch = rx__alloc_aligned(sizeof(float) * RX__GEMM_SCRATCH,
                                           RX_CACHELINE);

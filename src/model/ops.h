@@ -103,6 +103,7 @@ typedef struct rx__gemmctx {
     int small;
     float *scratch;
     size_t scratch_n;
+    int isa; /* the Winograd products' version (pgemm.h; tests change it) */
 } rx__gemmctx;
 #define RX__GEMM_SMALL_MNK ((int64_t)1 << 18)
 #define RX__GEMM_SCRATCH ((size_t)1 << 14)

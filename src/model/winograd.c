@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "gemm.h"
+#include "pgemm.h"
 #include "vec.h"
 #include "winograd.h"
 
@@ -162,10 +163,10 @@ void rx__wino_setup(rx__op *op)
  * comment). */
 static size_t ld_t(const rx__op *op) { return (size_t)op->tg * RX__VW; }
 
-/* Floats of mm_du's V^T buffer (below) for op. */
+/* Floats of rx__pmm_nt's V^T buffer for op. */
 static size_t vt_floats(const rx__op *op)
 {
-    return (size_t)op->tg * RX__VW * ((op->c + RX__VW - 1) / RX__VW * RX__VW);
+    return rx__pmm_nt_vt(op->c, op->tg * RX__VW);
 }
 
 /* Floats from one tile position's matrix to the next (rows x ldT plus one
@@ -219,164 +220,6 @@ void rx__wino_sizes(const rx__op *op, size_t *v, size_t *m, size_t *u,
             il_grid_floats(op)) * RX__VW;
     if (op->c > RX__WINO_FUSED_C) /* then mm_du's V^T */
         *pad += vt_floats(op);
-}
-
-/*
- * C[M x 16 n16] = op(A) B for the position GEMMs with no K reduction over
- * tiles (forward M = U V, backward dV = U^T dM): columns in whole vectors
- * (the padding columns of V and M past the group's T are computed and
- * never read), A read as broadcast scalars (A[i][k], or A[k][i] when ta).
- * Register blocks of 4 rows x 4 vectors, or 8 rows x 2 or 1 vectors where
- * fewer vectors remain (a group of 2 tiles of 16 images is 2 vectors):
- * 16 accumulators either way. Sums run in k order with no multiply-add
- * contraction, so every block shape and target clone gives the same
- * bits. Below BLAS's per-call cost for these sizes (64 x 64 x 32).
- */
-typedef struct mm_args {
-    int ta, K, lda, ldb, ldc;
-    const float *A, *B;
-    float *C;
-} mm_args;
-
-RX__VINL void mm_block(const mm_args *g, int i, int rb, int j, int vb)
-{
-    rx__vf acc[8][4];
-    for (int r = 0; r < rb; ++r)
-        for (int v = 0; v < vb; ++v)
-            acc[r][v] = (rx__vf){0};
-    for (int k = 0; k < g->K; ++k) {
-        rx__vf b[4];
-        for (int v = 0; v < vb; ++v)
-            rx__vld(&b[v], g->B + (size_t)k * g->ldb + (size_t)(j + v) * RX__VW);
-        for (int r = 0; r < rb; ++r) {
-            const float a = g->ta ? g->A[(size_t)k * g->lda + (i + r)]
-                                  : g->A[(size_t)(i + r) * g->lda + k];
-            for (int v = 0; v < vb; ++v)
-                acc[r][v] += a * b[v];
-        }
-    }
-    for (int r = 0; r < rb; ++r)
-        for (int v = 0; v < vb; ++v)
-            rx__vst(g->C + (size_t)(i + r) * g->ldc + (size_t)(j + v) * RX__VW,
-                    &acc[r][v]);
-}
-
-RX__CLONES
-static void mm_small(int ta, int M, int n16, int K, const float *restrict A,
-                     int lda, const float *restrict B, int ldb,
-                     float *restrict C, int ldc)
-{
-    const mm_args g = {ta, K, lda, ldb, ldc, A, B, C};
-    int j = 0;
-    for (; j + 4 <= n16; j += 4) {
-        int i = 0;
-        for (; i + 4 <= M; i += 4)
-            mm_block(&g, i, 4, j, 4);
-        for (; i < M; ++i)
-            mm_block(&g, i, 1, j, 4);
-    }
-    for (; j + 2 <= n16; j += 2) {
-        int i = 0;
-        for (; i + 8 <= M; i += 8)
-            mm_block(&g, i, 8, j, 2);
-        for (; i < M; ++i)
-            mm_block(&g, i, 1, j, 2);
-    }
-    for (; j < n16; ++j) {
-        int i = 0;
-        for (; i + 8 <= M; i += 8)
-            mm_block(&g, i, 8, j, 1);
-        for (; i < M; ++i)
-            mm_block(&g, i, 1, j, 1);
-    }
-}
-
-/*
- * The weight-transform gradient of a group: dU (oc x c) += dM (oc x T)
- * V^T, both T-row operands ldT apart. Each element's T products are
- * summed in t order from 0 and then added to dU: rx__gemm_ref's sums
- * with alpha = beta = 1, the same bits. V^T goes to vt (16 T16 rows of
- * 16 c16 floats, zero past c) by 16 x 16 transposes, so that the product
- * runs in vectors over ci with dM broadcast, 8 rows x 2 vectors a block.
- */
-typedef struct du_args {
-    int c, T, ldT;
-    size_t ldv;
-    const float *dM, *vt;
-    float *dU;
-} du_args;
-
-RX__VINL void du_block(const du_args *g, int co, int rb, int v, int vb)
-{
-    rx__vf acc[8][2];
-    for (int r = 0; r < rb; ++r)
-        for (int j = 0; j < vb; ++j)
-            acc[r][j] = (rx__vf){0};
-    for (int t = 0; t < g->T; ++t) {
-        rx__vf q[2];
-        for (int j = 0; j < vb; ++j)
-            rx__vld(&q[j], g->vt + (size_t)t * g->ldv + (size_t)(v + j) * RX__VW);
-        for (int r = 0; r < rb; ++r) {
-            const float a = g->dM[(size_t)(co + r) * g->ldT + t];
-            for (int j = 0; j < vb; ++j)
-                acc[r][j] += a * q[j];
-        }
-    }
-    for (int r = 0; r < rb; ++r)
-        for (int j = 0; j < vb; ++j) {
-            float *d = g->dU + (size_t)(co + r) * g->c + (size_t)(v + j) * RX__VW;
-            const int nl = g->c - (v + j) * RX__VW;
-            if (nl >= RX__VW) {
-                rx__vf o;
-                rx__vld(&o, d);
-                o += acc[r][j];
-                rx__vst(d, &o);
-            } else {
-                for (int l = 0; l < nl; ++l)
-                    d[l] += acc[r][j][l];
-            }
-        }
-}
-
-RX__CLONES
-static void mm_du(int oc, int c, int T, const float *restrict dM,
-                  const float *restrict V, int ldT, float *restrict vt,
-                  float *restrict dU)
-{
-    const int c16 = (c + RX__VW - 1) / RX__VW, T16 = (T + RX__VW - 1) / RX__VW;
-    const size_t ldv = (size_t)c16 * RX__VW;
-    for (int cb = 0; cb < c16; ++cb)
-        for (int tb = 0; tb < T16; ++tb) {
-            rx__vf r[RX__VW];
-            for (int i = 0; i < RX__VW; ++i) {
-                const int ci = cb * RX__VW + i;
-                if (ci < c)
-                    rx__vld(&r[i], V + (size_t)ci * ldT + (size_t)tb * RX__VW);
-                else
-                    r[i] = (rx__vf){0};
-            }
-            rx__transpose16(r);
-            for (int i = 0; i < RX__VW; ++i)
-                rx__vst(vt + ((size_t)tb * RX__VW + i) * ldv +
-                            (size_t)cb * RX__VW,
-                        &r[i]);
-        }
-    const du_args g = {c, T, ldT, ldv, dM, vt, dU};
-    int v = 0;
-    for (; v + 2 <= c16; v += 2) {
-        int co = 0;
-        for (; co + 8 <= oc; co += 8)
-            du_block(&g, co, 8, v, 2);
-        for (; co < oc; ++co)
-            du_block(&g, co, 1, v, 2);
-    }
-    for (; v < c16; ++v) {
-        int co = 0;
-        for (; co + 8 <= oc; co += 8)
-            du_block(&g, co, 8, v, 1);
-        for (; co < oc; ++co)
-            du_block(&g, co, 1, v, 1);
-    }
 }
 
 /* U[pos][co][ci] = G g G^T for every kernel g = W[co][ci]: the 8 rows of
@@ -799,8 +642,10 @@ static void pos_gemms(const rx__op *op, rx__netws *ws, int ta, int T,
     for (int pos = 0; pos < WP; ++pos) {
         const float *U = ws->wu + (size_t)pos * oc * c;
         if (ws->g.use_blas && RX__WINO_OWN_GEMM)
-            mm_small(ta, M, (T + RX__VW - 1) / RX__VW, K, U, c,
-                     B + (size_t)pos * psb, ldT, C + (size_t)pos * psc, ldT);
+            rx__pmm(ws->g.isa, M, (T + RX__VW - 1) / RX__VW, K, U,
+                    ta ? 1 : (size_t)c, ta ? (size_t)c : 1,
+                    B + (size_t)pos * psb, (size_t)ldT,
+                    C + (size_t)pos * psc, (size_t)ldT);
         else
             rx__gemm(&ws->g, ta, 0, M, T, K, 1.0f, U, c,
                      B + (size_t)pos * psb, ldT, 0.0f,
@@ -910,8 +755,10 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
             for (int pos = 0; pos < WP; ++pos) {
                 float *dU = ws->wdu + (size_t)pos * oc * c;
                 if (ws->g.use_blas && RX__WINO_OWN_GEMM)
-                    mm_du(oc, c, T, ws->wmo + (size_t)pos * psm,
-                          ws->wv + (size_t)pos * psv, ldT, vt, dU);
+                    rx__pmm_nt(ws->g.isa, oc, c, T,
+                               ws->wmo + (size_t)pos * psm,
+                               ws->wv + (size_t)pos * psv, (size_t)ldT, vt,
+                               dU);
                 else
                     rx__gemm(&ws->g, 0, 1, oc, c, T, 1.0f,
                              ws->wmo + (size_t)pos * psm, ldT,
