@@ -191,11 +191,11 @@ static size_t il_in_floats(const rx__op *op)
     return (size_t)op->c * band_rows(op) * op->ww;
 }
 
-/* Tile rows the output grid holds: all of them for the fused path,
- * a group's (gr) for the GEMM path, which converts them as it goes. */
+/* Tile rows the output grid holds: one for the fused path, a group's
+ * (gr) for the GEMM path; each converts them as it goes. */
 static int grid_rows(const rx__op *op)
 {
-    return op->c <= RX__WINO_FUSED_C ? op->th : op->gr;
+    return op->c <= RX__WINO_FUSED_C ? 1 : op->gr;
 }
 
 static size_t il_grid_floats(const rx__op *op)
@@ -562,12 +562,12 @@ static void wino_dd(const rx__op *op, const float *restrict dV, int b,
  */
 RX__CLONES
 static void fused_fwd(const rx__op *op, const float *restrict il,
-                      const float *restrict U, const float *bias,
+                      const float *restrict U, const float *bias, int ty,
                       float *restrict oil)
-{
-    const int c = op->c, oc = op->oc, tiles = op->th * op->tw;
+{ /* tile row ty into the grid of one tile row */
+    const int c = op->c, oc = op->oc;
     const size_t P = (size_t)oc * c;
-    for (int r = 0; r < tiles; ++r) {
+    for (int r = ty * op->tw; r < (ty + 1) * op->tw; ++r) {
         float v[RX__WINO_FUSED_C][WP * RX__VW];
         for (int ci = 0; ci < c; ++ci)
             tile_in(op->wbt, in_corner(op, il, ci, r, 0), op->ww, v[ci], RX__VW);
@@ -582,7 +582,7 @@ static void fused_fwd(const rx__op *op, const float *restrict il,
                 rx__vst(mm + (size_t)p * RX__VW, &s);
             }
             tile_out(op->wat, op->wm, mm, RX__VW, bias[co],
-                     oil + grid_corner(op, co, r, 0, op->th),
+                     oil + grid_corner(op, co, r, ty, 1),
                      op->tw * op->wm);
         }
     }
@@ -591,11 +591,11 @@ static void fused_fwd(const rx__op *op, const float *restrict il,
 RX__CLONES
 static void fused_bwd(const rx__op *op, const float *restrict il,
                       const float *restrict dyil, const float *restrict U,
-                      float *restrict dUl, float *restrict dil)
-{
-    const int c = op->c, oc = op->oc, tiles = op->th * op->tw;
+                      int ty, float *restrict dUl, float *restrict dil)
+{ /* tile row ty, its output gradient in a grid of one tile row */
+    const int c = op->c, oc = op->oc;
     const size_t P = (size_t)oc * c;
-    for (int r = 0; r < tiles; ++r) {
+    for (int r = ty * op->tw; r < (ty + 1) * op->tw; ++r) {
         float v[RX__WINO_FUSED_C][WP * RX__VW], dv[RX__WINO_FUSED_C][WP * RX__VW];
         for (int ci = 0; ci < c; ++ci)
             tile_in(op->wbt, in_corner(op, il, ci, r, 0), op->ww, v[ci], RX__VW);
@@ -603,7 +603,7 @@ static void fused_bwd(const rx__op *op, const float *restrict il,
             memset(dv, 0, sizeof dv);
         for (int co = 0; co < oc; ++co) {
             float dm[WP * RX__VW];
-            tile_dy(op->wat, op->wm, dyil + grid_corner(op, co, r, 0, op->th),
+            tile_dy(op->wat, op->wm, dyil + grid_corner(op, co, r, ty, 1),
                     op->tw * op->wm, dm, RX__VW);
             for (int p = 0; p < WP; ++p) {
                 rx__vf d, x, acc;
@@ -668,7 +668,7 @@ void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
 {
     const int chunk = rx__il_chunk(ws);
     const int c = op->c, oc = op->oc;
-    const int gh = op->th * op->wm, gw = op->tw * op->wm;
+    const int gw = op->tw * op->wm;
     const size_t psv = pos_stride(op, c), psm = pos_stride(op, oc);
     const size_t ohw = (size_t)op->oh * op->ow;
     float *il = ws->pad, *oil = ws->pad + il_in_floats(op) * RX__VW;
@@ -677,11 +677,17 @@ void rx__wino_forward(const rx__op *op, rx__netws *ws, const float *w,
         const int b = n - i0 < chunk ? n - i0 : chunk;
         if (c <= RX__WINO_FUSED_C) {
             rx__il_in(op, in, n, i0, b, il);
-            fused_fwd(op, il, ws->wu, w + op->boff, oil);
-            for (int co = 0; co < oc; ++co)
-                rx__deinterleave(oil + (size_t)co * gh * gw * RX__VW, gw, b,
-                                 op->oh, op->ow,
-                                 out + ((size_t)co * n + i0) * ohw, ohw);
+            for (int ty = 0; ty < op->th; ++ty) {
+                const int y0 = ty * op->wm;
+                const int rows = op->oh - y0 < op->wm ? op->oh - y0 : op->wm;
+                fused_fwd(op, il, ws->wu, w + op->boff, ty, oil);
+                for (int co = 0; co < oc; ++co)
+                    rx__deinterleave(
+                        oil + (size_t)co * op->wm * gw * RX__VW, gw, b, rows,
+                        op->ow,
+                        out + ((size_t)co * n + i0) * ohw + (size_t)y0 * op->ow,
+                        ohw);
+            }
             continue;
         }
         /* gr tile rows at a time: their groups, then their output rows */
@@ -735,8 +741,10 @@ void rx__wino_backward(const rx__op *op, rx__netws *ws, const float *w,
             memset(dil, 0, sizeof(float) * RX__VW * il_in_floats(op));
         if (fused) {
             rx__il_in(op, in, n, i0, b, il);
-            rx__il_dy(op, dout, n, i0, b, 0, grows * op->wm, gw_, dyil);
-            fused_bwd(op, il, dyil, ws->wu, ws->wv, din ? dil : NULL);
+            for (int ty = 0; ty < op->th; ++ty) {
+                rx__il_dy(op, dout, n, i0, b, ty * op->wm, op->wm, gw_, dyil);
+                fused_bwd(op, il, dyil, ws->wu, ty, ws->wv, din ? dil : NULL);
+            }
         }
         for (int r0 = 0, nr = 0; !fused && r0 < tiles; r0 += nr) {
             /* a group lies in the gr tile rows from ty0 (as forward) */
