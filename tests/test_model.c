@@ -611,6 +611,40 @@ static void conv_shapes(void)
                       "im2col, 8->8 3x3 on 29x31");
         ++cases;
     }
+    /* direct in bands of output rows with a short last one: 32 maps of
+     * 28 columns make bands of 4 rows (256 KiB), 30 rows = 7 x 4 + 2 */
+    {
+        tcase t;
+        memset(&t, 0, sizeof t);
+        rx__netspec *sp = &t.spec;
+        sp->layers = t.L;
+        sp->in_c = 1, sp->in_h = 30, sp->in_w = 28;
+        add(&t, RX_LAYER_CONV2D, 0, 32, 5, 1, 2);
+        add(&t, RX_LAYER_TANH, 0, 0, 0, 0, 0);
+        add(&t, RX_LAYER_CONV2D, 0, 2, 3, 1, 1);
+        add(&t, RX_LAYER_TANH, 0, 0, 0, 0, 0);
+        sp->n_out = 3;
+        add(&t, RX_LAYER_DENSE, 3, 0, 0, 0, 0);
+        sp->lik = RX_LIK_SOFTMAX;
+        rx__netspec si = *sp;
+        si.conv = RX_CONV_IM2COL;
+        rx_err err = {{0}};
+        rx__net *net = NULL;
+        CHECK(rx__net_create(&net, sp, &err) == RX_OK);
+        int bands = 0;
+        for (int j = 0; net && j < net->n_ops; ++j) {
+            const rx__op *op = &net->ops[j];
+            if (op->kind == RX__OP_CONV && op->algo == RX_CONV_DIRECT &&
+                op->oc == 32)
+                bands = op->oh % op->gr ? op->oh / op->gr + 1 : -1;
+        }
+        CHECK_MSG(bands == 8, "direct conv 1 -> 32 on 30x28: %d bands", bands);
+        rx__net_destroy(&net);
+        compare_paths(sp, 1, &si, 1, 17, 0, 1e-5, 1e-4,
+                      "  direct (auto) in 8 bands (short last) vs im2col, "
+                      "1 -> 32 5x5 on 30x28, then 32 -> 2");
+        ++cases;
+    }
     /* auto keeps a layer whose Winograd buffers and activations (16
      * images) would pass RX__WINO_MAX_BYTES on im2col: 64 -> 64
      * channels, 3x3, on 224x224 (~430 MiB) but not on 28x28 */

@@ -116,9 +116,9 @@ double rx__net_flops_grad(const rx__net *net);
 /* use_blas = 0 selects the plain-C reference path (same results within
  * float rounding; used by tests); 1 = the fast path: cblas_sgemm for every
  * product (see src/model/gemm.c for why small ones too) except the
- * Winograd forward and input-gradient products, which run in a
- * register-blocked kernel below BLAS's per-call cost (winograd.c,
- * mm_small). Returns NULL on bad arguments or out of memory. A batch runs
+ * Winograd products, which run in register-blocked fused multiply-adds
+ * below BLAS's per-call cost (pgemm.c, the same bits on every CPU).
+ * Returns NULL on bad arguments or out of memory. A batch runs
  * in blocks of rx__net_block images (net.c). */
 rx__netws *rx__netws_create(const rx__net *net, int max_batch, int use_blas);
 /* The same with blocks of `block` images (0 = rx__net_block; tests). */

@@ -6,8 +6,8 @@
  *
  * for an input tile d, a k x k kernel g and an m x m output tile Y. Summed
  * over input channels, every one of the RX__WA^2 tile positions is one
- * GEMM: M[pos] (oc x tiles) = U[pos] (oc x c) . V[pos] (c x tiles); the
- * forward and dV ones run in mm_small below, dU in cblas_sgemm. For the
+ * GEMM: M[pos] (oc x tiles) = U[pos] (oc x c) . V[pos] (c x tiles); all
+ * three (forward, dV, dU) run in pgemm.c's fused multiply-adds. For the
  * MNIST CNN's conv2 (k = 5, m = 4) that is 4.8x fewer multiply-adds than
  * the direct product on its 14x14 outputs (16 tiles of 4x4 cover 16x16).
  *
@@ -33,7 +33,7 @@
  * chunk); the 16-lane stores of tile r spill past its b columns into tile
  * r + 1's, which are written after them, and the rows have room for the
  * last tile's spill (ld_t). The dU GEMM (a sum over columns) reads only
- * the T = tiles * b columns; the others (mm_small) compute whole vectors
+ * the T = tiles * b columns; the others (rx__pmm) compute whole vectors
  * of columns, whose padding is never read.
  */
 #include <math.h>
@@ -632,7 +632,7 @@ static void fused_bwd(const rx__op *op, const float *restrict il,
 
 /* For every tile position p: C[p] = U[p] B[p] (ta = 0: oc x T from c x T)
  * or U[p]^T B[p] (ta = 1: c x T from oc x T), rows ld_t apart, position
- * matrices psb / psc floats apart; by mm_small on the BLAS path (all
+ * matrices psb / psc floats apart; by rx__pmm on the BLAS path (all
  * 16-column vectors of T), else by the plain-C reference. */
 static void pos_gemms(const rx__op *op, rx__netws *ws, int ta, int T,
                       const float *B, size_t psb, float *C, size_t psc)
