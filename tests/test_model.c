@@ -530,6 +530,22 @@ static int uses_winograd(const rx__netspec *sp)
  * whose tile rows span several GEMM groups with a short last one. The
  * tolerance is im2col's own BLAS-vs-reference one (measured: <= 2e-5).
  */
+/* A case of c x h x w inputs with no layers yet, and its softmax head of
+ * `classes` outputs. */
+static void case_start(tcase *t, int c, int h, int w)
+{
+    memset(t, 0, sizeof *t);
+    t->spec.layers = t->L;
+    t->spec.in_c = c, t->spec.in_h = h, t->spec.in_w = w;
+}
+
+static void case_softmax(tcase *t, int classes)
+{
+    t->spec.n_out = classes;
+    add(t, RX_LAYER_DENSE, classes, 0, 0, 0, 0);
+    t->spec.lik = RX_LIK_SOFTMAX;
+}
+
 static void conv_shapes(void)
 {
     int cases = 0, groups_seen = 0;
@@ -577,18 +593,14 @@ static void conv_shapes(void)
      * groups of 3 rows (1.5 MiB): 18 + 12 tiles. */
     {
         tcase t;
-        memset(&t, 0, sizeof t);
+        case_start(&t, 3, 29, 31);
         rx__netspec *sp = &t.spec;
-        sp->layers = t.L;
-        sp->in_c = 3, sp->in_h = 29, sp->in_w = 31;
         add(&t, RX_LAYER_CONV2D, 0, 8, 3, 1, 1);
         add(&t, RX_LAYER_RELU, 0, 0, 0, 0, 0);
         add(&t, RX_LAYER_CONV2D, 0, 8, 3, 1, 1);
         add(&t, RX_LAYER_RELU, 0, 0, 0, 0, 0);
         add(&t, RX_LAYER_MAXPOOL, 0, 0, 4, 4, 0);
-        sp->n_out = 3;
-        add(&t, RX_LAYER_DENSE, 3, 0, 0, 0, 0);
-        sp->lik = RX_LIK_SOFTMAX;
+        case_softmax(&t, 3);
         rx__netspec si = *sp;
         si.conv = RX_CONV_IM2COL;
         rx_err err = {{0}};
@@ -615,19 +627,13 @@ static void conv_shapes(void)
      * 28 columns make bands of 4 rows (256 KiB), 30 rows = 7 x 4 + 2 */
     {
         tcase t;
-        memset(&t, 0, sizeof t);
+        case_start(&t, 1, 30, 28);
         rx__netspec *sp = &t.spec;
-        sp->layers = t.L;
-        sp->in_c = 1, sp->in_h = 30, sp->in_w = 28;
         add(&t, RX_LAYER_CONV2D, 0, 32, 5, 1, 2);
         add(&t, RX_LAYER_TANH, 0, 0, 0, 0, 0);
         add(&t, RX_LAYER_CONV2D, 0, 2, 3, 1, 1);
         add(&t, RX_LAYER_TANH, 0, 0, 0, 0, 0);
-        sp->n_out = 3;
-        add(&t, RX_LAYER_DENSE, 3, 0, 0, 0, 0);
-        sp->lik = RX_LIK_SOFTMAX;
-        rx__netspec si = *sp;
-        si.conv = RX_CONV_IM2COL;
+        case_softmax(&t, 3);
         rx_err err = {{0}};
         rx__net *net = NULL;
         CHECK(rx__net_create(&net, sp, &err) == RX_OK);
@@ -640,6 +646,8 @@ static void conv_shapes(void)
         }
         CHECK_MSG(bands == 8, "direct conv 1 -> 32 on 30x28: %d bands", bands);
         rx__net_destroy(&net);
+        rx__netspec si = *sp;
+        si.conv = RX_CONV_IM2COL;
         compare_paths(sp, 1, &si, 1, 17, 0, 1e-5, 1e-4,
                       "  direct (auto) in 8 bands (short last) vs im2col, "
                       "1 -> 32 5x5 on 30x28, then 32 -> 2");

@@ -113,23 +113,6 @@ RX__VINL rx__vf p_fma(rx__vf a, rx__vf b, rx__vf c)
 #define NT_R 4
 #define NT_V 1
 #include "pgemm_body.h"
-#undef KSFX
-#undef KATTR
-#undef VL
-#undef V
-#undef VLD
-#undef VST
-#undef VBC
-#undef VZERO
-#undef VADD
-#undef VFMA
-#undef MM_R1
-#undef MM_V1
-#undef MM_R2
-#undef MM_V2
-#undef MM_R3
-#undef NT_R
-#undef NT_V
 
 #if RX__PGEMM_X86
 /* ---- AVX-512: 32 registers, blocks of 16 accumulators ------------------*/
@@ -151,23 +134,6 @@ RX__VINL rx__vf p_fma(rx__vf a, rx__vf b, rx__vf c)
 #define NT_R 8
 #define NT_V 2
 #include "pgemm_body.h"
-#undef KSFX
-#undef KATTR
-#undef VL
-#undef V
-#undef VLD
-#undef VST
-#undef VBC
-#undef VZERO
-#undef VADD
-#undef VFMA
-#undef MM_R1
-#undef MM_V1
-#undef MM_R2
-#undef MM_V2
-#undef MM_R3
-#undef NT_R
-#undef NT_V
 
 /* ---- AVX2 + FMA: 16 registers, blocks of 12 accumulators ---------------*/
 #define KSFX avx2
@@ -188,23 +154,6 @@ RX__VINL rx__vf p_fma(rx__vf a, rx__vf b, rx__vf c)
 #define NT_R 6
 #define NT_V 2
 #include "pgemm_body.h"
-#undef KSFX
-#undef KATTR
-#undef VL
-#undef V
-#undef VLD
-#undef VST
-#undef VBC
-#undef VZERO
-#undef VADD
-#undef VFMA
-#undef MM_R1
-#undef MM_V1
-#undef MM_R2
-#undef MM_V2
-#undef MM_R3
-#undef NT_R
-#undef NT_V
 #endif
 
 void rx__pmm(int isa, int M, int n16, int K, const float *A, size_t a_rs,

@@ -8,7 +8,8 @@
  *   MM_R1 x MM_V1, MM_R2 x MM_V2, MM_R3 x 1: register blocks (rows x
  *   vectors) of rx__pmm, widest first; NT_R x NT_V: those of rx__pmm_nt.
  * Every element is one chain of fused multiply-adds over k (t) in order
- * from 0, so the block shapes and vector widths change no bit.
+ * from 0, so the block shapes and vector widths change no bit. Ends by
+ * undefining all of these.
  */
 #define KCAT2(a, b) a##_##b
 #define KCAT(a, b) KCAT2(a, b)
@@ -140,3 +141,20 @@ KATTR static void KCAT(pmm_nt, KSFX)(const nt_args *g, int oc, int c16,
 
 #undef KCAT
 #undef KCAT2
+#undef KSFX
+#undef KATTR
+#undef VL
+#undef V
+#undef VLD
+#undef VST
+#undef VBC
+#undef VZERO
+#undef VADD
+#undef VFMA
+#undef MM_R1
+#undef MM_V1
+#undef MM_R2
+#undef MM_V2
+#undef MM_R3
+#undef NT_R
+#undef NT_V
