@@ -71,7 +71,7 @@ size_t rx__pmm_nt_vt(int c, int T)
 /* (the helpers take and return vectors by value, always inlined: no
  * call, so no ABI to warn about; for the whole file, as GCC reports
  * it at the end, after inlining) */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__) /* and clang */
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 RX__VINL rx__vf p_ld(const float *p)
