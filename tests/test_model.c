@@ -985,6 +985,21 @@ static void shape_errors(void)
     CHECK(net && rx__net_nparams(net) == 40 + 148 + 50 &&
           rx__net_out_dim(net) == 10);
     rx__net_destroy(&net);
+    /* the argmax is a 16-bit offset in the window: at most 256 x 256 */
+    {
+        tcase g;
+        case_start(&g, 1, 257, 257);
+        add(&g, RX_LAYER_MAXPOOL, 0, 0, 257, 1, 0);
+        case_softmax(&g, 2);
+        expect_error(&g.spec, "model.layers[0]: maxpool window 257 larger "
+                              "than 256");
+        g.spec.in_h = g.spec.in_w = 256;
+        g.L[0].ksize = 256;
+        rx_err e2 = {{0}};
+        rx__net *n2 = NULL;
+        CHECK_MSG(rx__net_create(&n2, &g.spec, &e2) == RX_OK, "%s", e2.msg);
+        rx__net_destroy(&n2);
+    }
     sp->lik = RX_LIK_GAUSSIAN, sp->noise_var = 1.0;
     expect_error(sp, "model: the gaussian likelihood needs 1 output");
     sp->noise_var = 0.0;

@@ -245,11 +245,8 @@ static void conv_backward(const rx__op *op, rx__netws *ws, const float *w,
  */
 RX__CLONES
 static void pool2_rows(const float *restrict src, int w, int oh, int ow,
-                       float *restrict dst, int32_t *restrict ag)
+                       float *restrict dst, uint16_t *restrict ag)
 {
-    rx__vi lane;
-    for (int j = 0; j < RX__VW; ++j)
-        lane[j] = 2 * j;
     const size_t hw = (size_t)2 * oh * w, ohw = (size_t)oh * ow;
     for (int y = 0; y < oh; ++y) {
         /* whole-vector loads and stores while they stay inside the
@@ -275,10 +272,8 @@ static void pool2_rows(const float *restrict src, int w, int oh, int ow,
                              __builtin_shufflevector(b0, b1, RX__ODD)};
 #undef RX__EVEN
 #undef RX__ODD
-        const int32_t base[4] = {2 * y * w, 2 * y * w + 1, (2 * y + 1) * w,
-                                 (2 * y + 1) * w + 1};
         rx__vf m = c[0];
-        rx__vi a = lane + base[0];
+        rx__vi a = {0}; /* the window offset of the max, 0 .. 3 */
         for (int q = 1; q < 4; ++q) {
             const rx__vi gt = c[q] > m; /* all ones where strictly greater */
             rx__vi mi, ci;
@@ -286,18 +281,19 @@ static void pool2_rows(const float *restrict src, int w, int oh, int ow,
             memcpy(&ci, &c[q], sizeof ci);
             mi = (ci & gt) | (mi & ~gt);
             memcpy(&m, &mi, sizeof m);
-            a = ((lane + base[q]) & gt) | (a & ~gt);
+            a = (q & gt) | (a & ~gt);
         }
+        const rx__vu16 a16 = __builtin_convertvector(a, rx__vu16);
         if ((size_t)y * ow + RX__VW <= ohw) {
             memcpy(dst + (size_t)y * ow, &m, sizeof m);
-            memcpy(ag + (size_t)y * ow, &a, sizeof a);
+            memcpy(ag + (size_t)y * ow, &a16, sizeof a16);
         } else {
             float mo[RX__VW];
-            int32_t ao[RX__VW];
+            uint16_t ao[RX__VW];
             memcpy(mo, &m, sizeof mo);
-            memcpy(ao, &a, sizeof ao);
+            memcpy(ao, &a16, sizeof ao);
             memcpy(dst + (size_t)y * ow, mo, sizeof(float) * ow);
-            memcpy(ag + (size_t)y * ow, ao, sizeof(int32_t) * ow);
+            memcpy(ag + (size_t)y * ow, ao, sizeof(uint16_t) * ow);
         }
     }
 }
@@ -306,7 +302,7 @@ static void pool2_rows(const float *restrict src, int w, int oh, int ow,
  * the same in both layouts, so pooling needs no layout change. Ties keep
  * the first (row-major) position. */
 static void pool_forward(const rx__op *op, const float *in, float *out,
-                         int32_t *arg, int n)
+                         uint16_t *arg, int n)
 {
     const int h = op->h, w = op->w, k = op->k, s = op->stride;
     const int oh = op->oh, ow = op->ow;
@@ -321,25 +317,25 @@ static void pool_forward(const rx__op *op, const float *in, float *out,
     for (size_t pl = 0; pl < planes; ++pl) {
         const float *src = in + pl * hw;
         float *dst = out + pl * ohw;
-        int32_t *ag = arg + pl * ohw;
+        uint16_t *ag = arg + pl * ohw;
         if (k == 2 && s == 2) {
             for (int y = 0; y < oh; ++y) {
                 const float *r0 = src + (size_t)(2 * y) * w, *r1 = r0 + w;
                 for (int x = 0; x < ow; ++x) {
                     const int j = 2 * x;
                     float m = r0[j];
-                    int32_t a = 2 * y * w + j;
+                    uint16_t a = 0;
                     if (r0[j + 1] > m) {
                         m = r0[j + 1];
-                        a = 2 * y * w + j + 1;
+                        a = 1;
                     }
                     if (r1[j] > m) {
                         m = r1[j];
-                        a = (2 * y + 1) * w + j;
+                        a = 2;
                     }
                     if (r1[j + 1] > m) {
                         m = r1[j + 1];
-                        a = (2 * y + 1) * w + j + 1;
+                        a = 3;
                     }
                     dst[y * ow + x] = m;
                     ag[y * ow + x] = a;
@@ -349,18 +345,18 @@ static void pool_forward(const rx__op *op, const float *in, float *out,
         }
         for (int y = 0; y < oh; ++y)
             for (int x = 0; x < ow; ++x) {
-                int32_t a = (y * s) * w + x * s;
-                float m = src[a];
+                int a = 0;
+                float m = src[(size_t)(y * s) * w + x * s];
                 for (int ky = 0; ky < k; ++ky)
                     for (int kx = 0; kx < k; ++kx) {
-                        const int32_t j = (y * s + ky) * w + x * s + kx;
-                        if (src[j] > m) {
-                            m = src[j];
-                            a = j;
+                        const float v = src[(size_t)(y * s + ky) * w + x * s + kx];
+                        if (v > m) {
+                            m = v;
+                            a = ky * k + kx;
                         }
                     }
                 dst[y * ow + x] = m;
-                ag[y * ow + x] = a;
+                ag[y * ow + x] = (uint16_t)a;
             }
     }
 }
@@ -370,32 +366,29 @@ static void pool_forward(const rx__op *op, const float *in, float *out,
  * two interleaved rows of whole vectors (padded copies at the end). */
 RX__CLONES
 static void unpool2_rows(const float *restrict g,
-                         const int32_t *restrict ag, int w, int oh, int ow,
+                         const uint16_t *restrict ag, int w, int oh, int ow,
                          float *restrict d)
 {
-    rx__vi lane;
-    for (int j = 0; j < RX__VW; ++j)
-        lane[j] = 2 * j;
     const size_t hw = (size_t)2 * oh * w, ohw = (size_t)oh * ow;
     for (int y = 0; y < oh; ++y) {
         rx__vf gv;
-        rx__vi a;
+        rx__vu16 a16;
         if ((size_t)y * ow + RX__VW <= ohw) {
             memcpy(&gv, g + (size_t)y * ow, sizeof gv);
-            memcpy(&a, ag + (size_t)y * ow, sizeof a);
+            memcpy(&a16, ag + (size_t)y * ow, sizeof a16);
         } else {
             float gt[RX__VW] = {0};
-            int32_t at[RX__VW] = {0};
+            uint16_t at[RX__VW] = {0};
             memcpy(gt, g + (size_t)y * ow, sizeof(float) * ow);
-            memcpy(at, ag + (size_t)y * ow, sizeof(int32_t) * ow);
+            memcpy(at, ag + (size_t)y * ow, sizeof(uint16_t) * ow);
             memcpy(&gv, gt, sizeof gv);
-            memcpy(&a, at, sizeof a);
+            memcpy(&a16, at, sizeof a16);
         }
+        const rx__vi a = __builtin_convertvector(a16, rx__vi);
         rx__vi gi;
         memcpy(&gi, &gv, sizeof gi);
-        const rx__vi j = lane + 2 * y * w;
-        rx__vi e[4] = {gi & (a == j), gi & (a == j + 1), gi & (a == j + w),
-                       gi & (a == j + w + 1)};
+        rx__vi e[4] = {gi & (a == 0), gi & (a == 1), gi & (a == 2),
+                       gi & (a == 3)};
         rx__vi o[4] = {
             __builtin_shufflevector(e[0], e[1], 0, 16, 1, 17, 2, 18, 3, 19, 4,
                                     20, 5, 21, 6, 22, 7, 23),
@@ -422,7 +415,7 @@ static void unpool2_rows(const float *restrict g,
 }
 
 static void pool_backward(const rx__op *op, const float *dout,
-                          const int32_t *arg, float *din, int n)
+                          const uint16_t *arg, float *din, int n)
 {
     const size_t planes = (size_t)op->c * n, hw = (size_t)op->h * op->w;
     const size_t ohw = (size_t)op->oh * op->ow;
@@ -438,29 +431,33 @@ static void pool_backward(const rx__op *op, const float *dout,
         for (size_t pl = 0; pl < planes; ++pl) {
             float *d = din + pl * hw;
             const float *g = dout + pl * ohw;
-            const int32_t *ag = arg + pl * ohw;
+            const uint16_t *ag = arg + pl * ohw;
             for (int y = 0; y < op->oh; ++y) {
                 float *r0 = d + (size_t)(2 * y) * w, *r1 = r0 + w;
                 for (int x = 0; x < op->ow; ++x) {
-                    const int32_t a = ag[y * op->ow + x];
+                    const int a = ag[y * op->ow + x];
                     const float gv = g[y * op->ow + x];
-                    const int32_t j = 2 * y * w + 2 * x;
-                    r0[2 * x] = a == j ? gv : 0.0f;
-                    r0[2 * x + 1] = a == j + 1 ? gv : 0.0f;
-                    r1[2 * x] = a == j + w ? gv : 0.0f;
-                    r1[2 * x + 1] = a == j + w + 1 ? gv : 0.0f;
+                    r0[2 * x] = a == 0 ? gv : 0.0f;
+                    r0[2 * x + 1] = a == 1 ? gv : 0.0f;
+                    r1[2 * x] = a == 2 ? gv : 0.0f;
+                    r1[2 * x + 1] = a == 3 ? gv : 0.0f;
                 }
             }
         }
         return;
     }
+    const int k = op->k, s = op->stride;
     memset(din, 0, sizeof(float) * planes * hw);
     for (size_t pl = 0; pl < planes; ++pl) {
         float *d = din + pl * hw;
         const float *g = dout + pl * ohw;
-        const int32_t *ag = arg + pl * ohw;
-        for (size_t j = 0; j < ohw; ++j)
-            d[ag[j]] += g[j];
+        const uint16_t *ag = arg + pl * ohw;
+        for (int y = 0; y < op->oh; ++y)
+            for (int x = 0; x < op->ow; ++x) {
+                const int a = ag[y * op->ow + x];
+                d[(size_t)(y * s + a / k) * w + x * s + a % k] +=
+                    g[y * op->ow + x];
+            }
     }
 }
 

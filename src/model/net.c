@@ -187,6 +187,10 @@ static rx_status compile_layer(build *b, const rx__layerspec *ls, int li,
             return rx__fail(err, RX_EINVAL,
                             "model.layers[%d]: maxpool window %d larger "
                             "than input %dx%d", li, k, b->h, b->w);
+        if (k > RX__POOL_MAX_K) /* its offsets are 16-bit */
+            return rx__fail(err, RX_EINVAL,
+                            "model.layers[%d]: maxpool window %d larger "
+                            "than %d", li, k, RX__POOL_MAX_K);
         rx__op *op = push_op(b, RX__OP_POOL, li);
         op->k = k;
         op->stride = s;
@@ -451,7 +455,7 @@ int rx__net_block(const rx__net *net, int max_batch)
     for (int j = 0; j < net->n_ops; ++j) {
         const rx__op *op = &net->ops[j];
         if (op->kind == RX__OP_POOL)
-            per += op->out_sz; /* its argmax, int32 */
+            per += op->out_sz; /* its argmax (2 bytes; counted as 4) */
         if (op->kind == RX__OP_CONV && op->algo != RX_CONV_IM2COL)
             lanes = 1;
     }
@@ -525,7 +529,7 @@ rx__netws *rx__netws_create_block(const rx__net *net, int max_batch,
     for (int j = 0; j < net->n_ops; ++j) {
         const rx__op *op = &net->ops[j];
         if (op->kind == RX__OP_POOL) {
-            const size_t by = sizeof(int32_t) * mb * op->out_sz;
+            const size_t by = sizeof(uint16_t) * mb * op->out_sz;
             ws->arg[op->pool_idx] = rx__alloc_aligned(by, RX_CACHELINE);
             if (!ws->arg[op->pool_idx])
                 goto fail;

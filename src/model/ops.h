@@ -32,6 +32,9 @@ typedef enum rx__opkind {
     RX__OP_TO_CNHW /* NF -> CNHW (a conv after a multi-channel input) */
 } rx__opkind;
 
+/* Largest max-pool window edge (the argmax is a 16-bit window offset). */
+#define RX__POOL_MAX_K 256
+
 /* Winograd tile edge (input side): F(m, k) with m = RX__WA - k + 1. */
 #define RX__WA 8
 
@@ -116,7 +119,8 @@ struct rx__netws {
     float **act;            /* n_bufs buffers, micro * buf_sz        */
     float *arena;           /* micro * arena_sz: transient buffers   */
     float *dbuf[2];         /* backward ping-pong, in the arena      */
-    int32_t **arg;          /* argmax per pool op, micro * out_sz    */
+    uint16_t **arg;         /* per pool op, micro * out_sz: the window
+                             * offset ky k + kx of each output's max */
     float *col;             /* im2col / dcol scratch (+ RX__SLACK)   */
     float *pad;             /* zero-bordered input chunk (+ RX__SLACK) */
     size_t col_floats, pad_floats;

@@ -22,6 +22,7 @@
 #define RX__VW 16
 typedef float rx__vf __attribute__((vector_size(4 * RX__VW)));
 typedef int32_t rx__vi __attribute__((vector_size(4 * RX__VW)));
+typedef uint16_t rx__vu16 __attribute__((vector_size(2 * RX__VW)));
 /* The same, at any float address (unaligned, may alias floats): a plain
  * vector copy that memcpy would turn into a library call. */
 typedef float rx__vfu
