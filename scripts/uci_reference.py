@@ -147,6 +147,7 @@ def main():
     ap.add_argument("--uci", help="published split files")
     ap.add_argument("--csv", default="data/uci/boston_house_prices.csv")
     ap.add_argument("--splits", type=int, default=20)
+    ap.add_argument("--first", type=int, default=0, help="first split id")
     ap.add_argument("--method", default="hmc", choices=["hmc", "ens"])
     ap.add_argument("--iters", type=int, default=2000)
     ap.add_argument("--burn", type=int, default=1000)
@@ -158,7 +159,7 @@ def main():
     else:
         X, Y = load_csv(a.csv)
     res = []
-    for k in range(a.splits):
+    for k in range(a.first, a.first + a.splits):
         if a.uci:
             te = np.loadtxt(os.path.join(a.uci, f"index_test_{k}.txt"), dtype=int)
         else:
