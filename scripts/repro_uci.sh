@@ -4,21 +4,23 @@
 # splits, mean and standard error over the splits of the test RMSE and
 # Gaussian NLL in the target's original units, for replex's sampler
 # (yaml/uci_boston.yaml, yaml/uci_diabetes.yaml as shipped) and three
-# baselines on the same splits and the same network, prior and run length:
+# baselines on the same splits and the same network, prior, full-data
+# gradients and run length:
 #
-#   replex   the file as shipped: 8 SGLD chains, tau 1..8, DEO swaps with
-#            the bias-corrected rule on variance-reduced energies; the
-#            model average of the target chain's kept samples
+#   replex   the file as shipped: 8 SGHMC chains, tau 1..1.4, DEO swaps
+#            with the bias-corrected rule at sigma^2 = 0 on full-data
+#            (exact) energies; the model average of the target chain's
+#            kept samples
 #   replex2x the same, run twice as long (iterations, burn-in and thinning
 #            doubled: as many kept samples): the stationarity check
-#   sgld     SGLD x 8 without swaps, every chain at tau 1; the model
-#            average of chain 1's kept samples
-#   sghmc    SGHMC x 8 without swaps (momentum 0.9, eta 1e-6: the same
-#            effective step eta / (1 - momentum) as the SGLD chains),
-#            tau 1; the model average of chain 1's kept samples
-#   sgd      an ensemble of 8 SGD runs (MAP, the noise precision learned
-#            too): the equal-weight mixture of their 8 Gaussian predictives
-#            (summary.json metrics_final_ensemble)
+#   sgld     SGLD x 8 without swaps (eta 1e-5), every chain at tau 1; the
+#            model average of chain 1's kept samples
+#   sghmc    SGHMC x 8 without swaps (the file's momentum 0.99 and eta
+#            1e-6), tau 1; the model average of chain 1's kept samples
+#   sgd      an ensemble of 8 SGD runs (MAP, the noise and weight
+#            precisions learned too; eta 1e-5): the equal-weight mixture of
+#            their 8 Gaussian predictives (summary.json
+#            metrics_final_ensemble)
 #
 # The splits are replex's seeded splits (data.split = 0..19: a random
 # permutation keyed by the split id, the same for every seed and method),
@@ -68,12 +70,15 @@ method_args() { # method_args YAML METHOD: the --set options of a method
             --set "record.burn_in=$((2 * $(key "$yaml" burn_in)))" \
             --set "record.thin=$((2 * $(key "$yaml" thin)))"
         ;;
-    sgld) echo "${none[@]}" ;;
-    sghmc)
-        echo "${none[@]}" --set step.target=sghmc --set step.others=sghmc \
-            --set step.momentum=0.9 --set ladder.eta=1e-6
+    sgld)
+        echo "${none[@]}" --set step.target=sgld --set step.others=sgld \
+            --set ladder.eta=1e-5
         ;;
-    sgd) echo "${none[@]}" --set step.target=sgd --set step.others=sgd ;;
+    sghmc) echo "${none[@]}" ;;
+    sgd)
+        echo "${none[@]}" --set step.target=sgd --set step.others=sgd \
+            --set ladder.eta=1e-5
+        ;;
     *)
         echo "repro_uci.sh: unknown method $2" >&2
         exit 2
@@ -119,7 +124,7 @@ ref = {"boston": [("PBP (Hernández-Lobato & Adams 2015)", "3.01 ± 0.18",
                   ("MC dropout (Gal & Ghahramani 2016)", "2.97 ± 0.19",
                    "2.46 ± 0.06")],
        "diabetes": []}
-name = {"replex": "replex: DEO, corrected rule + VR, 8 chains",
+name = {"replex": "replex: 8 SGHMC chains, DEO, exact energies",
         "replex2x": "replex, run twice as long",
         "sgld": "SGLD x 8, no swaps", "sghmc": "SGHMC x 8, no swaps",
         "sgd": "SGD ensemble of 8"}
@@ -146,8 +151,8 @@ for s in sets:
             nl.append(met["nll"])
             wall.append(j["timing"]["wall_s"])
             x = np.load(os.path.join(p, "samples.npy"))
-            # the learned noise sd exp(-rho/2) of the standardised target,
-            # mean over the target chain's kept samples
+            # the learned noise sd exp(-rho/2) of the standardised target
+            # (rho the last coordinate), mean over the kept samples
             sd.append(float(np.mean(np.exp(-x[:, -1] / 2))))
         failed = sum(os.path.exists(os.path.join(d, f"split{k}.failed"))
                      for k in range(100))

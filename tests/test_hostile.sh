@@ -40,6 +40,13 @@ fi
 [ $rc -eq 2 ] && grep -q "nope.csv" "$tmp/e.err" && ok ||
   bad "sweep with a missing data file: exit $rc ($(head -c 200 "$tmp/e.err"))"
 [ ! -e "$tmp/deep" ] && ok || bad "sweep with a missing data file created a directory"
+# the split's rows: 51 test rows (int64) beside the run's samples
+"$R" run yaml/uci_boston.yaml -o "$tmp/rows" -q --threads 1 \
+  --set iterations=20 --set record.burn_in=10 --set record.thin=1 \
+  2>/dev/null && [ -s "$tmp/rows/test_rows.npy" ] &&
+  [ "$(python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); print(b[10:10+b[8]].decode().split("shape")[1].strip()[3:10])' \
+      "$tmp/rows/test_rows.npy")" = "(51, 1)" ] &&
+  [ -s "$tmp/rows/train_rows.npy" ] && ok || bad "test_rows.npy of a split run"
 "$R" run yaml/uci_boston.yaml -o "$tmp/deep1/r" -q \
   --set data.path="$tmp/nope.csv" 2>/dev/null; rc=$?
 [ $rc -eq 2 ] && [ ! -e "$tmp/deep1" ] && ok ||

@@ -9,8 +9,11 @@
  * and raise the noise sd; `RX_HEAT_RULE=metropolis` runs the test with
  * that rule, which must make it fail (the mutant).
  *
- * A shortened run of the file: its network, prior, data, ladder and swap
- * rule, 8,000 iterations (samples of the last 4,000, every 10th), with a
+ * A shortened run of the minibatch sampler that file had before it moved
+ * to full-data energies (the corrected rule is still the one of the other
+ * network files): its network and data, the fixed layer-scaled prior,
+ * SGLD chains at tau 1..8, VR energies with sigma^2 estimated (the --set
+ * below), 8,000 iterations (samples of the last 4,000, every 10th), with a
  * step of 5e-5 (the file: 1e-5) so that the chains settle within the run,
  * and minibatches of 4 rows (the file: 32) so that the energy noise, the
  * source of the naive rule's bias, is 8 times larger and its heating
@@ -47,10 +50,17 @@ static double noise_sd(const char *rule, int swaps, int seed)
                           "data.batch_size=4",
                           "variance_reduction.period=114", /* an epoch */
                           swaps ? "tempering.scheme=deo"
-                                : "tempering.scheme=none"};
+                                : "tempering.scheme=none",
+                          "step.target=sgld", "step.others=sgld",
+                          "tempering.sigma2=estimate",
+                          "variance_reduction.enabled=true",
+                          "ladder.tau.max=8", "model.precision_a=6",
+                          "model.precision_b=6", "model.prior_precision=1",
+                          "model.prior_scale=fan_in",
+                          "model.weight_precision_a=0"};
     rx_config c;
     rx_err err;
-    rx_status st = load_boston(sets, 10, &c, &err);
+    rx_status st = load_boston(sets, 20, &c, &err);
     CHECK_MSG(st == RX_OK, "%s", err.msg);
     if (st != RX_OK)
         return NAN;

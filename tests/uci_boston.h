@@ -1,6 +1,6 @@
 /*
  * yaml/uci_boston.yaml loaded from the source tree (RX_SRCDIR, else ..)
- * with up to 15 --set overrides, its data path made absolute so that a
+ * with up to 31 --set overrides, its data path made absolute so that a
  * test runs from any directory. Returns RX_OK or the loader's status.
  */
 #ifndef RX_TEST_UCI_BOSTON_H
@@ -15,9 +15,9 @@ static rx_status load_boston(const char *const *sets, int n, rx_config *c,
                              rx_err *err)
 {
     char path[4096], data[4200];
-    const char *all[16];
+    const char *all[32];
     const char *src = getenv("RX_SRCDIR");
-    if (n > 15)
+    if (n > 31)
         return RX_EINVAL;
     snprintf(path, sizeof path, "%s/yaml/uci_boston.yaml", src ? src : "..");
     snprintf(data, sizeof data, "data.path=%s/data/uci/boston_house_prices.csv",

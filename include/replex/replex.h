@@ -374,6 +374,10 @@ typedef struct rx_config {
                                  ///< rest cblas_sgemm), 1 blas (all)
         int prior_scale;         ///< 0 none: every weight lambda; 1 fan_in:
                                  ///< lambda * fan-in of its layer
+        double weight_precision_a; ///< > 0: lambda sampled under a
+                                 ///< Gamma(a, b) prior (hierarchical);
+                                 ///< 0 fixed (default)
+        double weight_precision_b; ///< its rate b (default 0.1)
     } model;
 
     /* posterior evaluation of a network target */

@@ -81,6 +81,10 @@ static int learn_prec(const rx_config *c)
 {
     return gaussian(c) && c->model.learn_precision;
 }
+static int weight_hyper(const rx_config *c)
+{
+    return net(c) && c->model.weight_precision_a > 0.0;
+}
 static int convs(const rx_config *c)
 {
     for (int i = 0; net(c) && i < c->model.n_layers; ++i)
@@ -261,6 +265,7 @@ static const struct {
     {"model.learn_precision", gaussian},
     {"model.precision_a", learn_prec},
     {"model.precision_b", learn_prec},
+    {"model.weight_precision_b", weight_hyper},
     {"model.conv", convs},
     {"evaluate.", net},
     {"evaluate.ece_bins", classify},

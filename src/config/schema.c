@@ -290,6 +290,16 @@ const rx__keydef rx__keys[] = {
      "none: every weight and bias N(0, 1/lambda); fan_in: N(0, 1/(lambda "
      "F)), F the fan-in of its layer (inputs x kernel area), so lambda = 1 "
      "gives N(0, 1/F)"},
+    {"model.weight_precision_a", K_REAL, OFF(model.weight_precision_a), "0",
+     0, INF, 0, 0, NULL,
+     "> 0: hierarchical prior, the weight precision lambda sampled too "
+     "(one more parameter log lambda after the weights) under a "
+     "Gamma(weight_precision_a, weight_precision_b) prior, starting at "
+     "weight_decay * N + prior_precision (or a / b where that is 0); "
+     "0: lambda fixed"},
+    {"model.weight_precision_b", K_REAL, OFF(model.weight_precision_b),
+     "0.1", 0, INF, 1, 0, NULL,
+     "rate of the Gamma prior on the weight precision"},
     {"evaluate.ece_bins", K_INT, OFF(evaluate.ece_bins), "15", 1, 1000, 0, 0,
      NULL, "classification: equal-width confidence bins of the ECE"},
     {"evaluate.final_ensemble", K_BOOL, OFF(evaluate.final_ensemble), "true",

@@ -26,6 +26,9 @@ typedef struct rx__dataset {
     int n_classes;    /* 0 = regression                                    */
     double y_mean, y_sd;   /* target standardisation (0, 1 if none)        */
     char **feat_names;     /* nfeat names from a CSV header, or NULL       */
+    int64_t *row;          /* n: the row of the loaded file (0-based, after
+                              skipped lines and header) each row came from;
+                              NULL: row i is row i (as loaded)             */
 } rx__dataset;
 
 /* Frees what d owns and zeroes it. NULL-safe; safe on a zeroed struct. */
@@ -80,7 +83,8 @@ rx_status rx__data_load_mnist_json(rx__dataset *d, const char *dir,
 /* ---- transformations ------------------------------------------------------ */
 /* Rows rows[0..n-1] of src (any order, repeats allowed; rows == NULL: the
  * first n rows) into a new data set (copies x, y, shape, classes, target
- * statistics and names). n >= 1. */
+ * statistics and names). n >= 1. Every transformation below records in
+ * out->row the loaded file's row of each of its rows. */
 rx_status rx__data_subset(rx__dataset *out, const rx__dataset *src,
                           const int64_t *rows, int64_t n, rx_err *err);
 /* Seeded split: a permutation from stream (seed, entity = split_id,

@@ -15,6 +15,7 @@ void rx__data_free(rx__dataset *d)
         return;
     rx__free_aligned(d->x);
     rx__free_aligned(d->y);
+    free(d->row);
     if (d->feat_names) {
         for (int64_t j = 0; j < d->nfeat; ++j)
             free(d->feat_names[j]);
@@ -44,7 +45,8 @@ static rx_status alloc_like(rx__dataset *out, const rx__dataset *src,
     out->x = rx__alloc_aligned((size_t)n * (size_t)src->nfeat *
                                    sizeof(float), 64);
     out->y = rx__alloc_aligned((size_t)n * sizeof(float), 64);
-    if (!out->x || !out->y)
+    out->row = malloc((size_t)n * sizeof *out->row);
+    if (!out->x || !out->y || !out->row)
         goto oom;
     if (src->feat_names) {
         out->feat_names = calloc((size_t)src->nfeat, sizeof(char *));
@@ -69,6 +71,7 @@ static void copy_row(rx__dataset *out, int64_t i, const rx__dataset *src,
     memcpy(out->x + (size_t)i * nf, src->x + (size_t)r * nf,
            nf * sizeof(float));
     out->y[i] = src->y[r];
+    out->row[i] = src->row ? src->row[r] : r;
 }
 
 static rx_status check_set(const rx__dataset *d, const char *what,

@@ -1,8 +1,9 @@
 /*
  * The run directory: config.yaml, summary.json, trace.csv, index.npy,
- * samples.npy, inference.nc (inference.c). Written into "<dir>.tmp-<pid>"
- * and renamed when complete, so a failed write never leaves a partial
- * directory under the final name.
+ * samples.npy, test_rows.npy and train_rows.npy (a network whose test set
+ * is split off its data file), inference.nc (inference.c). Written into
+ * "<dir>.tmp-<pid>" and renamed when complete, so a failed write never
+ * leaves a partial directory under the final name.
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -691,6 +692,16 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
                         v.res.samples ? v.res.n_samples : 0,
                         (int64_t)v.res.dim)) != RX_OK)
         goto fail;
+    for (int set = 0; v.target && rx__target_is_network(v.target) &&
+                      set < 2; ++set) {
+        const int64_t *rows;
+        int64_t n = rx__network_split_rows(v.target, set, &rows);
+        if (n < 1)
+            break;
+        snprintf(p, L + 32, "%s/%s_rows.npy", tmp, set ? "train" : "test");
+        if ((st = write_npy(c, p, "<i8", rows, 8, n, 1)) != RX_OK)
+            goto fail;
+    }
     if ((st = rx__rundir_bias_files(c, tmp)) != RX_OK)
         goto fail;
     snprintf(p, L + 32, "%s/inference.nc", tmp);

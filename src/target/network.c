@@ -7,6 +7,11 @@
  *                noise log-precision rho]
  *
  * with lambda = weight_decay * N + prior_precision (Deng 2021, Sec. 5.4.2);
+ * with model.weight_precision_a > 0 lambda = e^psi is sampled too, one
+ * more coordinate psi after the weights (before rho), under a Gamma(a, b)
+ * prior on lambda (the hierarchical prior of PBP, Hernandez-Lobato and
+ * Adams 2015, and of SVGD's experiments, Liu and Wang 2016):
+ *   U += (lambda / 2) |w|^2 - (nw / 2) psi + b e^psi - a psi;
  * with model.prior_scale: fan_in every weight and bias has its own
  * precision lambda_j = lambda F_j, F_j the fan-in of its layer, so that
  * lambda = 1 is the N(0, 1/fan_in) prior of the layer-scaled networks
@@ -40,12 +45,16 @@ struct rx__netdata {
     rx__net *net;
     size_t np;          /* network parameters (incl. rho) */
     size_t nw;          /* weights under the Gaussian prior */
+    size_t dim;         /* theta: the nw weights, [psi], [rho] */
     int learn_prec;
+    int hyper;          /* lambda = e^psi is sampled (theta[nw] = psi) */
     double lambda, prec_a, prec_b, noise_var;
+    double wprec_a, wprec_b, psi0; /* its Gamma prior and start log lambda */
     double *lam;        /* per-weight precision (prior_scale fan_in), or NULL */
     int64_t N;          /* training examples */
     int bs, shared, eval_batch;
     int n_out, classify;
+    int split;          /* train and test were split from one file */
     double y_mean, y_sd;
 };
 
@@ -217,6 +226,7 @@ static rx_status load_sets(rx__netdata *nd, const rx_config *cfg,
                             err);
         if (st != RX_OK)
             goto out;
+        nd->split = 1;
     }
     /* class filters; the OOD set is the test rows of the held-out labels */
     if (nd->train.n_classes > 0) {
@@ -381,9 +391,18 @@ rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err)
     nd->np = rx__net_nparams(nd->net);
     nd->learn_prec = cfg->model.learn_precision;
     nd->nw = nd->np - (nd->learn_prec ? 1 : 0);
+    nd->hyper = cfg->model.weight_precision_a > 0.0;
+    nd->dim = nd->np + (nd->hyper ? 1 : 0);
     nd->N = tr->n;
     nd->lambda = cfg->model.weight_decay * (double)tr->n +
                  cfg->model.prior_precision;
+    nd->wprec_a = cfg->model.weight_precision_a;
+    nd->wprec_b = cfg->model.weight_precision_b;
+    if (nd->hyper) { /* start at the fixed prior's lambda, else a / b */
+        nd->psi0 = log(nd->lambda > 0.0 ? nd->lambda
+                                        : nd->wprec_a / nd->wprec_b);
+        nd->lambda = 1.0; /* the scale lives in psi */
+    }
     if (cfg->model.prior_scale == 1 && nd->nw > 0) {
         nd->lam = malloc(nd->nw * sizeof *nd->lam);
         if (!nd->lam)
@@ -407,7 +426,7 @@ rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err)
         return rx__fail(err, RX_ECONFIG,
                         "data.batch_size: %d is larger than the %lld "
                         "training examples", nd->bs, (long long)tr->n);
-    t->dim = nd->np;
+    t->dim = nd->dim;
     t->eval = NULL;
     t->eval_ws = eval_net;
     t->cv.N = nd->N;
@@ -488,25 +507,28 @@ rx_status rx__tws_create(const rx__target *t, int lo, int hi, uint64_t seed,
 }
 
 /* (1/2) sum_j lambda_j theta_j^2 over the weights; grad (may be NULL)
- * gets lambda_j theta_j added. */
+ * gets lambda_j theta_j added. With the hierarchical prior lambda_j =
+ * e^psi x (the fixed part), and the energy and grad[nw] get the psi terms
+ * of the file comment. */
 static double weight_prior(const rx__netdata *nd, const double *theta,
                            double *grad)
 {
+    const double m = nd->hyper ? exp(theta[nd->nw]) : 1.0;
     double sq = 0.0;
-    if (nd->lam) {
-        for (size_t j = 0; j < nd->nw; ++j) {
-            sq += nd->lam[j] * theta[j] * theta[j];
-            if (grad)
-                grad[j] += nd->lam[j] * theta[j];
-        }
-        return 0.5 * sq;
-    }
     for (size_t j = 0; j < nd->nw; ++j) {
-        sq += theta[j] * theta[j];
+        const double l = nd->lam ? nd->lam[j] : nd->lambda;
+        sq += l * theta[j] * theta[j];
         if (grad)
-            grad[j] += nd->lambda * theta[j];
+            grad[j] += m * l * theta[j];
     }
-    return 0.5 * nd->lambda * sq;
+    double U = 0.5 * m * sq;
+    if (nd->hyper) {
+        const double a = nd->wprec_a + 0.5 * (double)nd->nw;
+        U += nd->wprec_b * m - a * theta[nd->nw];
+        if (grad)
+            grad[nd->nw] = 0.5 * m * sq + nd->wprec_b * m - a;
+    }
+    return U;
 }
 
 /* Energy of the float weights in w->w on the gathered batch; grad (double,
@@ -533,15 +555,15 @@ static rx_status net_energy(const rx__netdata *nd, rx__tws *w,
             grad[j] = (double)w->g[j];
     double U = scale * loss + weight_prior(nd, theta, grad);
     if (nd->learn_prec) {
-        double rho = theta[nd->np - 1];
+        double rho = theta[nd->dim - 1];
         U += nd->prec_b * exp(rho) - nd->prec_a * rho;
     }
     *energy = U;
     if (grad) {
         if (nd->learn_prec) {
-            double rho = theta[nd->np - 1];
-            grad[nd->np - 1] = (double)w->g[nd->np - 1] +
-                               nd->prec_b * exp(rho) - nd->prec_a;
+            double rho = theta[nd->dim - 1];
+            grad[nd->dim - 1] = (double)w->g[nd->np - 1] +
+                                nd->prec_b * exp(rho) - nd->prec_a;
         }
     }
     return RX_OK;
@@ -550,8 +572,10 @@ static rx_status net_energy(const rx__netdata *nd, rx__tws *w,
 static void round_theta(const rx__netdata *nd, rx__tws *w,
                         const double *theta)
 {
-    for (size_t j = 0; j < nd->np; ++j)
+    for (size_t j = 0; j < nd->nw; ++j)
         w->w[j] = (float)theta[j];
+    if (nd->learn_prec)
+        w->w[nd->np - 1] = (float)theta[nd->dim - 1];
 }
 
 static rx_status eval_net(const rx__target *t, rx__tws *w, uint32_t particle,
@@ -601,7 +625,7 @@ static double cv_prior_net(const rx__target *t, const double *theta)
     const rx__netdata *nd = t->u.net;
     double U = weight_prior(nd, theta, NULL);
     if (nd->learn_prec) {
-        double rho = theta[nd->np - 1];
+        double rho = theta[nd->dim - 1];
         U += nd->prec_b * exp(rho) - nd->prec_a * rho;
     }
     return U;
@@ -609,7 +633,9 @@ static double cv_prior_net(const rx__target *t, const double *theta)
 
 /* The prior as the normalised reference of the path: N(0, 1/lambda) per
  * weight, and the Gamma(a, b) prior of a learned noise precision e^rho
- * as a density of rho, b e^rho - a rho + log Gamma(a) - a log b. */
+ * as a density of rho, b e^rho - a rho + log Gamma(a) - a log b; with the
+ * hierarchical prior lambda's Gamma prior as a density of psi likewise
+ * (the weights' -(nw/2) psi is in weight_prior). */
 rx_status rx__network_prior(const rx__target *t, const double *theta,
                             double *u0, double *g0)
 {
@@ -626,11 +652,13 @@ rx_status rx__network_prior(const rx__target *t, const double *theta,
     } else {
         U += 0.5 * (double)nd->nw * (log_2pi - log(nd->lambda));
     }
+    if (nd->hyper)
+        U += lgamma(nd->wprec_a) - nd->wprec_a * log(nd->wprec_b);
     if (nd->learn_prec) {
-        double rho = theta[nd->np - 1], a = nd->prec_a, b = nd->prec_b;
+        double rho = theta[nd->dim - 1], a = nd->prec_a, b = nd->prec_b;
         U += b * exp(rho) - a * rho + lgamma(a) - a * log(b);
         if (g0)
-            g0[nd->np - 1] = b * exp(rho) - a;
+            g0[nd->dim - 1] = b * exp(rho) - a;
     }
     *u0 = U;
     return RX_OK;
@@ -693,8 +721,12 @@ int rx__network_init_point(const rx__target *t, double *theta, uint64_t seed,
     rx__stream s;
     rx__stream_init(&s, seed, particle, RX_STREAM_MODELINIT, 0);
     rx__net_init_params(nd->net, w->w, &s);
-    for (size_t j = 0; j < nd->np; ++j)
+    for (size_t j = 0; j < nd->nw; ++j)
         theta[j] = (double)w->w[j];
+    if (nd->hyper)
+        theta[nd->nw] = nd->psi0;
+    if (nd->learn_prec)
+        theta[nd->dim - 1] = (double)w->w[nd->np - 1];
     return 1;
 }
 
@@ -732,6 +764,15 @@ int64_t rx__network_rows(const rx__target *t, int set)
 }
 
 int rx__network_nout(const rx__target *t) { return t->u.net->n_out; }
+
+int64_t rx__network_split_rows(const rx__target *t, int set,
+                               const int64_t **rows)
+{
+    const rx__netdata *nd = t->u.net;
+    const rx__dataset *d = set == 0 ? &nd->test : &nd->train;
+    *rows = nd->split ? d->row : NULL;
+    return *rows ? d->n : 0;
+}
 
 int rx__network_test_y(const rx__target *t, double *y)
 {
@@ -773,13 +814,13 @@ rx_status rx__network_predict(const rx__target *t, rx__tws *w,
     for (int64_t c0 = r0; c0 < r1; c0 += nd->eval_batch) {
         int n = (int)(r1 - c0 < nd->eval_batch ? r1 - c0 : nd->eval_batch);
         for (int64_t s = 0; s < S; ++s) {
-            const float *wm = models + (size_t)s * nd->np;
+            const float *wm = models + (size_t)s * nd->dim;
             rx_status st = rx__net_predict(nd->net, w->ws, wm,
                                            d->x + (size_t)c0 * in, n, w->out);
             if (st != RX_OK)
                 return st;
             /* noise variance of this model, in original units */
-            const double s2 = (nd->learn_prec ? exp(-(double)wm[nd->np - 1])
+            const double s2 = (nd->learn_prec ? exp(-(double)wm[nd->dim - 1])
                                               : nd->noise_var) *
                               nd->y_sd * nd->y_sd;
             for (int i = 0; i < n; ++i) {

@@ -146,6 +146,12 @@ void rx__network_mem(const rx__target *t, const rx__tws *w, double *data,
 /* Posterior predictive (see network.c). */
 int64_t rx__network_rows(const rx__target *t, int set);
 int rx__network_nout(const rx__target *t);
+/* Where train and test were split from one file (data.test_fraction):
+ * the file's rows (0-based, after skipped lines and header) of the test
+ * (set 0) or training (set 1) examples, in their order, in *rows, and
+ * their count; 0 and NULL otherwise (a fixed test file). */
+int64_t rx__network_split_rows(const rx__target *t, int set,
+                               const int64_t **rows);
 /* The test set's targets as the evaluation scores them (regression: in
  * original units; classification: the labels), rx__network_rows(t, 0)
  * into y; returns 1 for a classifier. */
