@@ -9,7 +9,10 @@ per-step time, best and median over the repetitions, as wall time and as
 this thread's CPU time (which leaves out time other processes hold the
 core on a shared machine).
 
-    python3 bench/torch_cnn.py [--batch 100] [--reps 20]
+    python3 bench/torch_cnn.py [--batch 100] [--reps 20] [--procs N]
+
+With --procs N, N such processes run at once (bench/torch_procs.py) and
+the total steps/s is printed.
 """
 import argparse
 import time
@@ -17,6 +20,8 @@ import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+import torch_procs
 
 
 class CNN(nn.Module):
@@ -33,11 +38,8 @@ class CNN(nn.Module):
         return self.f2(F.relu(self.f1(x.flatten(1))))
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--batch", type=int, default=100)
-    ap.add_argument("--reps", type=int, default=20)
-    a = ap.parse_args()
+def measure(a, barrier=None):
+    """Times a.reps steps on one thread: (wall, cpu, loop seconds)."""
     torch.set_num_threads(1)
     torch.manual_seed(1)
     m = CNN()
@@ -53,14 +55,32 @@ def main():
 
     for _ in range(3):
         step()
+    if barrier is not None:
+        barrier.wait()
     wall, cpu = [], []
+    t0 = time.perf_counter()
     for _ in range(a.reps):
         t, c = time.perf_counter(), time.thread_time()
         step()
         wall.append(time.perf_counter() - t)
         cpu.append(time.thread_time() - c)
-    wall.sort()
-    cpu.sort()
+    return sorted(wall), sorted(cpu), time.perf_counter() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--batch", type=int, default=100)
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--procs", type=int, default=1,
+                    help="N single-thread processes at once")
+    a = ap.parse_args()
+    if a.procs > 1:
+        print("torch %s, batch %d, %d reps" % (torch.__version__, a.batch,
+                                               a.reps))
+        torch_procs.report(torch_procs.run(measure, a, a.procs), a.reps,
+                           "ms", 1e3)
+        return
+    wall, cpu, _ = measure(a)
     flops = 2.0 * (32 * 25 * 784 + 64 * 800 * 196 + 3136 * 50 + 500)
     flops = (3 * flops - 2.0 * 32 * 25 * 784) * a.batch  # no input grad
     print("torch %s, %d thread, mkldnn %s, batch %d, %d reps"

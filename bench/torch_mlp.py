@@ -6,7 +6,10 @@ variance 1 (summed squared error / 2). One step = zero_grad, forward,
 backward, SGD update, on ONE thread. Prints the per-step time, best and
 median, as wall time and as this thread's CPU time.
 
-    python3 bench/torch_mlp.py [--batch 50] [--reps 20000]
+    python3 bench/torch_mlp.py [--batch 50] [--reps 20000] [--procs N]
+
+With --procs N, N such processes run at once (bench/torch_procs.py) and
+the total steps/s is printed.
 """
 import argparse
 import time
@@ -14,12 +17,11 @@ import time
 import torch
 import torch.nn as nn
 
+import torch_procs
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--batch", type=int, default=50)
-    ap.add_argument("--reps", type=int, default=20000)
-    a = ap.parse_args()
+
+def measure(a, barrier=None):
+    """Times a.reps steps on one thread: (wall, cpu, loop seconds)."""
     torch.set_num_threads(1)
     torch.manual_seed(1)
     m = nn.Sequential(nn.Linear(13, 50), nn.ReLU(), nn.Linear(50, 1))
@@ -35,14 +37,32 @@ def main():
 
     for _ in range(100):
         step()
+    if barrier is not None:
+        barrier.wait()
     wall, cpu = [], []
+    t0 = time.perf_counter()
     for _ in range(a.reps):
         t, c = time.perf_counter(), time.thread_time()
         step()
         wall.append(time.perf_counter() - t)
         cpu.append(time.thread_time() - c)
-    wall.sort()
-    cpu.sort()
+    return sorted(wall), sorted(cpu), time.perf_counter() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--batch", type=int, default=50)
+    ap.add_argument("--reps", type=int, default=20000)
+    ap.add_argument("--procs", type=int, default=1,
+                    help="N single-thread processes at once")
+    a = ap.parse_args()
+    if a.procs > 1:
+        print("torch %s, batch %d, %d reps" % (torch.__version__, a.batch,
+                                               a.reps))
+        torch_procs.report(torch_procs.run(measure, a, a.procs), a.reps,
+                           "us", 1e6)
+        return
+    wall, cpu, _ = measure(a)
     print("torch %s, %d thread, batch %d, %d reps"
           % (torch.__version__, torch.get_num_threads(), a.batch, a.reps))
     for name, ts in (("wall", wall), ("thread CPU", cpu)):
