@@ -862,6 +862,10 @@ static void pgemm_exact(rx__stream *s)
         const int ta = ri(s, 0, 1);
         const int oc = ri(s, 1, 21), c = ri(s, 1, 40), T = ri(s, 1, 64);
         const size_t ldT = (size_t)(T + 15) / 16 * 16 + 16 * ri(s, 0, 1);
+        /* row strides of B and C with or without a padding vector: the
+         * padding must stay untouched */
+        const size_t ldb = (size_t)16 * n16 + 16 * ri(s, 0, 1),
+                     ldc = (size_t)16 * n16 + 16 * ri(s, 0, 1);
         const float fill_c = (float)rx__uniform(s);
         /* the oracle */
         for (int j = 0; j < CAP; ++j)
@@ -872,8 +876,8 @@ static void pgemm_exact(rx__stream *s)
                     float acc = 0.0f;
                     for (int k = 0; k < K; ++k)
                         acc = fmaf(ta ? A[k * M + i] : A[i * K + k],
-                                   B[k * 16 * n16 + l], acc);
-                    C0[i * 16 * n16 + l] = acc;
+                                   B[k * ldb + l], acc);
+                    C0[i * ldc + l] = acc;
                 }
         } else {
             for (int i = 0; i < oc; ++i)
@@ -890,8 +894,7 @@ static void pgemm_exact(rx__stream *s)
                 C1[j] = fill_c;
             if (!nt)
                 rx__pmm(isa, M, n16, K, A, ta ? 1 : (size_t)K,
-                        ta ? (size_t)M : 1, B, (size_t)16 * n16, C1,
-                        (size_t)16 * n16);
+                        ta ? (size_t)M : 1, B, ldb, C1, ldc);
             else {
                 CHECK(rx__pmm_nt_vt(c, T) <= CAP);
                 rx__pmm_nt(isa, oc, c, T, A, B, ldT, vt, C1);
@@ -908,6 +911,8 @@ static void pgemm_exact(rx__stream *s)
 
     /* the network with each version */
     rx__netspec sp = mnist_spec();
+    CHECK_MSG(uses_winograd(&sp) > 0, "the MNIST CNN under auto runs no "
+              "conv by Winograd: the check below would not reach pgemm");
     rx_err err = {{0}};
     rx__net *net = NULL;
     CHECK(rx__net_create(&net, &sp, &err) == RX_OK);

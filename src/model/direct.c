@@ -15,7 +15,8 @@
  * (RX__DIRECT_BAND_BYTES), not whole planes (the MNIST CNN's conv1: 4 of
  * 28 rows, 229 KiB instead of 1.6 MB); the weight gradient's per-lane
  * sums carry from band to band in memory (dwl), so they run over the rows
- * in order as without bands.
+ * in order as without bands. The input gradient's sums do not: they run
+ * band by band (direct_dx), a function of the shapes only.
  */
 #include <string.h>
 
@@ -139,7 +140,10 @@ static void direct_dw_sum(const rx__op *op, const float *dwl, float *gW)
     }
 }
 
-/* dil (zeroed by the caller) += W^T dy, scattered over the taps. */
+/* dil (zeroed by the caller) += W^T dy, scattered over the taps. Called
+ * band by band, so each element of dil sums in (band, co, y) order: its
+ * bits depend on the band height op->gr, which the shapes fix (never the
+ * thread count); changing RX__DIRECT_BAND_BYTES changes them. */
 RX__CLONES
 static void direct_dx(const rx__op *op, const float *restrict dy, int y0,
                       int ny, const float *restrict W, float *restrict dil)

@@ -13,8 +13,8 @@
 #define RX__DIRECT_TAPS 256
 void rx__direct_setup(rx__op *op);
 /* Floats of the workspace buffers it needs: the interleaved input planes
- * (pad), a band of the interleaved output or its gradient (wmo), the
- * weight gradient's per-lane sums (wdu). */
+ * (pad), a band of the interleaved output or its gradient (dy), the
+ * weight gradient's per-lane sums (dwl). */
 void rx__direct_sizes(const rx__op *op, size_t *pad, size_t *dy,
                       size_t *dwl);
 void rx__direct_forward(const rx__op *op, rx__netws *ws, const float *w,

@@ -45,6 +45,9 @@ typedef struct nt_args {
 int rx__pgemm_isa(void)
 {
 #if RX__PGEMM_X86
+    /* (the CPU model is filled in by a constructor; a workspace made
+     * from another constructor would otherwise see no features) */
+    __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f"))
         return RX__ISA_AVX512;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))

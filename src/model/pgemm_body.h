@@ -11,6 +11,8 @@
  * from 0, so the block shapes and vector widths change no bit. Ends by
  * undefining all of these.
  */
+_Static_assert(MM_V2 <= MM_V1 && NT_V >= 1, "mm_block's arrays hold MM_V1 "
+               "vectors");
 #define KCAT2(a, b) a##_##b
 #define KCAT(a, b) KCAT2(a, b)
 
@@ -87,8 +89,10 @@ KCAT(nt_block, KSFX)(const nt_args *g, int co, int rb, int v, int vb)
     }
     for (int r = 0; r < rb; ++r)
         for (int j = 0; j < vb; ++j) {
-            float *d = g->dU + (size_t)(co + r) * g->c + (size_t)(v + j) * VL;
             const int nl = g->c - (v + j) * VL;
+            if (nl <= 0)
+                continue; /* a vector past the last column */
+            float *d = g->dU + (size_t)(co + r) * g->c + (size_t)(v + j) * VL;
             if (nl >= VL) {
                 VST(d, VADD(VLD(d), acc[r][j]));
             } else {
@@ -121,7 +125,7 @@ KATTR static void KCAT(pmm_nt, KSFX)(const nt_args *g, int oc, int c16,
                             (size_t)cb * RX__VW,
                         &r[i]);
         }
-    const int nv = c16 * (RX__VW / VL);
+    const int nv = (g->c + VL - 1) / VL; /* vectors holding a column */
     int v = 0;
     for (; v + NT_V <= nv; v += NT_V) {
         int co = 0;
