@@ -15,7 +15,6 @@ With --procs N, N such processes run at once (bench/torch_procs.py) and
 the total steps/s is printed.
 """
 import argparse
-import time
 
 import torch
 import torch.nn as nn
@@ -53,18 +52,7 @@ def measure(a, barrier=None):
         loss.backward()
         opt.step()
 
-    for _ in range(3):
-        step()
-    if barrier is not None:
-        barrier.wait()
-    wall, cpu = [], []
-    t0 = time.perf_counter()
-    for _ in range(a.reps):
-        t, c = time.perf_counter(), time.thread_time()
-        step()
-        wall.append(time.perf_counter() - t)
-        cpu.append(time.thread_time() - c)
-    return sorted(wall), sorted(cpu), time.perf_counter() - t0
+    return torch_procs.time_steps(step, a.reps, 3, barrier)
 
 
 def main():

@@ -8,6 +8,25 @@ reports its per-step times and loop length. The total throughput is the
 sum over the processes of reps / loop seconds.
 """
 import multiprocessing as mp
+import time
+
+
+def time_steps(step, reps, warmup, barrier=None):
+    """Runs step() warmup times, waits at the barrier (if any), then times
+    reps steps: (wall, cpu, loop seconds), wall and cpu sorted per-step
+    seconds (cpu: this thread's CPU time)."""
+    for _ in range(warmup):
+        step()
+    if barrier is not None:
+        barrier.wait()
+    wall, cpu = [], []
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        t, c = time.perf_counter(), time.thread_time()
+        step()
+        wall.append(time.perf_counter() - t)
+        cpu.append(time.thread_time() - c)
+    return sorted(wall), sorted(cpu), time.perf_counter() - t0
 
 
 def _child(measure, a, barrier, queue):
