@@ -51,6 +51,8 @@ struct rx__netdata {
     double lambda, prec_a, prec_b, noise_var;
     double wprec_a, wprec_b, psi0; /* its Gamma prior and start log lambda */
     double *lam;        /* per-weight precision (prior_scale fan_in), or NULL */
+    double prior_norm[2]; /* -log normalisers of the weights' Gaussian and
+                             of lambda's Gamma prior (set once) */
     int64_t N;          /* training examples */
     int bs, shared, eval_batch;
     int n_out, classify;
@@ -335,6 +337,8 @@ static rx_status cv_losses_net(const rx__target *t, rx__tws *w,
                                double *out);
 static double cv_prior_net(const rx__target *t, const double *theta);
 
+static void weight_prior_norm(const rx__netdata *nd, double n[2]);
+
 rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err)
 {
     rx__netdata *nd = calloc(1, sizeof *nd);
@@ -413,6 +417,7 @@ rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err)
         for (size_t j = 0; j < nd->nw; ++j)
             nd->lam[j] *= nd->lambda;
     }
+    weight_prior_norm(nd, nd->prior_norm);
     nd->noise_var = cfg->model.noise_var;
     nd->prec_a = cfg->model.precision_a;
     nd->prec_b = cfg->model.precision_b;
@@ -504,6 +509,25 @@ rx_status rx__tws_create(const rx__target *t, int lo, int hi, uint64_t seed,
     }
     *out = w;
     return RX_OK;
+}
+
+/* The weight prior's -log normalisers, constants of the net: n[0] the
+ * Gaussian's (1/2) sum_j (log 2 pi - log lambda_j); n[1], with the
+ * hierarchical prior, lambda's Gamma(a, b) as a density of psi, log
+ * Gamma(a) - a log b (the weights' -(nw/2) psi is in weight_prior). */
+static void weight_prior_norm(const rx__netdata *nd, double n[2])
+{
+    const double log_2pi = 1.8378770664093454836;
+    if (nd->lam) {
+        double logdet = 0.0;
+        for (size_t j = 0; j < nd->nw; ++j)
+            logdet += log(nd->lam[j]);
+        n[0] = 0.5 * ((double)nd->nw * log_2pi - logdet);
+    } else {
+        n[0] = 0.5 * (double)nd->nw * (log_2pi - log(nd->lambda));
+    }
+    n[1] = nd->hyper ? lgamma(nd->wprec_a) - nd->wprec_a * log(nd->wprec_b)
+                     : 0.0;
 }
 
 /* (1/2) sum_j lambda_j theta_j^2 over the weights; grad (may be NULL)
@@ -640,20 +664,12 @@ rx_status rx__network_prior(const rx__target *t, const double *theta,
                             double *u0, double *g0)
 {
     const rx__netdata *nd = t->u.net;
-    const double log_2pi = 1.8378770664093454836;
     if (g0)
         memset(g0, 0, nd->nw * sizeof *g0);
     double U = weight_prior(nd, theta, g0);
-    if (nd->lam) {
-        double logdet = 0.0;
-        for (size_t j = 0; j < nd->nw; ++j)
-            logdet += log(nd->lam[j]);
-        U += 0.5 * ((double)nd->nw * log_2pi - logdet);
-    } else {
-        U += 0.5 * (double)nd->nw * (log_2pi - log(nd->lambda));
-    }
+    U += nd->prior_norm[0]; /* in the order of the sums before: same bits */
     if (nd->hyper)
-        U += lgamma(nd->wprec_a) - nd->wprec_a * log(nd->wprec_b);
+        U += nd->prior_norm[1];
     if (nd->learn_prec) {
         double rho = theta[nd->dim - 1], a = nd->prec_a, b = nd->prec_b;
         U += b * exp(rho) - a * rho + lgamma(a) - a * log(b);
