@@ -13,7 +13,8 @@ B=${1:-build}
 K=${2:-.devcarry}
 cd "$(dirname "$0")/.."
 [ -x "$B/replex" ] || { echo "device_kit.sh: $B/replex missing (build first)" >&2; exit 2; }
-rm -rf "$K" && mkdir -p "$K/libs"
+# only what this script writes is replaced (KIT may hold other files)
+rm -rf "$K/libs" && rm -f "$K/replex" "$K/libs.tar.xz" && mkdir -p "$K/libs"
 cp "$B/replex" "$K/replex"
 ldd "$B/replex" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\/.*ld-linux/ { print $1 }' |
   while read -r l; do cp -L "$l" "$K/libs/"; done

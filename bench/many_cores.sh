@@ -20,9 +20,14 @@
 # runs even when one fails; the exit status is 1 then. About 5 minutes on
 # 16 cores.
 set -u
-O=${1:?usage: bash bench/many_cores.sh OUT [BUILD] [N]}
+[ $# -ge 1 ] && [ -n "$1" ] ||
+  { echo "usage: bash bench/many_cores.sh OUT [BUILD] [N]" >&2; exit 2; }
+O=$1
 B=${2:-build}
 N=${3:-$(nproc)}
+case $N in '' | *[!0-9]* | 0 | 1)
+  echo "many_cores.sh: N must be a thread count above 1, not '$N'" >&2; exit 2 ;;
+esac
 PY=${PYTHON:-python3}
 mkdir -p "$O" && O=$(cd "$O" && pwd) || exit 1
 cd "$(dirname "$0")/.." || exit 1
