@@ -58,7 +58,8 @@ kill_resume() { # name file iterations every sets...
   [ ! -e "$tmp/$name.k" ] && ok || bad "$name: a killed run left its directory"
   "$RX_REPLEX" run --resume "$tmp/$name.k" -q --no-plots --threads 1 ||
     { bad "$name: resume failed"; return; }
-  [ ! -e "$tmp/$name.k.partial" ] && ok || bad "$name: .partial not removed"
+  [ ! -e "$tmp/$name.k.partial" ] && ok ||
+    bad "$name: .partial not removed; it holds: $(ls -a "$tmp/$name.k.partial" | tr '\n' ' ')"
   same_run "$tmp/$name.ref" "$tmp/$name.k" "$name (SIGKILL + resume)"
 }
 kill_resume m25 yaml/mixture25_deo_star.yaml 400000 20000
