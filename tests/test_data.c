@@ -644,6 +644,59 @@ static void make_set(rx__dataset *d, int64_t n, int classes)
     d->y_sd = 1.0;
 }
 
+/* A file of test rows: exactly those rows test, the rest train, both in
+ * file order; comments, tabs and CRLF read; bad files refused with
+ * file:line:col. */
+static void test_split_rows(void)
+{
+    rx_err err;
+    rx__dataset all, tr, te;
+    make_set(&all, 12, 0);
+    write_text(tpath("rows.txt"), "# held out\r\n7\t2 # two\r\n\n11\n0");
+    CHECK(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err) ==
+          RX_OK);
+    CHECK(te.n == 4 && tr.n == 8);
+    const float want_te[4] = {0, 2, 7, 11};
+    int ok = te.n == 4;
+    for (int64_t i = 0; ok && i < te.n; ++i)
+        ok = te.y[i] == want_te[i] && te.row[i] == (int64_t)want_te[i];
+    CHECK_MSG(ok, "test rows 0 2 7 11 in file order");
+    ok = tr.n == 8;
+    for (int64_t i = 0, r = 0; ok && i < tr.n; ++i, ++r) {
+        while (r == 0 || r == 2 || r == 7 || r == 11)
+            ++r;
+        ok = tr.y[i] == (float)r && tr.row[i] == r;
+    }
+    CHECK_MSG(ok, "training rows: the others, in file order");
+    rx__data_free(&tr);
+    rx__data_free(&te);
+    write_text(tpath("rows.txt"), "3\n12\n");
+    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
+                  RX_EDATA, "rows.txt:2:1: row 12", "outside the data file's rows 0..11");
+    write_text(tpath("rows.txt"), "3 5\n  3");
+    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
+                  RX_EDATA, "rows.txt:2:3:", "row 3 is listed twice");
+    write_text(tpath("rows.txt"), "3\n-1\n");
+    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
+                  RX_EDATA, "rows.txt:2:1:", "\"-1\" is not a row number");
+    write_text(tpath("rows.txt"), "4.0");
+    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
+                  RX_EDATA, "rows.txt:1:1:", "\"4.0\"");
+    write_text(tpath("rows.txt"), "99999999999999999999999");
+    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
+                  RX_EDATA, "rows.txt:1:1:", "is outside");
+    write_text(tpath("rows.txt"), "# none\n");
+    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
+                  RX_EDATA, "rows.txt", "lists no rows");
+    write_text(tpath("rows.txt"), "0 1 2 3 4 5 6 7 8 9 10 11");
+    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
+                  RX_EDATA, "all 12 rows", "no training rows");
+    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("no_such.txt"), &tr, &te,
+                                      &err), RX_EIO, "no_such.txt", "open");
+    CHECK(is_empty(&tr) && is_empty(&te));
+    rx__data_free(&all);
+}
+
 static void test_split(void)
 {
     rx_err err;
@@ -911,6 +964,7 @@ int main(void)
     test_mnist_json();
     test_batcher();
     test_split();
+    test_split_rows();
     test_real();
     test_fuzz_regressions();
 

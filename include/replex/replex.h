@@ -334,6 +334,8 @@ typedef struct rx_config {
         char labels_path[RX_PATH_MAX];      ///< IDX labels
         char test_path[RX_PATH_MAX];        ///< fixed test set (IDX images)
         char test_labels_path[RX_PATH_MAX]; ///< fixed test labels
+        char test_rows[RX_PATH_MAX]; ///< CSV: file of test row numbers
+                                     ///< ("" = random split by split id)
         int header;             ///< CSV: -1 auto, 0 no, 1 yes (default -1)
         int skip_rows;          ///< CSV: lines before header/data
         char target_column[RX_PATH_MAX]; ///< CSV: name or index ("" = last)

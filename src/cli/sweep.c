@@ -83,7 +83,8 @@ static int check_data_files(const char *file, long r, const rx_config *c)
     } f[] = {{"data.path", c->data.path},
              {"data.labels_path", c->data.labels_path},
              {"data.test_path", c->data.test_path},
-             {"data.test_labels_path", c->data.test_labels_path}};
+             {"data.test_labels_path", c->data.test_labels_path},
+             {"data.test_rows", c->data.test_rows}};
     if (c->target.kind != RX_TARGET_NETWORK ||
         c->data.format == RX_DATA_SYNTHETIC)
         return 0;

@@ -64,7 +64,8 @@ static int images(const rx_config *c)
 static int tabular(const rx_config *c) { return csv(c) || synth(c); }
 static int random_split(const rx_config *c)
 {
-    return net(c) && !(c->data.format == RX_DATA_IDX && c->data.test_path[0]);
+    return net(c) && !(c->data.format == RX_DATA_IDX && c->data.test_path[0]) &&
+           !(c->data.format == RX_DATA_CSV && c->data.test_rows[0]);
 }
 static int classify(const rx_config *c)
 {
@@ -244,6 +245,7 @@ static const struct {
     {"data.labels_path", idx},
     {"data.test_path", idx},
     {"data.test_labels_path", idx},
+    {"data.test_rows", csv},
     {"data.header", csv},
     {"data.skip_rows", csv},
     {"data.target_column", csv},

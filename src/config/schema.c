@@ -179,6 +179,11 @@ const rx__keydef rx__keys[] = {
      "data.path by test_fraction"},
     {"data.test_labels_path", K_STR, OFF(data.test_labels_path), "\"\"", 0,
      0, 0, 0, NULL, "idx: labels of data.test_path"},
+    {"data.test_rows", K_STR, OFF(data.test_rows), "\"\"", 0, 0, 0, 0,
+     NULL,
+     "csv: a file of the test rows' numbers (0-based, after skip_rows and "
+     "the header; the published UCI split files' index_test_K.txt); the "
+     "other rows train. Empty = a random split by data.split"},
     {"data.header", K_ENUM, OFF(data.header), "auto", 0, 0, 0, 0, rx__header_names,
      "csv: auto (a first row that is not all numbers is a header), no, yes"},
     {"data.skip_rows", K_INT, OFF(data.skip_rows), "0", 0, 1000000, 0, 0,

@@ -87,6 +87,10 @@ static rx_status validate_network(const rx_config *c, const rx__marks *mk,
         return rx__key_err(err, mk, "data.test_path",
                        "a fixed test set is supported for data.format idx "
                        "only; other formats use test_fraction");
+    if (fm != RX_DATA_CSV && c->data.test_rows[0])
+        return rx__key_err(err, mk, "data.test_rows",
+                       "a file of test rows is supported for data.format "
+                       "csv only");
     if (!c->data.test_path[0] != !c->data.test_labels_path[0])
         return rx__key_err(err, mk, c->data.test_path[0] ? "data.test_labels_path"
                                                      : "data.test_path",

@@ -95,6 +95,19 @@ rx_status rx__data_subset(rx__dataset *out, const rx__dataset *src,
 rx_status rx__data_split(const rx__dataset *all, double test_frac,
                          uint64_t seed, uint32_t split_id,
                          rx__dataset *train, rx__dataset *test, rx_err *err);
+/* Split by a file of test rows (rx__data_read_rows): the rows it lists
+ * go to test, the others to train, each part in the original row order.
+ * At least one row must be left for training. */
+rx_status rx__data_split_rows(const rx__dataset *all, const char *path,
+                              rx__dataset *train, rx__dataset *test,
+                              rx_err *err);
+/* Reads the test-row file path: decimal row numbers in 0..n_rows-1
+ * separated by white space, '#' comments; each row at most once; at
+ * least one. Sets in_test[r] = 1 for each (in_test: n_rows zeroed bytes)
+ * and *n_test to their count. Errors name path:line:col. */
+rx_status rx__data_read_rows(const char *path, int64_t n_rows,
+                             unsigned char *in_test, int64_t *n_test,
+                             rx_err *err);
 /* Keep rows whose class is in classes[0..nc-1] (distinct, each in
  * [0, src->n_classes)); relabel to 0..nc-1 in the order given. Rows keep
  * their order; n_classes = nc. */

@@ -109,9 +109,34 @@ rx_status rx__data_subset(rx__dataset *out, const rx__dataset *src,
     return RX_OK;
 }
 
-rx_status rx__data_split(const rx__dataset *all, double test_frac,
-                         uint64_t seed, uint32_t split_id,
-                         rx__dataset *train, rx__dataset *test, rx_err *err)
+/* Rows with in_test[r] set go to test, the others to train, each part in
+ * the original row order. Both parts are non-empty (the callers check). */
+static rx_status split_mask(const rx__dataset *all,
+                            const unsigned char *in_test, int64_t nt,
+                            rx__dataset *train, rx__dataset *test,
+                            rx_err *err)
+{
+    const int64_t n = all->n;
+    rx_status st = alloc_like(train, all, n - nt, err);
+    if (st == RX_OK)
+        st = alloc_like(test, all, nt, err);
+    if (st != RX_OK) {
+        rx__data_free(train);
+        return st;
+    }
+    int64_t a = 0, b = 0;
+    for (int64_t r = 0; r < n; ++r) {
+        if (in_test[r])
+            copy_row(test, b++, all, r);
+        else
+            copy_row(train, a++, all, r);
+    }
+    return RX_OK;
+}
+
+/* The shared checks of both splits. */
+static rx_status split_args(const rx__dataset *all, rx__dataset *train,
+                            rx__dataset *test, rx_err *err)
 {
     if (train)
         memset(train, 0, sizeof *train);
@@ -120,7 +145,14 @@ rx_status rx__data_split(const rx__dataset *all, double test_frac,
     if (!train || !test || train == test || train == all || test == all)
         return rx__fail(err, RX_EINVAL, "split: train and test must be two "
                         "distinct new data sets");
-    rx_status st = check_set(all, "split", err);
+    return check_set(all, "split", err);
+}
+
+rx_status rx__data_split(const rx__dataset *all, double test_frac,
+                         uint64_t seed, uint32_t split_id,
+                         rx__dataset *train, rx__dataset *test, rx_err *err)
+{
+    rx_status st = split_args(all, train, test, err);
     if (st != RX_OK)
         return st;
     if (!(test_frac > 0.0 && test_frac < 1.0))
@@ -154,24 +186,31 @@ rx_status rx__data_split(const rx__dataset *all, double test_frac,
     for (int64_t i = 0; i < nt; ++i)
         in_test[perm[i]] = 1;
     free(perm);
-
-    st = alloc_like(train, all, n - nt, err);
-    if (st == RX_OK)
-        st = alloc_like(test, all, nt, err);
-    if (st != RX_OK) {
-        free(in_test);
-        rx__data_free(train);
-        return st;
-    }
-    int64_t a = 0, b = 0;
-    for (int64_t r = 0; r < n; ++r) {
-        if (in_test[r])
-            copy_row(test, b++, all, r);
-        else
-            copy_row(train, a++, all, r);
-    }
+    st = split_mask(all, in_test, nt, train, test, err);
     free(in_test);
-    return RX_OK;
+    return st;
+}
+
+rx_status rx__data_split_rows(const rx__dataset *all, const char *path,
+                              rx__dataset *train, rx__dataset *test,
+                              rx_err *err)
+{
+    rx_status st = split_args(all, train, test, err);
+    if (st != RX_OK)
+        return st;
+    unsigned char *in_test = calloc((size_t)all->n, 1);
+    if (!in_test)
+        return rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
+    int64_t nt = 0;
+    st = rx__data_read_rows(path, all->n, in_test, &nt, err);
+    if (st == RX_OK && nt > all->n - 1)
+        st = rx__fail(err, RX_EDATA,
+                      "%s: lists all %lld rows of the data file as test rows; "
+                      "no training rows are left", path, (long long)all->n);
+    if (st == RX_OK)
+        st = split_mask(all, in_test, nt, train, test, err);
+    free(in_test);
+    return st;
 }
 
 rx_status rx__data_filter_classes(rx__dataset *out, const rx__dataset *src,

@@ -222,6 +222,12 @@ static rx_status load_sets(rx__netdata *nd, const rx_config *cfg,
         nd->test = fixed_test;
         memset(&all, 0, sizeof all);
         memset(&fixed_test, 0, sizeof fixed_test);
+    } else if (fm == RX_DATA_CSV && cfg->data.test_rows[0]) {
+        st = rx__data_split_rows(&all, cfg->data.test_rows, &nd->train,
+                                 &nd->test, err);
+        if (st != RX_OK)
+            goto out;
+        nd->split = 1;
     } else {
         st = rx__data_split(&all, cfg->data.test_fraction, RX__SPLIT_KEY,
                             (uint32_t)cfg->data.split, &nd->train, &nd->test,
