@@ -97,14 +97,10 @@ static void fill_hdr(const rx_ctx *c, int64_t k, ckhdr *h)
     h->stride_pscal = id.stride;
 }
 
-/* The result-affecting configuration of c as text (scratch file beside
- * the checkpoint path). */
-static rx_status ckpt_canon(const rx_ctx *c, const char *path, char **text,
-                            rx_err *err)
+/* The result-affecting configuration of c as text. */
+static rx_status ckpt_canon(const rx_ctx *c, char **text, rx_err *err)
 {
-    char scratch[4200];
-    snprintf(scratch, sizeof scratch, "%s.cfg-%ld", path, (long)getpid());
-    rx_status st = rx__config_canon(rx__ctx_cfg(c), scratch, text, err);
+    rx_status st = rx__config_canon(rx__ctx_cfg(c), text, err);
     if (st == RX_OK && strlen(*text) > CK_CFG_MAX) {
         free(*text);
         *text = NULL;
@@ -155,7 +151,7 @@ static rx_status write_ckpt(rx_ctx *c, int64_t k, const char *path,
     put(&w, &h, sizeof h);
     char *canon = NULL;
     rx_err cerr = {""};
-    if (ckpt_canon(c, path, &canon, &cerr) != RX_OK) {
+    if (ckpt_canon(c, &canon, &cerr) != RX_OK) {
         fclose(w.f);
         remove(tmp);
         snprintf(err, cap, "cannot record the configuration: %s", cerr.msg);
@@ -276,7 +272,7 @@ static rx_status check_config(rx_ctx *c, const char *path, ckio *r)
     else if (rx__digest64(then, len) != dig || strlen(then) != len)
         st = rx__fail(rx__ctx_err(c), RX_EDATA, "%s: checksum mismatch (the file "
                       "is corrupt)", path);
-    else if ((st = ckpt_canon(c, path, &now, &cerr)) != RX_OK)
+    else if ((st = ckpt_canon(c, &now, &cerr)) != RX_OK)
         st = rx__fail(rx__ctx_err(c), st, "%s: %s", path, cerr.msg);
     else if (rx__digest64(now, strlen(now)) != dig) {
         char msg[800];

@@ -1,19 +1,19 @@
 /*
  * The result-affecting part of a configuration (src/io/digest.h). The
- * values come from rx_config_write, the one writer of resolved configs, so
+ * values come from rx__config_fwrite, the one writer of resolved configs, so
  * a key added to the schema is covered without a change here; a key that
  * cannot change results is named in MAY_DIFFER (docs/yaml.md, each key's
  * row: "results do not depend on it" or timing only).
  */
-#define _POSIX_C_SOURCE 200809L /* getline */
+#define _POSIX_C_SOURCE 200809L /* getline, open_memstream, fmemopen */
 #include "digest.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/internal.h"
+#include "config.h"
 
 static const char *const MAY_DIFFER[] = {
     "threads",          "sync",         "balance", "balance_noise",
@@ -76,23 +76,23 @@ static int canon_from(FILE *f, char **out)
     return 0;
 }
 
-rx_status rx__config_canon(const rx_config *c, const char *scratch,
-                           char **text, rx_err *err)
+rx_status rx__config_canon(const rx_config *c, char **text, rx_err *err)
 {
     *text = NULL;
-    rx_status st = rx_config_write(c, scratch, err);
-    if (st != RX_OK)
-        return st;
-    FILE *f = fopen(scratch, "r");
-    if (!f) {
-        st = rx__fail(err, RX_EIO, "%s: cannot read back: %s", scratch,
-                      strerror(errno));
-        remove(scratch);
-        return st;
-    }
-    int bad = canon_from(f, text);
-    fclose(f);
-    remove(scratch);
+    /* in memory: a file beside the checkpoint would outlive a run killed
+     * while writing one, and keep DIR.partial from being removed */
+    char *yaml = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&yaml, &len);
+    if (!f)
+        return rx__fail(err, RX_ENOMEM, "out of memory");
+    rx__config_fwrite(c, f, 1);
+    int bad = fclose(f) != 0 || !yaml;
+    FILE *r = bad ? NULL : fmemopen(yaml, len, "r");
+    bad = !r || canon_from(r, text) != 0;
+    if (r)
+        fclose(r);
+    free(yaml);
     return bad ? rx__fail(err, RX_ENOMEM, "out of memory") : RX_OK;
 }
 

@@ -13,10 +13,9 @@
 /* One "key.path: value" line per key of c that can change the results, in
  * the schema's order, as rx_config_write spells the values; the keys that
  * cannot (threads, sync, balance, balance_noise, checkpoint.every,
- * record.phase_timing) are left out. scratch: a file path it may create
- * and removes. *text is malloc'd (the caller frees it). */
-rx_status rx__config_canon(const rx_config *c, const char *scratch,
-                           char **text, rx_err *err);
+ * record.phase_timing) are left out. Built in memory: no file is
+ * written. *text is malloc'd (the caller frees it). */
+rx_status rx__config_canon(const rx_config *c, char **text, rx_err *err);
 
 /* FNV-1a 64 of n bytes. */
 uint64_t rx__digest64(const void *p, size_t n);
