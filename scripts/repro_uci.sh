@@ -36,7 +36,9 @@
 # Usage: bash scripts/repro_uci.sh                  (from anywhere)
 #   SETS="boston diabetes"   data sets (default both)
 #   METHODS="replex sgld sghmc sgd replex2x"   (default all five)
-#   SPLITS=20                splits 0..SPLITS-1 (default 20)
+#   SPLITS=20                splits FIRST..SPLITS-1 (default 20)
+#   FIRST=0                  the first split run (two invocations with
+#                            different FIRST/SPLITS can share the work)
 #   REPLEX=path              binary (default build-repro/replex)
 #   YAML_boston=path, YAML_diabetes=path   the file of a set (default
 #                            yaml/uci_SET.yaml)
@@ -62,6 +64,7 @@ REPLEX=${REPLEX:-build-repro/replex}
 SETS=${SETS:-boston diabetes}
 METHODS=${METHODS:-replex sgld sghmc sgd replex2x}
 SPLITS=${SPLITS:-20}
+FIRST=${FIRST:-0}
 SEEDS=${SEEDS:-split}
 case $SEEDS in split | file) ;; *)
     echo "repro_uci.sh: SEEDS must be split or file, not '$SEEDS'" >&2
@@ -117,7 +120,7 @@ if [ "${TABLE:-0}" != 1 ]; then
         [ -e "$yaml" ] || { echo "repro_uci.sh: no $yaml" >&2; exit 2; }
         var=SPLITS_DIR_$set
         sdir=${!var:-}
-        for ((k = 0; k < SPLITS; ++k)); do
+        for ((k = FIRST; k < SPLITS; ++k)); do
             split="--set data.split=$k"
             if [ -n "$sdir" ]; then
                 [ -e "$sdir/index_test_$k.txt" ] || {
