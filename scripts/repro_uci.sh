@@ -121,24 +121,24 @@ if [ "${TABLE:-0}" != 1 ]; then
         var=SPLITS_DIR_$set
         sdir=${!var:-}
         for ((k = FIRST; k < SPLITS; ++k)); do
-            split="--set data.split=$k"
+            split=(--set "data.split=$k")
             if [ -n "$sdir" ]; then
                 [ -e "$sdir/index_test_$k.txt" ] || {
                     echo "repro_uci.sh: no $sdir/index_test_$k.txt" >&2
                     exit 2
                 }
-                split="--set data.test_rows=$sdir/index_test_$k.txt"
+                split=(--set "data.test_rows=$sdir/index_test_$k.txt")
             fi
-            [ "$SEEDS" = file ] || split="$split --set seed=$((k + 1))"
+            [ "$SEEDS" = file ] || split+=(--set "seed=$((k + 1))")
             for m in $METHODS; do
-                args="$split $(method_args "$yaml" "$m")"
+                args=$(method_args "$yaml" "$m")
                 dir=$OUT/$set/$m/split$k
                 [ -e "$dir/summary.json" ] || [ -e "$dir.failed" ] && continue
-                echo "repro_uci.sh: $REPLEX run $yaml -o $dir --no-plots --quiet --threads 1 --force $args" >&2
+                echo "repro_uci.sh: $REPLEX run $yaml -o $dir --no-plots --quiet --threads 1 --force ${split[*]} $args" >&2
                 mkdir -p "$(dirname "$dir")"
                 # shellcheck disable=SC2086
                 "$REPLEX" run "$yaml" -o "$dir" --no-plots --quiet \
-                    --threads 1 --force $args \
+                    --threads 1 --force "${split[@]}" $args \
                     2>"$dir.log" || {
                     # a failed run (a diverged chain) is recorded, not retried
                     cat "$dir.log" >&2
