@@ -670,27 +670,25 @@ static void test_split_rows(void)
     CHECK_MSG(ok, "training rows: the others, in file order");
     rx__data_free(&tr);
     rx__data_free(&te);
-    write_text(tpath("rows.txt"), "3\n12\n");
-    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
-                  RX_EDATA, "rows.txt:2:1: row 12", "outside the data file's rows 0..11");
-    write_text(tpath("rows.txt"), "3 5\n  3");
-    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
-                  RX_EDATA, "rows.txt:2:3:", "row 3 is listed twice");
-    write_text(tpath("rows.txt"), "3\n-1\n");
-    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
-                  RX_EDATA, "rows.txt:2:1:", "\"-1\" is not a row number");
-    write_text(tpath("rows.txt"), "4.0");
-    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
-                  RX_EDATA, "rows.txt:1:1:", "\"4.0\"");
-    write_text(tpath("rows.txt"), "99999999999999999999999");
-    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
-                  RX_EDATA, "rows.txt:1:1:", "is outside");
-    write_text(tpath("rows.txt"), "# none\n");
-    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
-                  RX_EDATA, "rows.txt", "lists no rows");
-    write_text(tpath("rows.txt"), "0 1 2 3 4 5 6 7 8 9 10 11");
-    CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te, &err),
-                  RX_EDATA, "all 12 rows", "no training rows");
+    /* bad files: the text, the status and two parts of the message */
+    static const struct {
+        const char *text, *sub1, *sub2;
+    } bad[] = {
+        {"3\n12\n", "rows.txt:2:1: row 12",
+         "outside the data file's rows 0..11"},
+        {"3 5\n  3", "rows.txt:2:3:", "row 3 is listed twice"},
+        {"3\n-1\n", "rows.txt:2:1:", "\"-1\" is not a row number"},
+        {"4.0", "rows.txt:1:1:", "\"4.0\""},
+        {"99999999999999999999999", "rows.txt:1:1:", "is outside"},
+        {"# none\n", "rows.txt", "lists no rows"},
+        {"0 1 2 3 4 5 6 7 8 9 10 11", "all 12 rows", "no training rows"},
+    };
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+        write_text(tpath("rows.txt"), bad[b].text);
+        CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("rows.txt"), &tr, &te,
+                                          &err),
+                      RX_EDATA, bad[b].sub1, bad[b].sub2);
+    }
     CHECK_ERR_HAS(rx__data_split_rows(&all, tpath("no_such.txt"), &tr, &te,
                                       &err), RX_EIO, "no_such.txt", "open");
     CHECK(is_empty(&tr) && is_empty(&te));

@@ -166,6 +166,30 @@ static rx_status keep_random(rx__dataset *d, int64_t n, uint32_t split,
     return RX_OK;
 }
 
+/* The CSV file of cfg->data with its header, skip and target options. */
+static rx_status load_csv(rx__dataset *all, const rx_config *cfg,
+                          rx_err *err)
+{
+    rx__csvopts o;
+    rx__csvopts_default(&o);
+    o.header = cfg->data.header == 0 ? -1 : cfg->data.header == 1 ? 0 : 1;
+    o.skip_rows = cfg->data.skip_rows;
+    o.classification = cfg->data.task == RX_TASK_CLASSIFICATION;
+    const char *tc = cfg->data.target_column;
+    char *end = NULL;
+    long idx = tc[0] ? strtol(tc, &end, 10) : -1;
+    if (tc[0] && end && *end == '\0') {
+        o.target_name = NULL;
+        o.target_index = (int)idx;
+    } else if (tc[0]) {
+        o.target_name = tc;
+    } else {
+        o.target_name = NULL;
+        o.target_index = -1;
+    }
+    return rx__data_load_csv(all, cfg->data.path, &o, err);
+}
+
 static rx_status load_sets(rx__netdata *nd, const rx_config *cfg,
                            rx_err *err)
 {
@@ -175,27 +199,9 @@ static rx_status load_sets(rx__netdata *nd, const rx_config *cfg,
     memset(&fixed_test, 0, sizeof fixed_test);
     rx_status st = RX_OK;
     switch (fm) {
-    case RX_DATA_CSV: {
-        rx__csvopts o;
-        rx__csvopts_default(&o);
-        o.header = cfg->data.header == 0 ? -1 : cfg->data.header == 1 ? 0 : 1;
-        o.skip_rows = cfg->data.skip_rows;
-        o.classification = cfg->data.task == RX_TASK_CLASSIFICATION;
-        const char *tc = cfg->data.target_column;
-        char *end = NULL;
-        long idx = tc[0] ? strtol(tc, &end, 10) : -1;
-        if (tc[0] && end && *end == '\0') {
-            o.target_name = NULL;
-            o.target_index = (int)idx;
-        } else if (tc[0]) {
-            o.target_name = tc;
-        } else {
-            o.target_name = NULL;
-            o.target_index = -1;
-        }
-        st = rx__data_load_csv(&all, cfg->data.path, &o, err);
+    case RX_DATA_CSV:
+        st = load_csv(&all, cfg, err);
         break;
-    }
     case RX_DATA_IDX:
         st = rx__data_load_idx(&all, cfg->data.path, cfg->data.labels_path,
                                err);
@@ -222,16 +228,14 @@ static rx_status load_sets(rx__netdata *nd, const rx_config *cfg,
         nd->test = fixed_test;
         memset(&all, 0, sizeof all);
         memset(&fixed_test, 0, sizeof fixed_test);
-    } else if (fm == RX_DATA_CSV && cfg->data.test_rows[0]) {
-        st = rx__data_split_rows(&all, cfg->data.test_rows, &nd->train,
-                                 &nd->test, err);
-        if (st != RX_OK)
-            goto out;
-        nd->split = 1;
     } else {
-        st = rx__data_split(&all, cfg->data.test_fraction, RX__SPLIT_KEY,
-                            (uint32_t)cfg->data.split, &nd->train, &nd->test,
-                            err);
+        /* a file of test rows, or the seeded split of data.split */
+        st = fm == RX_DATA_CSV && cfg->data.test_rows[0]
+                 ? rx__data_split_rows(&all, cfg->data.test_rows, &nd->train,
+                                       &nd->test, err)
+                 : rx__data_split(&all, cfg->data.test_fraction,
+                                  RX__SPLIT_KEY, (uint32_t)cfg->data.split,
+                                  &nd->train, &nd->test, err);
         if (st != RX_OK)
             goto out;
         nd->split = 1;
