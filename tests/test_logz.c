@@ -374,7 +374,7 @@ static void check_refusals(void)
     /* the step rules: refused where the row draws no noise (sgd, msgd,
      * psgd), at position 1 or at the others, naming the key */
     int refused = 0;
-    for (int k = 0; k < RX__STEP_KINDS; ++k) {
+    for (int k = 0; k < rx__step_count(); ++k) {
         const int samples = rx__step_row((rx_step_kind)k)->draws !=
                             RX__DRAWS_NONE;
         refused += !samples;

@@ -317,7 +317,7 @@ static void t14(void)
 int main(void)
 {
     const rx__step_type *t = rx__step_row(RX_STEP_SGNHT);
-    CHECK(strcmp(t->name, "sgnht") == 0);
+    CHECK(strcmp(t->row.name, "sgnht") == 0);
     CHECK(rx__step_state_len(RX_STEP_SGNHT, 7) == 8);
     CHECK(rx__step_draws_dim(RX_STEP_SGNHT) &&
           rx__step_has_state(RX_STEP_SGNHT));

@@ -36,9 +36,11 @@ static double expected_prob(rx_rule r, const rx__xconf *xc,
 
 static void test_names(void)
 {
-    for (int r = 0; r < RX__XTEST_KINDS; ++r) {
+    const rx__keydef *kd = rx__key_at(rx__key_index("tempering.rule"));
+    CHECK(rx__kd_nnames(kd) == rx__xtest_count());
+    for (int r = 0; r < rx__xtest_count(); ++r) {
         const rx__xtest_type *t = rx__xtest_row((rx_rule)r);
-        CHECK_MSG(t && t->decide && !strcmp(t->name, rx__rule_names[r]),
+        CHECK_MSG(t && t->decide && !strcmp(t->row.name, rx__kd_name(kd, r)),
                   "rule %d", r);
     }
     for (int s = 0; s < RX__SCHED_KINDS; ++s) {
@@ -61,7 +63,9 @@ static void test_decisions(void)
     double beta[2], s2[2] = {0.8, 0.0};
     rx__xstate xs = {.beta = beta, .s2hat = s2, .C = 0.7};
     uint64_t h = 88172645463325252ull; /* xorshift64 */
-    int n_acc[RX__XTEST_KINDS] = {0}, n_rej[RX__XTEST_KINDS] = {0};
+    enum { NR = RX__XTEST_MAX };
+    const int nr = rx__xtest_count();
+    int n_acc[NR] = {0}, n_rej[NR] = {0};
     for (int it = 0; it < 4000; ++it) {
         double v[5];
         for (int j = 0; j < 5; ++j) {
@@ -71,7 +75,7 @@ static void test_decisions(void)
         beta[0] = 0.2 + 2.0 * v[0];
         beta[1] = beta[0] * (0.1 + 0.9 * v[1]);
         const double ea = 6.0 * v[2], eb = 6.0 * v[3], u = v[4];
-        for (int r = 0; r < RX__XTEST_KINDS; ++r) {
+        for (int r = 0; r < nr; ++r) {
             const rx__xtest_type *t = rx__xtest_row((rx_rule)r);
             xc.rule = (rx_rule)r;
             double prob = -1.0;
@@ -80,21 +84,21 @@ static void test_decisions(void)
             rx__pair_stat(&xc, &xs, 0, ea, eb, 1, &u, &e);
             const double want = expected_prob((rx_rule)r, &xc, &xs, ea, eb);
             CHECK_MSG(prob == want && e.prob == want, "%s: %g %g, want %g",
-                      t->name, prob, e.prob, want);
+                      t->row.name, prob, e.prob, want);
             CHECK_MSG(acc == e.cond && acc == (u < want || want >= 1.0),
-                      "%s: %d %d", t->name, acc, e.cond);
-            if (!(t->needs & RX__XT_UNIFORM)) {
+                      "%s: %d %d", t->row.name, acc, e.cond);
+            if (!(t->row.props & RX__XT_UNIFORM)) {
                 double u1 = 1.0 - u;
                 int a1 = t->decide(&xc, &xs, 0, 1, ea, eb, u1, 1, &prob);
                 rx__pair_stat(&xc, &xs, 0, ea, eb, 1, NULL, &e);
                 CHECK_MSG(a1 == acc && e.cond == acc,
-                          "%s reads a uniform", t->name);
+                          "%s reads a uniform", t->row.name);
             }
             n_acc[r] += acc;
             n_rej[r] += !acc;
         }
     }
-    for (int r = 0; r < RX__XTEST_KINDS; ++r) /* both outcomes seen */
+    for (int r = 0; r < nr; ++r) /* both outcomes seen */
         CHECK_MSG(n_acc[r] > 100 && n_rej[r] > 100, "rule %d: %d / %d", r,
                   n_acc[r], n_rej[r]);
 }

@@ -566,6 +566,14 @@ typedef struct rx_config {
                              ///< r with seed rx_replicate_seed(seed, r);
                              ///< read by `replex run` (rx_create ignores
                              ///< it) (default 1)
+
+    /** The values of the keys that step rules, exchange tests and biases
+     *  declare themselves (`replex keys` lists them with the rest): set
+     *  and read them by path with rx_config_set / rx_config_get_*.
+     *  Opaque and owned (rx_config_free releases it, rx_config_copy copies
+     *  it); NULL = every such key at its default. Adding a row to a table
+     *  adds keys here, never fields to this struct. */
+    struct rx_keystore *keys;
 } rx_config;
 
 /** Fill every field with its documented default. */
@@ -607,6 +615,44 @@ typedef struct rx_sweep {
  */
 RX_API rx_status rx_sweep_load(const char *path, rx_sweep *out, rx_err *err);
 RX_API void rx_sweep_free(rx_sweep *s);
+
+/*
+ * Keyed access: any key of `replex keys` by its dotted path, the
+ * configuration's own (they are also the fields above) and the keys that
+ * step rules, exchange tests and biases declare (they live in
+ * rx_config.keys, so a new rule never moves this struct's layout).
+ *
+ * rx_config_set takes the value as YAML text, as after `--set key=`:
+ * "0.5", "sghmc", "[1, 2, 3]", "{min: 1, max: 60}". The typed setters
+ * write the number or list as that text. Each checks the key, the type
+ * and the range exactly as an experiment file is checked and, on any
+ * error, returns RX_EINVAL with "fn: key.path: what" in err (an unknown
+ * key names the closest one) and leaves c unchanged. Cross-field
+ * constraints are rx_config_validate's (and rx_create's).
+ */
+RX_API rx_status rx_config_set(rx_config *c, const char *path,
+                               const char *value, rx_err *err);
+RX_API rx_status rx_config_set_real(rx_config *c, const char *path,
+                                    double v, rx_err *err);
+RX_API rx_status rx_config_set_int(rx_config *c, const char *path,
+                                   int64_t v, rx_err *err);
+/** n values (n >= 0; v may be NULL for n = 0), copied. */
+RX_API rx_status rx_config_set_vec(rx_config *c, const char *path,
+                                   const double *v, int n, rx_err *err);
+/** The value as YAML text (as config.yaml writes it) into buf of cap
+ *  bytes; RX_EINVAL when it does not fit (err says how many it needs). */
+RX_API rx_status rx_config_get(const rx_config *c, const char *path,
+                               char *buf, size_t cap, rx_err *err);
+/** A number, integer, boolean or name's index as a double; RX_EINVAL for
+ *  a list, matrix, ladder or string key. */
+RX_API rx_status rx_config_get_real(const rx_config *c, const char *path,
+                                    double *out, rx_err *err);
+/** An integer, boolean or name's index; RX_EINVAL for a real key. */
+RX_API rx_status rx_config_get_int(const rx_config *c, const char *path,
+                                   int64_t *out, rx_err *err);
+/** A list of numbers, borrowed from c (valid until c changes). */
+RX_API rx_status rx_config_get_vec(const rx_config *c, const char *path,
+                                   const double **v, int *n, rx_err *err);
 
 /** Validate cross-field constraints of an in-memory config. */
 RX_API rx_status rx_config_validate(const rx_config *c, rx_err *err);

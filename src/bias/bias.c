@@ -11,23 +11,51 @@
 #include "../core/num.h"
 #include "bias.h"
 
-static const char *const kind_names[] = {"none", "csgld"};
+/* bias.kind none: a row with a name and no functions */
+static const rx__bias_type none_row = {
+    .row = {.name = "none", .doc = "no bias (default)"},
+};
+
+/* A test binary may define this row: it then joins the table after the
+ * built-in rows, known to no other file. */
+extern const rx__bias_type rx__bias_test_row __attribute__((weak));
+
+/* The table: a row's index is its bias.kind value. A new bias is its file
+ * and one line here (before the test row). */
+const rx__bias_type *const rx__bias_types[RX__BIAS_MAX] = {
+    &none_row,
+    &rx__bias_csgld_row,
+    &rx__bias_test_row, /* NULL unless a test defines it */
+};
+
+int rx__bias_count(void)
+{
+    int n = 0;
+    while (n < RX__BIAS_MAX && rx__bias_types[n])
+        ++n;
+    return n;
+}
+
+static const rx__rowdecl *bias_at(int i)
+{
+    return i >= 0 && i < rx__bias_count() ? &rx__bias_types[i]->row : NULL;
+}
+
+const rx__table rx__bias_table = {"bias", {"bias.kind", NULL, NULL},
+                                  rx__bias_count, bias_at};
 
 const rx__bias_type *rx__bias_find(rx_bias_kind kind)
 {
-    switch (kind) {
-    case RX_BIAS_CSGLD:
-        return rx__bias_csgld;
-    default:
+    if ((int)kind <= 0 || (int)kind >= rx__bias_count())
         return NULL;
-    }
+    return rx__bias_types[kind];
 }
 
 const char *rx__bias_kind_name(rx_bias_kind kind)
 {
-    if ((unsigned)kind >= sizeof kind_names / sizeof kind_names[0])
+    if ((int)kind < 0 || (int)kind >= rx__bias_count())
         return NULL;
-    return kind_names[kind];
+    return rx__bias_types[kind]->row.name;
 }
 
 void rx__bias_params_default(rx__bias_params *par)
@@ -158,7 +186,7 @@ static rx_status check_partition(const rx__bias_params *p, const char **key,
 rx_status rx__bias_check(const rx__bias_params *p, const char **key,
                          rx_err *err)
 {
-    if (p->kind == RX_BIAS_NONE)
+    if ((int)p->kind == 0)
         return RX_OK;
     if (!rx__bias_find(p->kind))
         return bad(key, err, "bias.kind", "unknown bias kind %d",

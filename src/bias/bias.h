@@ -53,6 +53,7 @@
 #define RX_BIAS_H
 
 #include "../core/internal.h"
+#include "../core/row.h"
 
 /** Most bins a partition may have (one state is 2 bins doubles). */
 #define RX_BIAS_MAX_BINS 4194304
@@ -105,6 +106,7 @@ typedef struct rx__bias_params {
                            * weight 0 (csgld.md 1.6 item 2) */
     double theta_floor;   /* theta >= floor after each update, in
                            * [0, 1/m) (default 1e-300) */
+    rx__rowvals own;      /* the values of the row's own keys */
 } rx__bias_params;
 
 /*
@@ -124,7 +126,7 @@ enum {
 };
 
 typedef struct rx__bias_type {
-    const char *name;     /* the bias.kind name, "csgld" */
+    rx__rowdecl row;      /* the bias.kind name, "csgld"; own keys; check */
     rx__bias_share share; /* who owns a state (see rx__bias_share) */
     unsigned needs;       /* RX__BIAS_NEEDS_* */
     size_t (*size)(const rx__bias_params *par); /* bytes of one state */
@@ -164,7 +166,18 @@ typedef struct rx__bias_type {
 } rx__bias_type;
 
 /* The rows. */
+extern const rx__bias_type rx__bias_csgld_row;
 extern const rx__bias_type *const rx__bias_csgld;
+
+/* Most rows the table may hold (none, the built-in rows and a test's). */
+#define RX__BIAS_MAX 16
+/* The rows by their bias.kind value (bias.c): row 0 is "none" (no
+ * functions), then the built-in rows, then a test binary's row where it
+ * defines one (rx__bias_test_row); rx__bias_count() of them. */
+extern const rx__bias_type *const rx__bias_types[RX__BIAS_MAX];
+int rx__bias_count(void);
+/* The table as the configuration walks it. */
+extern const rx__table rx__bias_table;
 
 /* The row of a kind; NULL for RX_BIAS_NONE or an unknown kind. */
 const rx__bias_type *rx__bias_find(rx_bias_kind kind);

@@ -213,8 +213,13 @@ const double *rx__csgld_visits(const rx__bias_params *par,
     return ((const cs_state *)state)->v + par->bins;
 }
 
-static const rx__bias_type csgld_type = {
-    .name = "csgld",
+static const char *const csgld_uses[] = {"bias.", NULL};
+
+const rx__bias_type rx__bias_csgld_row = {
+    .row = {.name = "csgld",
+            .doc = "contour SGLD: theta learns the energy PDF per position; "
+                   "importance weights theta(J)^zeta",
+            .uses = csgld_uses},
     .share = RX__BIAS_PER_POSITION,
     .needs = 0, /* each position's state: updated by its particle's owner */
     .size = cs_size,
@@ -228,4 +233,4 @@ static const rx__bias_type csgld_type = {
     .view = cs_view,
 };
 
-const rx__bias_type *const rx__bias_csgld = &csgld_type;
+const rx__bias_type *const rx__bias_csgld = &rx__bias_csgld_row;

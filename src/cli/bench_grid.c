@@ -175,19 +175,28 @@ static void *list_alloc(bparse *b, ynode *n, const char *path,
     return v;
 }
 
-/* Names of the first ntab entries of a config name table (index = the
- * enum's value). */
+/* Names of the first ntab values of the config's enum key `key` (all of
+ * them for ntab < 0; index = the value). */
 static int parse_names(bparse *b, ynode *n, const char *path,
-                       const char *const *tab, int ntab, const char *what,
+                       const char *key, int ntab, const char *what,
                        int **out, int *count)
 {
+    const rx__keydef *kd = rx__key_at(rx__key_index(key));
+    const char *tab[64];
+    const int nn = rx__kd_nnames(kd);
+    if (ntab < 0 || ntab > nn)
+        ntab = nn;
+    if (ntab > 64)
+        ntab = 64;
+    for (int q = 0; q < ntab; ++q)
+        tab[q] = rx__kd_name(kd, q);
     ynode **it;
     int k;
     int *v = list_alloc(b, n, path, sizeof(int), &it, &k);
     if (!v)
         return -1;
     for (int i = 0; i < k; ++i) {
-        int j = rx__names_find(tab, it[i]->str);
+        int j = rx__kd_find(kd, it[i]->str);
         if (j >= 0 && j < ntab) {
             v[i] = j;
             continue;
@@ -399,7 +408,7 @@ static int parse_grid_map(bparse *b, ynode *m, const char *prefix,
         long long x = 0;
         switch (key) {
         case GK_SCHEMES:
-            if (parse_names(b, v, path, rx__scheme_names, RX_SCHEME_NONE, "scheme",
+            if (parse_names(b, v, path, "tempering.scheme", RX_SCHEME_NONE, "scheme",
                             &g->schemes, &g->n_schemes))
                 return -1;
             break;
@@ -423,12 +432,12 @@ static int parse_grid_map(bparse *b, ynode *m, const char *prefix,
                 return -1;
             break;
         case GK_RULES:
-            if (parse_names(b, v, path, rx__rule_names, RX_RULE_BIAS_CORRECTED + 1, "rule",
+            if (parse_names(b, v, path, "tempering.rule", -1, "rule",
                             &g->rules, &g->n_rules))
                 return -1;
             break;
         case GK_NORMALS:
-            if (parse_names(b, v, path, rx__normal_names, RX_NORMAL_ZIGGURAT + 1,
+            if (parse_names(b, v, path, "rng.normal", -1,
                             "normal method", &g->normals, &g->n_normals))
                 return -1;
             break;
@@ -499,7 +508,8 @@ static int grid_defaults(bparse *b, bgrid *g)
     g->n_chains = 1;
     g->threads[0] = 1;
     g->n_threads = 1;
-    g->rules[0] = RX_RULE_METROPOLIS;
+    const rx__keydef *rk = rx__key_at(rx__key_index("tempering.rule"));
+    g->rules[0] = rx__kd_find(rk, rk->deflt); /* the config's default */
     g->n_rules = 1;
     g->normals[0] = RX_NORMAL_ZIGGURAT;
     g->n_normals = 1;

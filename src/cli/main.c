@@ -324,6 +324,11 @@ static int cmd_keys(int nsec, char **secs)
         rx__keyinfo k = rx__config_key(i);
         printf("%-28s %-27s default %-18s %s\n", k.path, k.type, k.deflt,
                k.doc);
+        /* a key whose value is a row of a table: the rows, from the table */
+        const rx__table *t = rx__key_table(rx__key_at(i));
+        for (int r = 0; t && r < t->count(); ++r)
+            printf("    %-24s %s\n", t->at(r)->name,
+                   t->at(r)->doc ? t->at(r)->doc : "");
     }
     return EXIT_OK;
 }

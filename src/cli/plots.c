@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../exchange/xtest.h"
 #include "plots.h"
 
 extern char **environ;
@@ -493,7 +494,8 @@ static int aims_at_rate(const rx_config *cfg)
 {
     return cfg->ladder.adapt == RX_ADAPT_ETA ||
            cfg->ladder.adapt == RX_ADAPT_TAU ||
-           (cfg->tempering.rule == RX_RULE_DETERMINISTIC &&
+           ((rx__xtest_row(cfg->tempering.rule)->row.props &
+             RX__XT_BUFFER_C) &&
             cfg->correction.adapt);
 }
 
@@ -658,8 +660,9 @@ static int fig_density(FILE *gp, const char *dir, rx_ctx *ctx,
     free(pe);
     if (!f || !(vmax > 0) || !isfinite(vmax))
         return 0;
-    const char *unweighted = cfg->bias.kind == RX_BIAS_CSGLD
-                                 ? " (unweighted: CSGLD flattens the density)"
+    const char *unweighted = (int)cfg->bias.kind != 0
+                                 ? " (unweighted: the bias flattens the "
+                                   "density)"
                                  : "";
     if (d == 1) {
         fig_begin(gp, "density", 900, 500);

@@ -5,6 +5,8 @@
  * shown until a rule here says otherwise; tests/test_config_view.c checks
  * that every rule names a key or a section of the schema.
  */
+#include "../exchange/xtest.h"
+#include "../step/step.h"
 #include "applies.h"
 
 #include <string.h>
@@ -100,9 +102,12 @@ static int swaps(const rx_config *c)
 {
     return c->tempering.scheme != RX_SCHEME_NONE;
 }
-static int rule(const rx_config *c, rx_rule r)
+/* The exchange test in use reads or adapts what `props` says. */
+static int rule_has(const rx_config *c, unsigned props)
 {
-    return swaps(c) && c->tempering.rule == r;
+    return swaps(c) &&
+           (unsigned)c->tempering.rule < (unsigned)rx__xtest_count() &&
+           (rx__xtest_row(c->tempering.rule)->row.props & props) == props;
 }
 static int deo_family(const rx_config *c)
 {
@@ -114,21 +119,14 @@ static int deo_w(const rx_config *c)
 {
     return c->tempering.scheme == RX_SCHEME_DEO_W;
 }
-static int bernoulli(const rx_config *c)
-{
-    return rule(c, RX_RULE_BERNOULLI);
-}
+/* a rule that reads sigma_p^2 */
 static int corrected(const rx_config *c)
 {
-    return rule(c, RX_RULE_BIAS_CORRECTED);
-}
-static int deterministic(const rx_config *c)
-{
-    return rule(c, RX_RULE_DETERMINISTIC);
+    return rule_has(c, RX__XT_SIGMA2);
 }
 static int adapt_c(const rx_config *c)
 {
-    return deterministic(c) && c->correction.adapt;
+    return rule_has(c, RX__XT_BUFFER_C) && c->correction.adapt;
 }
 /* Eq. 12 on the learning rates or temperatures */
 static int adapt_eq12(const rx_config *c)
@@ -165,8 +163,7 @@ static int swap_rate(const rx_config *c)
 }
 static int window_corr(const rx_config *c)
 {
-    return (rule(c, RX_RULE_METROPOLIS) || corrected(c)) &&
-           rx_config_window(c) > 1;
+    return rule_has(c, RX__XT_WCORR) && rx_config_window(c) > 1;
 }
 static int s2_estimate(const rx_config *c)
 {
@@ -197,21 +194,14 @@ static int energy_noise(const rx_config *c)
 
 /* ---- steps, faults, bias ------------------------------------------------*/
 
-static int step(const rx_config *c, rx_step_kind k)
-{
-    return c->step.target == k || c->step.others == k;
-}
-static int momentum(const rx_config *c)
-{
-    return step(c, RX_STEP_MSGD) || step(c, RX_STEP_SGHMC);
-}
-static int psgd(const rx_config *c) { return step(c, RX_STEP_PSGD); }
-static int sghmc(const rx_config *c) { return step(c, RX_STEP_SGHMC); }
-static int sgnht(const rx_config *c) { return step(c, RX_STEP_SGNHT); }
 /* a step rule with a state that moves with its particle */
 static int step_state(const rx_config *c)
 {
-    return swaps(c) && (momentum(c) || psgd(c) || sgnht(c));
+    for (int r = 0; r < rx__step_count(); ++r)
+        if (rx__step_types[r]->state_len &&
+            rx__row_in_use(c, &rx__step_table, r))
+            return swaps(c);
+    return 0;
 }
 static int rollback(const rx_config *c)
 {
@@ -221,7 +211,7 @@ static int injecting(const rx_config *c)
 {
     return c->faults.inject_iteration >= 0;
 }
-static int biased(const rx_config *c) { return c->bias.kind != RX_BIAS_NONE; }
+static int biased(const rx_config *c) { return (int)c->bias.kind != 0; }
 
 /* ---- the rules ----------------------------------------------------------*/
 
@@ -276,10 +266,7 @@ static const struct {
     {"tempering.parity_phase", deo_family},
     {"tempering.rule", swaps},
     {"tempering.target_swap_rate", swap_rate},
-    {"tempering.accept_prob", bernoulli},
     {"tempering.window_correction", window_corr},
-    {"tempering.sigma2", corrected},
-    {"tempering.sigma2_factor", corrected},
     {"tempering.sequential_stats", swaps},
     {"variance.", s2_estimate},
     {"variance.samples", s2_samples},
@@ -287,7 +274,6 @@ static const struct {
     {"variance_reduction.", vr},
     {"variance_reduction.enabled", net_or_mixd},
     {"variance_reduction.gamma", vr_adaptive},
-    {"correction.", deterministic},
     {"correction.step_scale", adapt_c},
     {"stepsize.", gamma_k},
     {"energy.fresh_per_pair", energy_noise},
@@ -299,12 +285,6 @@ static const struct {
     {"ladder.betas", ref_path},
     {"ladder.reference_mean", ref_gauss},
     {"ladder.reference_sd", ref_gauss},
-    {"step.momentum", momentum},
-    {"step.rms_alpha", psgd},
-    {"step.rms_eps", psgd},
-    {"step.sghmc_vhat", sghmc},
-    {"step.sgnht_c", sgnht},
-    {"step.sgnht_mu", sgnht},
     {"step.state_on_swap", step_state},
     {"faults.max_rollbacks", rollback},
     {"faults.inject_iteration", injecting},
@@ -322,11 +302,44 @@ const char *rx__applies_rule(int i)
     return i >= 0 && i < NRULES ? RULES[i].path : NULL;
 }
 
+/* The rows that declare key p (a row's own key) or read it (their `uses`
+ * list it, or its section "x."): 1 and *on = whether one of them is in
+ * use; 0 when no row names it. */
+static int row_claims(const rx_config *c, int i, const char *p, int *on)
+{
+    const rx__table *T;
+    int r;
+    if (rx__key_row(i, &T, &r)) {
+        *on = rx__row_in_use(c, T, r);
+        return 1;
+    }
+    int claimed = 0;
+    *on = 0;
+    if (rx__key_table(rx__key_at(i)))
+        return 0; /* a key that picks a table's row: never the row's */
+    for (int t = 0; rx__tables[t]; ++t)
+        for (r = 0; r < rx__tables[t]->count(); ++r) {
+            const char *const *u = rx__tables[t]->at(r)->uses;
+            for (; u && *u; ++u) {
+                const size_t n = strlen(*u);
+                if (strcmp(*u, p) == 0 ||
+                    ((*u)[n - 1] == '.' && strncmp(*u, p, n) == 0)) {
+                    claimed = 1;
+                    *on |= rx__row_in_use(c, rx__tables[t], r);
+                }
+            }
+        }
+    return claimed;
+}
+
 int rx__key_applies(const rx_config *c, int i)
 {
-    if (!c || i < 0 || i >= rx__nkeys)
+    if (!c || i < 0 || i >= rx__key_count())
         return 0;
-    const char *p = rx__keys[i].path;
+    const char *p = rx__key_at(i)->path;
+    int on = 0;
+    if (row_claims(c, i, p, &on) && !on)
+        return 0;
     int best = -1;
     size_t blen = 0;
     for (int r = 0; r < NRULES; ++r) {

@@ -27,9 +27,11 @@ rx_status rx__key_err(rx_err *err, const rx__marks *mk, const char *path,
         int j = -1; /* a marked key of the same section, to point at */
         if (mk && i >= 0 && !mk->src[i]) {
             size_t sl = strcspn(path, ".");
-            for (int t = 0; t < rx__nkeys && j < 0; ++t)
-                if (mk->src[t] && strncmp(rx__keys[t].path, path, sl) == 0 &&
-                    rx__keys[t].path[sl] == '.')
+            const int nk = rx__key_count();
+            for (int t = 0; t < nk && t < RX__MAX_KEYS && j < 0; ++t)
+                if (mk->src[t] &&
+                    strncmp(rx__key_at(t)->path, path, sl) == 0 &&
+                    rx__key_at(t)->path[sl] == '.')
                     j = t;
         }
         if (mk && i >= 0 && mk->src[i])
@@ -84,6 +86,8 @@ void rx__key_default(rx_config *c, const rx__keydef *kd)
 {
     char *base = (char *)c + kd->off;
     const char *s = kd->deflt;
+    if (kd < rx__keys || kd >= rx__keys + rx__nkeys)
+        return; /* a row's key: its default is the store's (rowkeys.c) */
     switch (kd->kind) {
     case K_U64:
         *(uint64_t *)(void *)base = strtoull(s, NULL, 10);
@@ -101,7 +105,7 @@ void rx__key_default(rx_config *c, const rx__keydef *kd)
         *(int *)(void *)base = strcmp(s, "true") == 0;
         break;
     case K_ENUM: {
-        int e = rx__names_find(kd->names, s);
+        int e = rx__kd_find(kd, s);
         *(int *)(void *)base = e > 0 ? e : 0;
         break;
     }
@@ -181,6 +185,7 @@ void rx_config_free(rx_config *c)
     free(c->ladder.betas.v);
     free(c->data.classes.v);
     free(c->data.ood_classes.v);
+    rx__store_free(c);
     rx_config_default(c);
 }
 
@@ -217,6 +222,7 @@ rx_status rx_config_copy(rx_config *dst, const rx_config *src)
     dst->ladder.eta.values.v = dst->ladder.tau.values.v = NULL;
     dst->ladder.betas.v = NULL;
     dst->data.classes.v = dst->data.ood_classes.v = NULL;
+    dst->keys = NULL;
     if (dup_vec(&dst->target.weights, &src->target.weights) ||
         dup_mat(&dst->target.means, &src->target.means) ||
         dup_mat(&dst->target.scales, &src->target.scales) ||
@@ -224,7 +230,8 @@ rx_status rx_config_copy(rx_config *dst, const rx_config *src)
         dup_vec(&dst->ladder.tau.values, &src->ladder.tau.values) ||
         dup_vec(&dst->ladder.betas, &src->ladder.betas) ||
         dup_vec(&dst->data.classes, &src->data.classes) ||
-        dup_vec(&dst->data.ood_classes, &src->data.ood_classes)) {
+        dup_vec(&dst->data.ood_classes, &src->data.ood_classes) ||
+        rx__store_copy(dst, src) != RX_OK) {
         rx_config_free(dst);
         return RX_ENOMEM;
     }

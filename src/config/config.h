@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "replex/replex.h"
+#include "../core/row.h"
 
 /* ---- the schema ------------------------------------------------------- */
 
@@ -21,30 +22,72 @@ typedef struct rx__keyinfo {
     const char *doc;     /* one-line description */
 } rx__keyinfo;
 
-typedef enum rx__kkind {
-    K_U64, K_I64, K_INT, K_REAL, K_BOOL, K_ENUM, K_VEC, K_MAT, K_LADDER,
-    K_WINDOW, K_WCORR, K_SIGMA2, K_STR, K_LAYERS, K_COEF
-} rx__kkind;
+/* rx__kkind and rx__keydef: src/core/row.h (a row declares its keys with
+ * them). */
 
-typedef struct rx__keydef {
-    const char *path;
-    rx__kkind kind;
-    size_t off;               /* offset of the field in rx_config */
-    const char *deflt;        /* default, as the YAML text `replex keys` shows */
-    double lo, hi;
-    int lo_open, hi_open;     /* exclusive bounds */
-    const char *const *names; /* enum names, NULL-terminated */
-    const char *doc;
-} rx__keydef;
-
-/* The key table: RX__NKEYS rows in the order of `replex keys` and of the
- * resolved config.yaml. */
-enum { RX__MAX_KEYS = 192 };
+/* The configuration's own keys: rx__nkeys rows of rx__keys, in the order
+ * of `replex keys` and of the resolved config.yaml; then the keys the rows
+ * of the type tables declare (rowkeys.c). Every key has an index i in
+ * [0, rx__key_count()): rx__keys first, then the rows' keys, table by
+ * table, row by row. */
+enum { RX__MAX_KEYS = 256 };
 extern const rx__keydef rx__keys[];
 extern const int rx__nkeys;
 
-/* Index of a key path in rx__keys, -1 when it is not a key. */
+/* Every key (the configuration's own and the rows'), and key i of them
+ * (NULL out of range). */
+int rx__key_count(void);
+const rx__keydef *rx__key_at(int i);
+/* Index of a key path, -1 when it is not a key. */
 int rx__key_index(const char *path);
+
+/* ---- the type tables and their rows (rowkeys.c) ------------------------ */
+
+/* The tables whose rows the configuration names (steps, exchange tests,
+ * biases), NULL-terminated. */
+extern const rx__table *const rx__tables[];
+/* For a row's key i: its table and row (1), else 0. */
+int rx__key_row(int i, const rx__table **t, int *row);
+/* Is row r of table t in use in c (a step at position 1 or 2..P, the
+ * exchange test of a run with swaps, the bias)? */
+int rx__row_in_use(const rx_config *c, const rx__table *t, int r);
+/* The row of t that c uses (steps: step.target), NULL when none. */
+const rx__rowdecl *rx__row_of(const rx_config *c, const rx__table *t);
+/* The values of row r's keys in c into out; a key c does not hold takes
+ * its default (tmp: RX__ROW_MAX_KEYS scratch slots that out may point
+ * into). */
+typedef struct rx__slot {
+    rx_vec v;  /* K_VEC */
+    double d;  /* K_REAL, and every scalar as a number */
+    int i;     /* K_INT, K_BOOL, K_ENUM */
+} rx__slot;
+void rx__row_values(const rx_config *c, const rx__table *t, int r,
+                    rx__rowvals *out, rx__slot *tmp);
+/* Where key i's value lives in c; for a row's key, in c's key store,
+ * which this allocates (every row key at its default) when c has none:
+ * NULL when that allocation fails. */
+void *rx__key_base(rx_config *c, int i);
+/* The same for reading: a row's key that c does not hold reads its
+ * default, written into *tmp. */
+const void *rx__key_cbase(const rx_config *c, int i, rx__slot *tmp);
+/* After writing key i through rx__key_base: keep the store's number of an
+ * integer key up to date. */
+void rx__key_wrote(rx_config *c, int i);
+/* Give c a key store (every row key at its default) if it has none:
+ * RX_ENOMEM when that fails. */
+rx_status rx__store_ensure(rx_config *c);
+/* The key store's copy and release (rx_config_copy / _free). */
+rx_status rx__store_copy(rx_config *dst, const rx_config *src);
+void rx__store_free(rx_config *c);
+
+/* The table whose rows an enum key picks (step.target: the steps), NULL
+ * for the other keys. */
+const rx__table *rx__key_table(const rx__keydef *kd);
+/* The names of an enum key: count, name i ("?" out of range) and the
+ * value of a name (-1 when none). */
+int rx__kd_nnames(const rx__keydef *kd);
+const char *rx__kd_name(const rx__keydef *kd, int i);
+int rx__kd_find(const rx__keydef *kd, const char *name);
 /* The human name of a kind ("integer", "list of numbers", ...). */
 const char *rx__kind_name(rx__kkind k);
 
@@ -68,10 +111,8 @@ extern const char *const rx__task_names[];     /* rx_task */
 extern const char *const rx__header_names[];   /* data.header */
 extern const char *const rx__lik_names[];      /* model.likelihood */
 extern const char *const rx__scheme_names[];   /* rx_scheme */
-extern const char *const rx__rule_names[];     /* rx_rule */
 extern const char *const rx__adapt_names[];    /* rx_ladder_adapt */
 extern const char *const rx__path_names[];     /* rx_ladder_path */
-extern const char *const rx__step_names[];     /* rx_step_kind */
 extern const char *const rx__on_swap_names[];  /* rx_state_on_swap */
 extern const char *const rx__policy_names[];   /* rx_fault_policy */
 extern const char *const rx__balance_names[];  /* rx_balance */
@@ -81,7 +122,6 @@ extern const char *const rx__conv_names[];     /* model.conv */
 extern const char *const rx__gemm_names[];     /* model.gemm */
 extern const char *const rx__prior_scale_names[]; /* model.prior_scale */
 extern const char *const rx__layer_names[];    /* rx_layer_kind - 1 */
-extern const char *const rx__bias_names[];     /* rx_bias_kind */
 extern const char *const rx__theta_init_names[]; /* rx_bias_theta_init */
 extern const char *const rx__difference_names[]; /* rx_bias_difference */
 
@@ -120,6 +160,15 @@ void rx__key_where(const rx__marks *mk, const char *path, char *buf,
 
 /* Set one key to its schema default (arrays are released first). */
 void rx__key_default(rx_config *c, const rx__keydef *kd);
+
+/* What row r of table t sees of the run c describes (src/core/row.h); dim
+ * where known (0: from the target where the config gives it). */
+void rx__row_run(const rx_config *c, const rx__table *t, int r, size_t dim,
+                 rx__rowrun *run);
+/* Every row in use: a known value for each table key, and the row's own
+ * check against the run (dim as above), located at the key it names. */
+rx_status rx__rows_check(const rx_config *c, size_t dim,
+                         const rx__marks *mk, rx_err *err);
 
 /* Cross-field validation with messages located through marks. */
 rx_status rx__config_check(const rx_config *c, const rx__marks *mk,

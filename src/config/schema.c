@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "../bias/bias.h"
+#include "../exchange/xtest.h"
+#include "../step/step.h"
 #include "config.h"
 
 /* ------------------------------------------------------------------------ */
@@ -24,14 +27,9 @@ const char *const rx__header_names[] = {"auto", "no", "yes", NULL};
 const char *const rx__lik_names[] = {"auto", "softmax", "gaussian", NULL};
 const char *const rx__scheme_names[] = {"adj", "seo", "deo", "deo_w",
                                         "deo_star", "ape", "none", NULL};
-const char *const rx__rule_names[] = {"metropolis", "bernoulli",
-                                      "deterministic", "bias_corrected",
-                                      NULL};
 const char *const rx__adapt_names[] = {"none", "eta", "tau", "barrier",
                                        NULL};
 const char *const rx__path_names[] = {"temperature", "reference", NULL};
-const char *const rx__step_names[] = {"sgld", "sgd", "msgd", "psgd",
-                                      "sghmc", "sgnht", NULL};
 const char *const rx__on_swap_names[] = {"follow", "follow_raw", "reset",
                                          NULL};
 const char *const rx__policy_names[] = {"stop", "rollback", NULL};
@@ -42,7 +40,6 @@ const char *const rx__conv_names[] = {"auto", "im2col", "winograd",
                                       "direct", NULL};
 const char *const rx__gemm_names[] = {"auto", "blas", NULL};
 const char *const rx__prior_scale_names[] = {"none", "fan_in", NULL};
-const char *const rx__bias_names[] = {"none", "csgld", NULL};
 const char *const rx__theta_init_names[] = {"uniform", "linear", NULL};
 const char *const rx__difference_names[] = {"backward", "forward", NULL};
 const char *const rx__layer_names[] = {"dense", "conv2d", "maxpool",
@@ -51,9 +48,6 @@ const char *const rx__layer_names[] = {"dense", "conv2d", "maxpool",
 /* the tables follow the public enums' values */
 _Static_assert(RX_SCHEME_NONE == 6 && RX_SCHEME_DEO_STAR == 4,
                "rx__scheme_names follows rx_scheme");
-_Static_assert(RX_RULE_BIAS_CORRECTED == 3 && RX_RULE_DETERMINISTIC == 2,
-               "rx__rule_names follows rx_rule");
-_Static_assert(RX_STEP_SGNHT == 5, "rx__step_names follows rx_step_kind");
 _Static_assert(RX_NORMAL_ZIGGURAT == 1, "rx__normal_names follows "
                "rx_normal_method");
 _Static_assert(RX_SYNC_PARTNER == 2 && RX_BALANCE_ROTATE == 2 &&
@@ -88,8 +82,11 @@ const char *rx__scheme_name(rx_scheme s)
 
 const char *rx__rule_name(rx_rule r)
 {
-    return rx__names_of(rx__rule_names, (int)r);
+    const rx__rowdecl *d = rx__xtest_table.at((int)r);
+    return d ? d->name : "?";
 }
+
+
 
 /* ------------------------------------------------------------------------ */
 /* The keys.                                                                 */
@@ -333,9 +330,7 @@ const rx__keydef rx__keys[] = {
      "0: pair p (1-based) active iff p % 2 == floor(k/W) % 2 (Algorithm 1); "
      "1: the other parity first"},
     {"tempering.rule", K_ENUM, OFF(tempering.rule), "metropolis", 0, 0, 0, 0,
-     rx__rule_names,
-     "swap rule: metropolis (Eq. 2 on the energies), bernoulli (accept "
-     "with probability accept_prob, the idealised model of Lemma 1)"},
+     NULL, "the exchange test that decides a proposed swap"},
     {"tempering.target_swap_rate", K_REAL, OFF(tempering.target_swap_rate),
      "0.4", 0, 1, 1, 1, NULL, "S in (0, 1); sets W* for deo_star / auto"},
     {"tempering.accept_prob", K_REAL, OFF(tempering.accept_prob), "0.4", 0, 1,
@@ -464,11 +459,10 @@ const rx__keydef rx__keys[] = {
      "sd^2) in every coordinate"},
     {"ladder.reference_sd", K_REAL, OFF(ladder.reference_sd), "1", 0, INF, 1,
      0, NULL, "reference path, analytic targets: its sd > 0"},
-    {"step.target", K_ENUM, OFF(step.target), "sgld", 0, 0, 0, 0, rx__step_names,
-     "step rule at position 1 (the target): sgld, sgd, msgd, psgd, sghmc, "
-     "sgnht"},
-    {"step.others", K_ENUM, OFF(step.others), "sgld", 0, 0, 0, 0, rx__step_names,
-     "step rule at positions 2..P: sgld, sgd, msgd, psgd, sghmc, sgnht"},
+    {"step.target", K_ENUM, OFF(step.target), "sgld", 0, 0, 0, 0, NULL,
+     "step rule at position 1 (the target)"},
+    {"step.others", K_ENUM, OFF(step.others), "sgld", 0, 0, 0, 0, NULL,
+     "step rule at positions 2..P"},
     {"step.momentum", K_REAL, OFF(step.momentum), "0.9", 0, 1, 0, 1, NULL,
      "msgd: momentum mu; sghmc: rho (friction 1 - rho), in [0, 1)"},
     {"step.rms_alpha", K_REAL, OFF(step.rms_alpha), "0.99", 0, 1, 0, 1, NULL,
@@ -538,11 +532,9 @@ const rx__keydef rx__keys[] = {
      0, 0, NULL,
      "time the phases of each iteration on thread 0 (summary.json timing)"},
     /* the energy-histogram bias (Deng 2021, ch. 5; src/bias/) */
-    {"bias.kind", K_ENUM, OFF(bias.kind), "none", 0, 0, 0, 0, rx__bias_names,
-     "energy-histogram bias: none, or csgld (contour SGLD: each position "
-     "learns its energy PDF theta over bins, the gradient is multiplied by "
-     "1 + zeta tau / bin_width (log theta[J] - log theta[J-1]), each sample "
-     "gets the log-weight zeta log theta[J], weights.npy)"},
+    {"bias.kind", K_ENUM, OFF(bias.kind), "none", 0, 0, 0, 0, NULL,
+     "energy-histogram bias: it multiplies the gradient and weights each "
+     "sample (weights.npy)"},
     {"bias.bins", K_INT, OFF(bias.bins), "100", 2, 4194304, 0, 0, NULL,
      "number m of energy bins; bin m-1 is the overflow bin above "
      "energy_min + (m-1) bin_width"},
@@ -614,24 +606,17 @@ const char *rx__kind_name(rx__kkind k)
     return "?";
 }
 
-int rx__config_nkeys(void) { return NKEYS; }
+int rx__config_nkeys(void) { return rx__key_count(); }
 
 rx__keyinfo rx__config_key(int i)
 {
     rx__keyinfo k = {NULL, NULL, NULL, NULL};
-    if (i >= 0 && i < NKEYS) {
-        k.path = rx__keys[i].path;
-        k.type = rx__kind_name(rx__keys[i].kind);
-        k.deflt = rx__keys[i].deflt;
-        k.doc = rx__keys[i].doc;
+    const rx__keydef *kd = rx__key_at(i);
+    if (kd) {
+        k.path = kd->path;
+        k.type = rx__kind_name(kd->kind);
+        k.deflt = kd->deflt;
+        k.doc = kd->doc;
     }
     return k;
-}
-
-int rx__key_index(const char *path)
-{
-    for (int i = 0; i < NKEYS; ++i)
-        if (strcmp(rx__keys[i].path, path) == 0)
-            return i;
-    return -1;
 }

@@ -4,9 +4,12 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../core/internal.h"
 #include "../core/num.h"
+#include "../exchange/xtest.h"
+#include "../step/step.h"
 #include "config.h"
 
 static rx_status check_ladder(const rx_ladder_spec *L, const char *path,
@@ -175,7 +178,7 @@ static rx_status check_run(const rx_config *c, const rx__marks *mk,
                        "must be in [0, 1], got %s", RX_NUM(a));
     if ((unsigned)c->tempering.scheme > RX_SCHEME_NONE)
         return rx__key_err(err, mk, "tempering.scheme", "unknown scheme");
-    if ((unsigned)c->tempering.rule > RX_RULE_BIAS_CORRECTED)
+    if ((unsigned)c->tempering.rule >= (unsigned)rx__xtest_count())
         return rx__key_err(err, mk, "tempering.rule", "unknown rule");
     if (c->tempering.parity_phase != 0 && c->tempering.parity_phase != 1)
         return rx__key_err(err, mk, "tempering.parity_phase", "must be 0 or 1");
@@ -307,21 +310,54 @@ static rx_status check_gmm(const rx_config *c, const rx__marks *mk,
     return RX_OK;
 }
 
+/* The names of table t's rows whose props & mask == want (!= want for
+ * mask with RX__ROWS_NOT), as "a, b or c". */
+#define RX__ROWS_NOT 0x80000000u
+static void rows_with(const rx__table *t, unsigned mask, unsigned want,
+                      char *buf, size_t cap)
+{
+    int m = 0, n = t->count();
+    const int neg = (mask & RX__ROWS_NOT) != 0;
+    const char *hit[64];
+    mask &= ~RX__ROWS_NOT;
+    for (int r = 0; r < n && m < 64; ++r)
+        if (((t->at(r)->props & mask) == want) != neg)
+            hit[m++] = t->at(r)->name;
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < m && len < cap; ++i) {
+        int w = snprintf(buf + len, cap - len, "%s%s",
+                         i == 0 ? "" : i == m - 1 ? " or " : ", ", hit[i]);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+}
+
 /* Swap rule, sigma2, steps, ladder adaptation, step sizes. */
 static rx_status check_swaps(const rx_config *c, const rx__marks *mk,
                              rx_err *err)
 {
     const int P = c->tempering.n_chains;
-    if (c->target.kind == RX_TARGET_NONE &&
-        c->tempering.rule != RX_RULE_BERNOULLI)
+    const unsigned xp = rx__xtest_row(c->tempering.rule)->row.props;
+    if (c->target.kind == RX_TARGET_NONE && (xp & RX__XT_ENERGY)) {
+        char names[256];
+        rows_with(&rx__xtest_table, RX__XT_ENERGY, 0, names, sizeof names);
         return rx__key_err(err, mk, "tempering.rule",
-                       "target none has no energies; use rule bernoulli");
-    if (c->tempering.scheme == RX_SCHEME_APE &&
-        (c->tempering.rule == RX_RULE_DETERMINISTIC))
+                           "target none has no energies; use rule %s",
+                           names);
+    }
+    if (c->tempering.scheme == RX_SCHEME_APE && (xp & RX__XT_ENERGY) &&
+        !(xp & RX__XT_LADDER)) {
+        char names[256];
+        rows_with(&rx__xtest_table,
+                  RX__XT_ENERGY | RX__XT_LADDER | RX__ROWS_NOT,
+                  RX__XT_ENERGY, names, sizeof names);
         return rx__key_err(err, mk, "tempering.rule",
-                       "ape needs temperatures (metropolis, bias_corrected "
-                       "or bernoulli); the deterministic condition compares "
-                       "neighbours only");
+                           "ape needs temperatures (%s); the %s condition "
+                           "compares neighbours only", names,
+                           rx__rule_name(c->tempering.rule));
+    }
     double s2 = c->tempering.sigma2;
     if (!(s2 >= 0.0 || s2 == RX_SIGMA2_AUTO || s2 == RX_SIGMA2_ESTIMATE) ||
         !isfinite(s2))
@@ -335,24 +371,14 @@ static rx_status check_swaps(const rx_config *c, const rx__marks *mk,
                        "estimate needs repeated noisy energies, which the "
                        "analytic targets with energy_noise_sd and network "
                        "targets (minibatches) provide");
-    if (c->tempering.rule == RX_RULE_BIAS_CORRECTED &&
-        s2 == RX_SIGMA2_AUTO && !(c->target.energy_noise_sd > 0.0))
+    if ((xp & RX__XT_SIGMA2) && s2 == RX_SIGMA2_AUTO &&
+        !(c->target.energy_noise_sd > 0.0))
         return rx__key_err(err, mk, "tempering.sigma2",
-                       "rule bias_corrected needs sigma2: give a number, or "
-                       "use auto with target.energy_noise_sd > 0");
+                       "rule %s needs sigma2: give a number, or "
+                       "use auto with target.energy_noise_sd > 0",
+                       rx__rule_name(c->tempering.rule));
     if (!(c->tempering.sigma2_factor >= 1.0))
         return rx__key_err(err, mk, "tempering.sigma2_factor", "must be >= 1");
-    if (c->step.target == RX_STEP_SGHMC || c->step.others == RX_STEP_SGHMC) {
-        double eta_max = c->ladder.eta.kind == RX_LADDER_CONSTANT
-                             ? c->ladder.eta.min
-                             : c->ladder.eta.max;
-        if (0.5 * c->step.sghmc_vhat * eta_max > 1.0 - c->step.momentum)
-            return rx__key_err(err, mk, "step.sghmc_vhat",
-                           "beta^ = V^ eta / 2 = %.3g exceeds the friction 1 "
-                           "- rho = %.3g at the largest learning rate",
-                           0.5 * c->step.sghmc_vhat * eta_max,
-                           1.0 - c->step.momentum);
-    }
     if ((unsigned)c->ladder.adapt > RX_ADAPT_BARRIER)
         return rx__key_err(err, mk, "ladder.adapt", "unknown value");
     if (c->ladder.adapt != RX_ADAPT_NONE && P < 3)
@@ -361,10 +387,10 @@ static rx_status check_swaps(const rx_config *c, const rx__marks *mk,
                        "fixed)");
     if ((c->ladder.adapt == RX_ADAPT_TAU ||
          c->ladder.adapt == RX_ADAPT_BARRIER) &&
-        c->tempering.rule == RX_RULE_DETERMINISTIC)
+        (xp & (RX__XT_ENERGY | RX__XT_LADDER)) == RX__XT_ENERGY)
         return rx__key_err(err, mk, "ladder.adapt",
-                       "the deterministic rule does not use temperatures; "
-                       "adapt eta");
+                       "the %s rule does not use temperatures; "
+                       "adapt eta", rx__rule_name(c->tempering.rule));
     if (!(c->stepsize.a > 0) || !(c->stepsize.b >= 0) ||
         !(c->stepsize.alpha > 0.5 && c->stepsize.alpha <= 1) ||
         !(c->stepsize.cap > 0))
@@ -392,48 +418,81 @@ static double tau_at(const rx_ladder_spec *L, int q, int P)
     return L->min * pow(L->max / L->min, (double)q / (double)(P - 1));
 }
 
-/* SGNHT (renhd.md 3.2-3.4): c in [0, 1), mu >= 0, and a thermostat that
- * can settle at the coldest temperature tau it runs at. A fresh thermostat
- * is s = c / tau; the velocity contracts by 1 - s, so s >= 2 diverges.
- * With mu > 0 the thermostat moves s to s* with s* (2 - s*) = (2 c + eta
- * V) / tau, which has no root for c / tau > 1/2 even without gradient
- * noise (V = 0): s grows until the chain diverges. */
-static rx_status check_sgnht(const rx_config *c, const rx__marks *mk,
-                             rx_err *err)
+/* The largest learning rate of the ladder. */
+static double eta_top(const rx_ladder_spec *L)
 {
-    const int at0 = c->step.target == RX_STEP_SGNHT;
-    if (!at0 && c->step.others != RX_STEP_SGNHT)
-        return RX_OK;
-    const double sc = c->step.sgnht_c, mu = c->step.sgnht_mu;
-    if (!(sc >= 0.0 && sc < 1.0))
-        return rx__key_err(err, mk, "step.sgnht_c",
-                       "must be a number in [0, 1), got %s", RX_NUM(sc));
-    if (!(mu >= 0.0) || !isfinite(mu))
-        return rx__key_err(err, mk, "step.sgnht_mu",
-                       "must be a finite number >= 0, got %s", RX_NUM(mu));
+    return L->kind == RX_LADDER_CONSTANT ? L->min : L->max;
+}
+
+/* What row r of table t sees of the run (src/core/row.h). */
+void rx__row_run(const rx_config *c, const rx__table *t, int r, size_t dim,
+                 rx__rowrun *run)
+{
     const int P = c->tempering.n_chains;
-    /* an adaptive temperature ladder may move position 2 down to 1's */
-    const int tau_moves = c->ladder.adapt == RX_ADAPT_TAU ||
-                          c->ladder.adapt == RX_ADAPT_BARRIER;
-    /* the reference path runs every position at temperature 1 */
-    const double tau =
-        c->ladder.path == RX_PATH_REFERENCE
-            ? 1.0
-            : tau_at(&c->ladder.tau, at0 || tau_moves || P < 2 ? 0 : 1, P);
-    const double r = sc / tau;
-    if (r >= 2.0)
-        return rx__key_err(err, mk, "step.sgnht_c",
-                       "c / tau = %.4g at the coldest SGNHT position (tau "
-                       "%.4g): the friction c / tau must be below 2 or the "
-                       "velocity grows without bound",
-                       r, tau);
-    if (mu > 0.0 && r > 0.5)
-        return rx__key_err(err, mk, "step.sgnht_c",
-                       "c / tau = %.4g at the coldest SGNHT position (tau "
-                       "%.4g): the thermostat has no fixed point (s (2 - s) "
-                       "= 2 c / tau > 1) and drives the chain to diverge; "
-                       "need c <= tau / 2 (or sgnht_mu: 0)",
-                       r, tau);
+    memset(run, 0, sizeof *run);
+    run->cfg = c;
+    run->P = P;
+    run->dim = c->target.kind == RX_TARGET_MIXTURE25    ? 2
+               : c->target.kind == RX_TARGET_MIXTURE_DATA ? 1
+               : c->target.kind == RX_TARGET_GMM
+                   ? (size_t)(c->target.means.cols > 0 ? c->target.means.cols
+                                                      : 0)
+                   : 0;
+    if (dim)
+        run->dim = dim;
+    run->tau_moves = c->ladder.adapt == RX_ADAPT_TAU ||
+                     c->ladder.adapt == RX_ADAPT_BARRIER;
+    run->at_target = t != &rx__step_table || (int)c->step.target == r;
+    run->at_others = P > 1 && (t != &rx__step_table ||
+                               (int)c->step.others == r);
+    /* the coldest position it runs at: an adaptive temperature ladder may
+     * move position 2 down to 1's; the reference path runs every position
+     * at temperature 1 */
+    const int q = run->at_target || run->tau_moves || P < 2 ? 0 : 1;
+    const int ref = c->ladder.path == RX_PATH_REFERENCE;
+    run->tau_cold = ref ? 1.0 : tau_at(&c->ladder.tau, q, P);
+    const rx_ladder_spec *L = &c->ladder.tau;
+    run->tau_hot = ref ? 1.0
+                   : !run->at_others ? L->min
+                   : L->kind == RX_LADDER_LIST && L->values.n > 0
+                       ? L->values.v[L->values.n - 1]
+                       : eta_top(L);
+    run->eta_cold = tau_at(&c->ladder.eta, q, P);
+    run->eta_max = eta_top(&c->ladder.eta);
+    const rx_ladder_spec *E = &c->ladder.eta;
+    run->eta_hot = !run->at_others ? E->min
+                   : E->kind == RX_LADDER_LIST && E->values.n > 0
+                       ? E->values.v[E->values.n - 1]
+                       : eta_top(E);
+}
+
+/* The rows in use: a known value for every table key, and each row's own
+ * check against the run, located at the key it names. */
+rx_status rx__rows_check(const rx_config *c, size_t dim,
+                         const rx__marks *mk, rx_err *err)
+{
+    if ((unsigned)c->step.target >= (unsigned)rx__step_count())
+        return rx__key_err(err, mk, "step.target", "unknown value");
+    if ((unsigned)c->step.others >= (unsigned)rx__step_count())
+        return rx__key_err(err, mk, "step.others", "unknown value");
+    for (int t = 0; rx__tables[t]; ++t) {
+        const rx__table *T = rx__tables[t];
+        for (int r = 0; r < T->count(); ++r) {
+            const rx__rowdecl *d = T->at(r);
+            if (!d->check || !rx__row_in_use(c, T, r))
+                continue;
+            rx__rowrun run;
+            rx__rowvals own;
+            rx__slot tmp[RX__ROW_MAX_KEYS];
+            rx__row_run(c, T, r, dim, &run);
+            rx__row_values(c, T, r, &own, tmp);
+            const char *key = NULL;
+            rx_err e = {{0}};
+            if (d->check(&run, &own, &key, &e) != RX_OK)
+                return rx__key_err(err, mk, key ? key : "(run)", "%s",
+                                   e.msg);
+        }
+    }
     return RX_OK;
 }
 
@@ -468,13 +527,13 @@ static rx_status check_vr(const rx_config *c, const rx__marks *mk,
     return RX_OK;
 }
 
-/* A rule whose chain samples exp(-U / tau): the injected noise is set by
- * the temperature (sgld, sghmc; sgnht's thermostat holds the kinetic
- * temperature at tau). sgd, msgd and psgd inject none: they descend to a
- * mode (or wander by the gradient noise alone, at no known temperature). */
+/* A rule whose chain samples exp(-U / tau) (RX__STEP_SAMPLES): the
+ * injected noise is set by the temperature. The others inject none: they
+ * descend to a mode (or wander by the gradient noise alone, at no known
+ * temperature). */
 static int step_samples(rx_step_kind k)
 {
-    return k == RX_STEP_SGLD || k == RX_STEP_SGHMC || k == RX_STEP_SGNHT;
+    return (rx__step_row(k)->row.props & RX__STEP_SAMPLES) != 0;
 }
 
 /* The reference path's step rules: the stepping stone averages over each
@@ -486,12 +545,15 @@ static rx_status check_path_steps(const rx_config *c, const rx__marks *mk,
     if (!at0 && (c->tempering.n_chains < 2 || step_samples(c->step.others)))
         return RX_OK;
     const rx_step_kind k = at0 ? c->step.target : c->step.others;
+    char names[256];
+    rows_with(&rx__step_table, RX__STEP_SAMPLES, RX__STEP_SAMPLES, names,
+              sizeof names);
     return rx__key_err(err, mk, at0 ? "step.target" : "step.others",
                        "%s injects no noise at the temperature, so its "
                        "chains do not sample pi_beta; the reference path's "
                        "stepping stone needs chains that sample each "
-                       "pi_beta: use sgld, sghmc or sgnht",
-                       rx__step_names[k]);
+                       "pi_beta: use %s",
+                       rx__step_row(k)->row.name, names);
 }
 
 /* ladder.path reference: a target with a normalised reference, fixed
@@ -545,17 +607,19 @@ static rx_status check_path(const rx_config *c, const rx__marks *mk,
                            "%s moves the temperatures, which the reference "
                            "path keeps at 1; use none or eta",
                            rx__adapt_names[c->ladder.adapt]);
-    if (c->tempering.rule != RX_RULE_METROPOLIS &&
-        c->tempering.rule != RX_RULE_BIAS_CORRECTED)
+    if (!(rx__xtest_row(c->tempering.rule)->row.props & RX__XT_EXACT)) {
+        char names[256];
+        rows_with(&rx__xtest_table, RX__XT_EXACT, RX__XT_EXACT, names,
+                  sizeof names);
         return rx__key_err(err, mk, "tempering.rule",
-                           "the reference path needs metropolis or "
-                           "bias_corrected (a rule that leaves each pi_beta "
-                           "invariant), got %s",
-                           rx__rule_names[c->tempering.rule]);
+                           "the reference path needs a rule that leaves "
+                           "each pi_beta invariant (%s), got %s",
+                           names, rx__rule_name(c->tempering.rule));
+    }
     st = check_path_steps(c, mk, err);
     if (st != RX_OK)
         return st;
-    if (c->bias.kind != RX_BIAS_NONE)
+    if ((int)c->bias.kind != 0)
         return rx__key_err(err, mk, "bias.kind",
                            "a bias reweights the samples; the reference "
                            "path's estimate of log Z needs plain ones");
@@ -576,7 +640,7 @@ rx_status rx__config_check(const rx_config *c, const rx__marks *mk,
     if (st == RX_OK)
         st = check_swaps(c, mk, err);
     if (st == RX_OK)
-        st = check_sgnht(c, mk, err);
+        st = rx__rows_check(c, 0, mk, err);
     if (st == RX_OK)
         st = check_vr(c, mk, err);
     if (st == RX_OK)

@@ -8,6 +8,8 @@
 #include <stdio.h>
 
 #include "../core/num.h"
+#include "../exchange/xtest.h"
+#include "../step/step.h"
 #include "config.h"
 
 /* One warning: "WHERE: what", WHERE the location of key `path`. */
@@ -75,19 +77,24 @@ static double top_tau(const rx_ladder_spec *L)
 static int biased(const rx_config *c, const rx__marks *mk, rx_logger log)
 {
     int n = 0;
-    const int metro = c->tempering.rule == RX_RULE_METROPOLIS;
+    const unsigned xp = rx__xtest_row(c->tempering.rule)->row.props;
+    const char *rule = rx__rule_name(c->tempering.rule);
+    /* an exact rule that does not correct for the energies' noise */
+    const int metro = (xp & RX__XT_EXACT) && !(xp & RX__XT_SIGMA2);
+    /* and subtracts a window correction: biased under a gate without one */
+    const int wcorr = metro && (xp & RX__XT_WCORR);
     const int W = rx_config_window(c);
-    if (metro && W > 1 && c->tempering.window_correction == 0.0 &&
+    if (wcorr && W > 1 && c->tempering.window_correction == 0.0 &&
         c->tempering.n_chains > 1) {
         warn(log, mk, pick(mk, "tempering.scheme", "tempering.rule", NULL),
-             "BIASED: a swap window W = %d (scheme %s) with Metropolis "
+             "BIASED: a swap window W = %d (scheme %s) with %s "
              "swaps and no window correction: at most one swap "
              "per pair per window biases the target chain (Deng et al. 2023, "
              "\"How to alleviate the bias\"); use "
              "scheme deo, or set tempering.window_correction (logW), or the "
              "deterministic rule on noisy energies where the papers use "
              "DEO*",
-             W, rx__scheme_name(c->tempering.scheme));
+             W, rx__scheme_name(c->tempering.scheme), rule);
         ++n;
     }
     if (metro && noisy_energies(c) && c->tempering.n_chains > 1 &&
@@ -100,17 +107,17 @@ static int biased(const rx_config *c, const rx__marks *mk, rx_logger log)
                   c->target.energy_noise_sd > 0.0 ? "target.energy_noise_sd"
                                                   : "target.kind",
                   NULL),
-             "BIASED: the metropolis rule on noisy energies (%s): the noise "
+             "BIASED: the %s rule on noisy energies (%s): the noise "
              "in the energy difference inflates the swaps (Deng 2021, Sec. "
              "2.3.1); use "
              "rule bias_corrected (with tempering.sigma2) or deterministic",
-             why);
+             rule, why);
         ++n;
     }
-    const int mom = c->step.target == RX_STEP_SGHMC ||
-                    c->step.target == RX_STEP_MSGD ||
-                    c->step.others == RX_STEP_SGHMC ||
-                    c->step.others == RX_STEP_MSGD;
+    int mom = 0; /* a rule in use keeps a velocity */
+    for (int r = 0; r < rx__step_count(); ++r)
+        mom |= (rx__step_types[r]->row.props & RX__STEP_MOMENTUM) &&
+               rx__row_in_use(c, &rx__step_table, r);
     if (mom && c->step.state_on_swap == RX_STATE_RESET &&
         c->tempering.scheme != RX_SCHEME_NONE) {
         warn(log, mk, "step.state_on_swap",
@@ -123,46 +130,31 @@ static int biased(const rx_config *c, const rx__marks *mk, rx_logger log)
     return n;
 }
 
-/* SGNHT's thermostat fluctuates with sd about sqrt(eta mu tau / d)
- * (replex's analysis of the integrator of Luo et al. 2019, Eq. 13;
- * tests/test_sgnht.c); unless its level s* is well above that, s often goes
- * negative and the samples come out wrong. s* (2 - s*) = (2 c + eta V) /
- * tau, V the injected gradient noise's variance (target.grad_noise_sd^2;
- * with V = 0, s* is about c / tau: keep c / tau >= 3 sd). Checked at
- * the hottest SGNHT position, on the targets whose dimension d is known
- * before the run. */
-static int sgnht_noisy(const rx_config *c, const rx__marks *mk,
-                       rx_logger log)
+/* The warnings the rows in use give about the run (their warn hooks). */
+static int row_warnings(const rx_config *c, const rx__marks *mk,
+                        rx_logger log)
 {
-    const int at0 = c->step.target == RX_STEP_SGNHT;
-    const int others = c->step.others == RX_STEP_SGNHT &&
-                       c->tempering.n_chains > 1;
-    const double d = c->target.kind == RX_TARGET_MIXTURE25 ? 2.0
-                     : c->target.kind == RX_TARGET_MIXTURE_DATA ? 1.0
-                     : c->target.kind == RX_TARGET_GMM
-                         ? (double)c->target.means.cols
-                         : 0.0;
-    if ((!at0 && !others) || !(d > 0.0) || !(c->step.sgnht_mu > 0.0))
-        return 0;
-    const double tau = c->ladder.path == RX_PATH_REFERENCE ? 1.0
-                       : others ? top_tau(&c->ladder.tau)
-                                : c->ladder.tau.min;
-    const double eta = others ? top_tau(&c->ladder.eta) : c->ladder.eta.min;
-    const double V = c->target.grad_noise_sd * c->target.grad_noise_sd;
-    const double k = (2.0 * c->step.sgnht_c + eta * V) / tau;
-    const double s_star = k < 1.0 ? 1.0 - sqrt(1.0 - k) : 1.0;
-    const double sd = sqrt(eta * c->step.sgnht_mu * tau / d);
-    if (s_star >= 3.0 * sd)
-        return 0;
-    warn(log, mk, pick(mk, "step.sgnht_mu", "step.sgnht_c", NULL),
-         "the SGNHT thermostat's noise (sd about sqrt(eta mu tau / d) = "
-         "%.3g at tau %.4g, eta %.4g, d %.0f) is not small against its "
-         "level s* = %.3g: s often goes negative and the samples come out "
-         "wrong (at d = 50 the energy variance came out 24 %% too high); "
-         "keep s* >= "
-         "3 sd: lower sgnht_mu or raise sgnht_c",
-         sd, tau, eta, d, s_star);
-    return 1;
+    int n = 0;
+    for (int t = 0; rx__tables[t]; ++t) {
+        const rx__table *T = rx__tables[t];
+        for (int r = 0; r < T->count(); ++r) {
+            const rx__rowdecl *d = T->at(r);
+            if (!d->warn || !rx__row_in_use(c, T, r))
+                continue;
+            rx__rowrun run;
+            rx__rowvals own;
+            rx__slot tmp[RX__ROW_MAX_KEYS];
+            rx__row_run(c, T, r, 0, &run);
+            rx__row_values(c, T, r, &own, tmp);
+            const char *key = NULL;
+            char msg[900];
+            if (d->warn(&run, &own, &key, msg, sizeof msg)) {
+                warn(log, mk, key ? key : T->select[0], "%s", msg);
+                ++n;
+            }
+        }
+    }
+    return n;
 }
 
 /* The reference path's log Z needs RX_LOG_Z_MIN_ROWS kept rows per
@@ -190,7 +182,7 @@ int rx__config_warnings(const rx_config *c, const rx__marks *mk,
     if (!c || !log.fn)
         return 0;
     int n = biased(c, mk, log);
-    n += sgnht_noisy(c, mk, log);
+    n += row_warnings(c, mk, log);
     if (c->record.burn_in >= c->iterations) {
         warn(log, mk, "record.burn_in",
              "%lld >= iterations (%lld): no sample will be kept",

@@ -12,6 +12,23 @@
 #include "../ladder/ladder.h"
 #include "wing.h"
 
+/* The rows of the tables in use: the values of their own keys (read from
+ * the context's copy of the config, whose key store lives as long as the
+ * context), and each row's check against the run now that the dimension
+ * is known. */
+static rx_status create_rows(rx_ctx *c, rx_err *err)
+{
+    if (rx__store_ensure(&c->cfg) != RX_OK)
+        return rx__fail(err, RX_ENOMEM, "rx_create: out of memory");
+    rx__slot tmp[RX__ROW_MAX_KEYS];
+    for (int r = 0; r < rx__step_count(); ++r)
+        rx__row_values(&c->cfg, &rx__step_table, r, &c->sc.own[r], tmp);
+    rx__row_values(&c->cfg, &rx__xtest_table, (int)c->cfg.tempering.rule,
+                   &c->xc.own, tmp);
+    rx_status st = rx__rows_check(&c->cfg, c->dim, NULL, err);
+    return st == RX_OK ? RX_OK : RX_EINVAL;
+}
+
 /* The exchange's settings (window, rule, sigma^2, fresh pair noise). */
 static void create_exchange(rx_ctx *c, const rx_config *cfg)
 {
@@ -22,14 +39,14 @@ static void create_exchange(rx_ctx *c, const rx_config *cfg)
     c->xc.rule = cfg->tempering.rule;
     c->xc.accept_prob = cfg->tempering.accept_prob;
     c->xc.sequential = cfg->tempering.sequential_stats;
-    if (c->xc.W > 1 && (cfg->tempering.rule == RX_RULE_METROPOLIS ||
-                        cfg->tempering.rule == RX_RULE_BIAS_CORRECTED))
+    const unsigned xp = rx__xtest_row(cfg->tempering.rule)->row.props;
+    if (c->xc.W > 1 && (xp & RX__XT_WCORR))
         c->xc.wcorr = cfg->tempering.window_correction == RX_WCORR_LOGW
                           ? log((double)c->xc.W)
                           : cfg->tempering.window_correction;
     c->xc.inv_F = 1.0 / cfg->tempering.sigma2_factor;
     c->s2_estimate = cfg->tempering.sigma2 == RX_SIGMA2_ESTIMATE &&
-                     cfg->tempering.rule == RX_RULE_BIAS_CORRECTED;
+                     (xp & RX__XT_SIGMA2);
     if (cfg->energy.fresh_per_pair && cfg->target.energy_noise_sd > 0.0) {
         /* the chains keep exact energies; the rule adds the noise */
         c->xc.fresh_sd = cfg->target.energy_noise_sd;
@@ -84,7 +101,8 @@ static void create_step_ladder(rx_ctx *c, const rx_config *cfg)
                                                         : cfg->ladder.adapt;
     c->ac.project = cfg->ladder.monotone_projection;
     /* no swaps, nothing to adapt: scheme none keeps C and the ladders */
-    c->ac.adapt_c = cfg->tempering.rule == RX_RULE_DETERMINISTIC &&
+    c->ac.adapt_c = (rx__xtest_row(cfg->tempering.rule)->row.props &
+                     RX__XT_BUFFER_C) &&
                     cfg->correction.adapt &&
                     cfg->tempering.scheme != RX_SCHEME_NONE;
     c->ac.S = cfg->tempering.target_swap_rate;
@@ -195,6 +213,9 @@ static rx_status create_bias(rx_ctx *c, const rx_config *cfg, rx_err *err)
 {
     rx__bias_params par;
     rx__bias_params_from(&par, cfg);
+    rx__slot tmp[RX__ROW_MAX_KEYS];
+    rx__row_values(&c->cfg, &rx__bias_table, (int)c->cfg.bias.kind,
+                   &par.own, tmp);
     const char *key = "bias";
     rx_err e;
     if (rx__bias_check(&par, &key, &e) != RX_OK)
@@ -210,7 +231,7 @@ static rx_status create_bias(rx_ctx *c, const rx_config *cfg, rx_err *err)
                         "bias.kind: %s needs a global update of all "
                         "chains every iteration, which the engine does not "
                         "run",
-                        c->bias.type->name);
+                        c->bias.type->row.name);
     if (c->n_samples > 0) {
         c->logw = malloc(sizeof(double) * (size_t)c->n_samples);
         if (!c->logw)
@@ -279,6 +300,9 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
         goto fail;
     c->P = cfg->tempering.n_chains;
     c->dim = c->target->dim;
+    st = create_rows(c, err);
+    if (st != RX_OK)
+        goto fail;
     create_exchange(c, cfg);
     st = create_vr(c, cfg, err);
     if (st != RX_OK)

@@ -32,18 +32,17 @@ static inline void step_one(rx_ctx *c, rx__tstate *ts, int i, int q,
         /* the 2-D target under SGLD or SGD with ziggurat draws: the same
          * numbers from one call, the draws and the energy inlined */
         p->last_q = q;
-        const rx_step_kind kind =
-            q == 0 ? c->cfg.step.target : c->cfg.step.others;
+        const int noise = c->fused_noise[q != 0];
         const double eta = ts->x.eta[q] * cyc * p->step_scale;
         if (p->zb_n > 0 && p->zb_k == k) { /* drawn ahead while waiting */
             st = rx__m25_step_pre(c->target, p->theta, p->grad, &p->energy,
-                                  kind == RX_STEP_SGLD, eta, ts->x.tau[q],
+                                  noise, eta, ts->x.tau[q],
                                   p->zb + 5 * (k % RX_ZB));
             p->zb_k++;
             p->zb_n--;
         } else {
             st = rx__m25_step(c->target, p->theta, p->grad, &p->energy,
-                              kind == RX_STEP_SGLD, eta, ts->x.tau[q], seed,
+                              noise, eta, ts->x.tau[q], seed,
                               (uint32_t)i, (uint64_t)k);
         }
     } else {

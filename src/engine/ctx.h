@@ -202,6 +202,8 @@ struct rx_ctx {
     double *thread_phase_s;     /* nt_used x RX_NPHASES, or NULL */
     int64_t lb_changes;         /* load balance: iterations with a new cut */
     int fused;                  /* step_one: rx__m25_step applies */
+    int fused_noise[2];         /* its rule at position 1 / the others
+                                 * injects the Langevin noise */
     int no_defer;               /* testing: the partner design decides its
                                  * boundary pairs in their own iteration */
     size_t part_hdr, part_vec;  /* rx__particle_alloc: header and vector

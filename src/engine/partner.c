@@ -198,7 +198,7 @@ static int partner_applies(const rx_ctx *c)
      * or sigma^2 adapted from all pairs, a ladder adapted, a bias updated
      * from all chains); checkpoints, resumption, variance reduction and
      * cyclical step sizes run on the barrier design */
-    const unsigned xneeds = rx__xtest_row(c->cfg.tempering.rule)->needs;
+    const unsigned xneeds = rx__xtest_row(c->cfg.tempering.rule)->row.props;
     const int global_x = ((xneeds & RX__XT_BUFFER_C) && c->ac.adapt_c) ||
                          ((xneeds & RX__XT_SIGMA2) && c->s2_estimate);
     const int global_b =

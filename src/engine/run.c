@@ -59,10 +59,12 @@ static rx_status run_prepare(rx_ctx *c, rx__run *R)
     const rx_step_kind k0 = c->cfg.step.target, k1 = c->cfg.step.others;
     c->fused = c->target->fused_m25 && c->dim == 2 && !c->generic_only &&
                c->cfg.rng.normal == RX_NORMAL_ZIGGURAT &&
-               (k0 == RX_STEP_SGLD || k0 == RX_STEP_SGD) &&
-               (k1 == RX_STEP_SGLD || k1 == RX_STEP_SGD) &&
+               (rx__step_row(k0)->row.props & RX__STEP_PLAIN) &&
+               (rx__step_row(k1)->row.props & RX__STEP_PLAIN) &&
                c->cfg.faults.policy != 1 && !c->vc.on && !timing &&
                !c->bias.type; /* it has no gradient multiplier */
+    c->fused_noise[0] = (rx__step_row(k0)->row.props & RX__STEP_SAMPLES) != 0;
+    c->fused_noise[1] = (rx__step_row(k1)->row.props & RX__STEP_SAMPLES) != 0;
     /* the partner design's waits draw the fused step's normals ahead */
     c->bank = c->fused && c->partner && c->nt_req > 1 && c->bank_mode >= 0;
     rx__particle_sizes(c);

@@ -29,7 +29,7 @@ void rx__pair_noise(const rx__xconf *xc, int a, int64_t k, double z[2])
 /* Does xc's test draw a uniform per comparison? */
 static inline int uses_u(const rx__xconf *xc)
 {
-    return (rx__xtest_row(xc->rule)->needs & RX__XT_UNIFORM) != 0;
+    return (rx__xtest_row(xc->rule)->row.props & RX__XT_UNIFORM) != 0;
 }
 
 /* The uniforms of all pairs at k: pair p uses word p % 4 of block p / 4 of

@@ -7,6 +7,7 @@
 #define RX_XSTATE_H
 
 #include "../core/internal.h"
+#include "../core/row.h"
 
 /* Most barrier-ladder rounds a run can complete: round r is
  * barrier_round * 2^r iterations long, and a checkpoint's round is at
@@ -26,6 +27,7 @@ typedef struct rx__xconf {
     int normal;         /* rx_normal_method of those draws */
     int sequential;     /* conditions after the swaps of lower pairs */
     uint64_t seed;
+    rx__rowvals own;    /* the values of the rule's own keys */
 } rx__xconf;
 
 /* What happened to one adjacent pair in one iteration. */

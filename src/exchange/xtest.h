@@ -10,6 +10,7 @@
 
 #include <math.h>
 
+#include "../core/row.h"
 #include "xstate.h"
 
 /* What an exchange test reads, estimates or adapts (its row's needs):
@@ -27,9 +28,14 @@ enum {
                            * under tempering.sigma2: estimate it is
                            * estimated every iteration from every pair's
                            * energies (a global step: no partner design) */
-    RX__XT_BUFFER_C = 32  /* reads the buffer C (xs->C), adapted every
+    RX__XT_BUFFER_C = 32, /* reads the buffer C (xs->C), adapted every
                            * iteration from all pairs' condition rates
                            * under correction.adapt (a global step)    */
+    RX__XT_EXACT = 64     /* accepts with a probability that leaves each
+                           * tempered (or pi_beta) distribution invariant
+                           * (detailed balance given exact energies): valid
+                           * on the reference path; Lambda's chain count
+                           * applies to it                            */
 };
 
 /* An exchange test's decision for the positions a < b whose occupants
@@ -45,34 +51,41 @@ typedef int (*rx__xt_decide_fn)(const rx__xconf *xc, const rx__xstate *xs,
  * the row's static inline decision (xtest.h), which the pair loops
  * inline. */
 typedef struct rx__xtest_type {
-    const char *name;  /* the tempering.rule name */
-    unsigned needs;    /* RX__XT_* */
+    rx__rowdecl row;   /* the tempering.rule name, keys; props: RX__XT_* */
     rx__xt_decide_fn decide;
 } rx__xtest_type;
 
 extern const rx__xtest_type rx__xt_metropolis, rx__xt_bernoulli,
     rx__xt_deterministic, rx__xt_bias_corrected;
 
-/* The rows by rx_rule (xtest.c); RX__XTEST_KINDS of them. */
-#define RX__XTEST_KINDS 4
-extern const rx__xtest_type *const rx__xtest_types[RX__XTEST_KINDS];
+/* Most rows the table may hold (the built-in rows and a test's). */
+#define RX__XTEST_MAX 16
+
+/* The rows by their tempering.rule value (xtest.c): the built-in rows,
+ * then a test binary's row where it defines one (rx__xt_test_row);
+ * rx__xtest_count() of them, the slots past it NULL. */
+extern const rx__xtest_type *const rx__xtest_types[RX__XTEST_MAX];
+int rx__xtest_count(void);
+/* The table as the configuration walks it. */
+extern const rx__table rx__xtest_table;
 
 static inline const rx__xtest_type *rx__xtest_row(rx_rule r)
 {
     return rx__xtest_types[r];
 }
 
-/* The rows: X(rx_rule value, row, arg) for each test; the row's decision
- * is row##_decide. A new test is one line here. */
+/* The rows whose decision the pair loops inline (a switch per call, no
+ * indirect call per pair): X(value, row, arg); the row's decision is
+ * row##_decide. A row not listed here (a new test in its own file) is
+ * called through its table entry's decide. */
 #define RX__XTEST_ROWS(X, arg)                                              \
     X(RX_RULE_METROPOLIS, rx__xt_metropolis, arg)                           \
     X(RX_RULE_BERNOULLI, rx__xt_bernoulli, arg)                             \
     X(RX_RULE_DETERMINISTIC, rx__xt_deterministic, arg)                     \
     X(RX_RULE_BIAS_CORRECTED, rx__xt_bias_corrected, arg)
 
-/* CALL(decide) with the decision of xc->rule's row, inlined: a switch over
- * the rows (an unknown rule, which the configuration refuses, does
- * nothing). */
+/* CALL(decide) with the decision of xc->rule's row: inlined for the rows
+ * listed above, through the table for the others. */
 #define RX__XT_CASE_(e, row, CALL)                                          \
     case e:                                                                 \
         CALL(row##_decide);                                                 \
@@ -81,6 +94,7 @@ static inline const rx__xtest_type *rx__xtest_row(rx_rule r)
     switch (rule) {                                                         \
         RX__XTEST_ROWS(RX__XT_CASE_, CALL)                                  \
     default:                                                                \
+        CALL(rx__xtest_types[rule]->decide);                                \
         break;                                                              \
     }
 

@@ -27,8 +27,10 @@
 static int is_section(const char *path)
 {
     size_t l = strlen(path);
-    for (int i = 0; i < rx__nkeys; ++i)
-        if (strncmp(rx__keys[i].path, path, l) == 0 && rx__keys[i].path[l] == '.')
+    const int nk = rx__key_count();
+    for (int i = 0; i < nk; ++i)
+        if (strncmp(rx__key_at(i)->path, path, l) == 0 &&
+            rx__key_at(i)->path[l] == '.')
             return 1;
     return 0;
 }
@@ -38,8 +40,9 @@ static int children(const char *prefix, const char **out, int cap)
 {
     size_t l = strlen(prefix);
     int n = 0;
-    for (int i = 0; i < rx__nkeys; ++i) {
-        const char *p = rx__keys[i].path;
+    const int nk = rx__key_count();
+    for (int i = 0; i < nk; ++i) {
+        const char *p = rx__key_at(i)->path;
         if (l) {
             if (strncmp(p, prefix, l) != 0 || p[l] != '.')
                 continue;
@@ -73,9 +76,12 @@ static rx_status check_sweep(const ynode *v, rx_err *err)
         snprintf(p, sizeof p, "sweep.%s", k->str);
         if (rx__key_index(k->str) < 0) {
             const char *names[RX__MAX_KEYS];
-            for (int j = 0; j < rx__nkeys; ++j)
-                names[j] = rx__keys[j].path;
-            const char *sug = rx__closest_name(k->str, names, rx__nkeys);
+            int nk = rx__key_count();
+            if (nk > RX__MAX_KEYS)
+                nk = RX__MAX_KEYS;
+            for (int j = 0; j < nk; ++j)
+                names[j] = rx__key_at(j)->path;
+            const char *sug = rx__closest_name(k->str, names, nk);
             if (sug)
                 return rx__node_err(err, k, p,
                                 "'%s' is not a key; did you mean '%s'?",
@@ -151,7 +157,7 @@ static rx_status walk(rx_config *c, rx__marks *mk, const ynode *map,
             return rx__node_err(err, k, prefix, "key path too long");
         int ki = rx__key_index(path);
         if (ki >= 0) {
-            rx_status st = rx__set_leaf(c, &rx__keys[ki], v, err);
+            rx_status st = rx__set_leaf(c, ki, v, err);
             if (st != RX_OK)
                 return st;
             mk->src[ki] = v->file;
@@ -408,9 +414,11 @@ static void put_vec(FILE *f, const double *v, int n)
     fputc(']', f);
 }
 
-static void put_leaf(FILE *f, const rx_config *c, const rx__keydef *kd)
+void rx__key_fput(FILE *f, const rx_config *c, int ki)
 {
-    const char *base = (const char *)c + kd->off;
+    const rx__keydef *kd = rx__key_at(ki);
+    rx__slot tmp;
+    const char *base = rx__key_cbase(c, ki, &tmp);
     switch (kd->kind) {
     case K_U64:
         fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)(const void *)base);
@@ -428,7 +436,7 @@ static void put_leaf(FILE *f, const rx_config *c, const rx__keydef *kd)
         fputs(*(const int *)(const void *)base ? "true" : "false", f);
         break;
     case K_ENUM:
-        fputs(kd->names[*(const int *)(const void *)base], f);
+        fputs(rx__kd_name(kd, *(const int *)(const void *)base), f);
         break;
     case K_VEC: {
         const rx_vec *v = (const rx_vec *)(const void *)base;
@@ -529,12 +537,13 @@ void rx__config_fwrite(const rx_config *c, FILE *f, int all)
                 "spelled out\n", RX_VERSION_STRING);
     const char *prev = "";
     int hidden = 0;
-    for (int i = 0; i < rx__nkeys; ++i) {
+    const int nk = rx__key_count();
+    for (int i = 0; i < nk; ++i) {
         if (!all && !rx__key_applies(c, i)) {
             ++hidden;
             continue;
         }
-        const char *p = rx__keys[i].path;
+        const char *p = rx__key_at(i)->path;
         /* open the sections (any depth: bias.sa.a) that the previous key
          * did not share, each at its depth */
         int depth = 0;
@@ -550,7 +559,7 @@ void rx__config_fwrite(const rx_config *c, FILE *f, int all)
         prev = p;
         const char *leaf = strrchr(p, '.');
         fprintf(f, "%*s%s: ", 2 * depth, "", leaf ? leaf + 1 : p);
-        put_leaf(f, c, &rx__keys[i]);
+        rx__key_fput(f, c, i);
         fputc('\n', f);
     }
     fprintf(f, "# resolved window W = %d\n", rx_config_window(c));

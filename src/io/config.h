@@ -25,5 +25,7 @@ rx_status rx__config_load_log(const char *path, const char *const *sets,
  * sampler (all = 0; src/config/applies.h) and a last comment line saying
  * how many were left out. */
 void rx__config_fwrite(const rx_config *c, FILE *f, int all);
+/* The value of key ki of c as YAML text (the resolved config.yaml's). */
+void rx__key_fput(FILE *f, const rx_config *c, int ki);
 
 #endif

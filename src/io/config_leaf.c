@@ -188,18 +188,22 @@ static rx_status get_enum(const ynode *n, const rx__keydef *kd, int *out,
     if (n->type != YN_SCALAR)
         return rx__node_err(err, n, kd->path, "expected a name, got %s",
                         rx__ynode_type(n));
-    int cnt = 0;
-    for (; kd->names[cnt]; ++cnt)
-        if (strcmp(kd->names[cnt], n->str) == 0) {
-            *out = cnt;
-            return RX_OK;
-        }
+    const int found = rx__kd_find(kd, n->str);
+    if (found >= 0) {
+        *out = found;
+        return RX_OK;
+    }
+    const char *names[64];
+    int cnt = rx__kd_nnames(kd);
+    if (cnt > 64)
+        cnt = 64;
     char all[256] = "";
     for (int i = 0; i < cnt; ++i) {
+        names[i] = rx__kd_name(kd, i);
         strncat(all, i ? ", " : "", sizeof all - strlen(all) - 1);
-        strncat(all, kd->names[i], sizeof all - strlen(all) - 1);
+        strncat(all, names[i], sizeof all - strlen(all) - 1);
     }
-    const char *sug = rx__closest_name(n->str, kd->names, cnt);
+    const char *sug = rx__closest_name(n->str, names, cnt);
     if (sug)
         return rx__node_err(err, n, kd->path,
                         "unknown value '%s'; did you mean '%s'? (one of %s)",
@@ -501,11 +505,10 @@ static rx_status get_layers(const ynode *n, const rx__keydef *kd, rx__layer_list
     return RX_OK;
 }
 
-/* Parse one leaf value into the config. */
-rx_status rx__set_leaf(rx_config *c, const rx__keydef *kd, const ynode *n,
-                          rx_err *err)
+/* Parse one leaf value into the field at base. */
+static rx_status set_leaf_at(char *base, const rx__keydef *kd,
+                             const ynode *n, rx_err *err)
 {
-    char *base = (char *)c + kd->off;
     rx_status st;
     int64_t iv = 0;
     double dv = 0.0;
@@ -636,4 +639,20 @@ rx_status rx__set_leaf(rx_config *c, const rx__keydef *kd, const ynode *n,
         return RX_OK;
     }
     return RX_EINVAL;
+}
+
+/* Parse one leaf value into key ki of the config (its field, or its slot
+ * in the key store). */
+rx_status rx__set_leaf(rx_config *c, int ki, const ynode *n, rx_err *err)
+{
+    const rx__keydef *kd = rx__key_at(ki);
+    char *base = rx__key_base(c, ki);
+    if (!base) {
+        rx__node_err(err, n, kd->path, "out of memory");
+        return RX_ENOMEM;
+    }
+    rx_status st = set_leaf_at(base, kd, n, err);
+    if (st == RX_OK)
+        rx__key_wrote(c, ki);
+    return st;
 }

@@ -92,8 +92,7 @@ rx_status rx__rundiag_get(rx_ctx *c, rx__rundiag *d)
     d->lambda = rx__barrier_lambda(r->pairs, r->n_chains - 1);
     d->suggested = rx__barrier_chains(d->lambda);
     d->rule = view.cfg->tempering.rule;
-    d->applies = d->rule == RX_RULE_METROPOLIS ||
-                 d->rule == RX_RULE_BIAS_CORRECTED;
+    d->applies = (rx__xtest_row(d->rule)->row.props & RX__XT_EXACT) != 0;
     d->rounds = view.rounds < 64 ? view.rounds : 64;
     d->round0 = view.cfg->ladder.barrier_round;
     d->round_lambda = view.round_lambda;

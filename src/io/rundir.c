@@ -139,7 +139,8 @@ static void sum_correction(FILE *f, const rx__runview *v)
     fprintf(f, "  ");
     rx__json_kv(f, "correction", v->res.correction);
     fprintf(f, ",\n");
-    if (v->cfg->tempering.rule == RX_RULE_BIAS_CORRECTED && P > 1) {
+    if ((rx__xtest_row(v->cfg->tempering.rule)->row.props & RX__XT_SIGMA2) &&
+        P > 1) {
         fprintf(f, "  ");
         rx__json_kvec(f, "sigma2", v->res.sigma2, P - 1);
         fprintf(f, ",\n");

@@ -119,7 +119,7 @@ void rx__summary_bias(FILE *f, rx_ctx *c)
     if (!b->type)
         return;
     fprintf(f, "  \"bias\": {\"kind\": ");
-    rx__json_str(f, b->type->name);
+    rx__json_str(f, b->type->row.name);
     fprintf(f, ", \"bins\": %d, ", b->par.bins);
     rx__json_kv(f, "energy_min", b->par.energy_min);
     fputs(", ", f);

@@ -59,7 +59,6 @@ rx_status rx__node_err(rx_err *err, const ynode *n, const char *path,
     ;
 
 /* Parse one leaf value into the config through its schema row. */
-rx_status rx__set_leaf(rx_config *c, const rx__keydef *kd, const ynode *n,
-                       rx_err *err);
+rx_status rx__set_leaf(rx_config *c, int ki, const ynode *n, rx_err *err);
 
 #endif

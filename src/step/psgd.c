@@ -5,11 +5,13 @@
 
 #include "step.h"
 
-static void psgd_apply(const rx__stepconf *sc, double *theta, double *state,
+static void psgd_apply(const rx__stepconf *sc,
+    const rx__rowvals *own, double *theta, double *state,
                        const double *grad, double gm, size_t dim,
                        double eta, double tau, rx__stream *s,
                        const double *zpre, size_t nz)
 {
+    (void)own;
     (void)tau;
     (void)s;
     (void)zpre;
@@ -22,8 +24,13 @@ static void psgd_apply(const rx__stepconf *sc, double *theta, double *state,
     }
 }
 
+static const char *const uses_[] = {"step.rms_alpha", "step.rms_eps", NULL};
+
 const rx__step_type rx__step_psgd = {
-    .name = "psgd",
+    .row = {.name = "psgd",
+            .doc = "RMSprop-preconditioned SGD (optimises)",
+            .props = 0,
+            .uses = uses_},
     .state_len = rx__step_len_dim,
     .apply = psgd_apply,
     .draws = RX__DRAWS_NONE,

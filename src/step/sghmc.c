@@ -5,11 +5,13 @@
 
 #include "step.h"
 
-static void sghmc_apply(const rx__stepconf *sc, double *theta,
+static void sghmc_apply(const rx__stepconf *sc,
+    const rx__rowvals *own, double *theta,
                         double *state, const double *grad, double gm,
                         size_t dim, double eta, double tau, rx__stream *s,
                         const double *zpre, size_t nz)
 {
+    (void)own;
     const double eg = eta * gm; /* eta itself when gm = 1 */
     const double rho = sc->momentum, alpha = 1.0 - rho;
     const double bhat = 0.5 * sc->sghmc_vhat * eta;
@@ -34,17 +36,44 @@ static void sghmc_apply(const rx__stepconf *sc, double *theta,
 
 /* v's stationary spread grows as sqrt(eta tau): a velocity is rescaled by
  * sqrt(eta1 tau1 / (eta0 tau0)) (exact in the extended space). */
-static void sghmc_rescale(const rx__stepconf *sc, double *state, size_t dim,
+static void sghmc_rescale(const rx__stepconf *sc,
+    const rx__rowvals *own, double *state, size_t dim,
                           double eta0, double tau0, double eta1, double tau1)
 {
+    (void)own;
     (void)sc;
     const double r = sqrt((eta1 * tau1) / (eta0 * tau0));
     for (size_t j = 0; j < dim; ++j)
         state[j] *= r;
 }
 
+
+/* Its check against the run: the noise estimate must not exceed the
+ * friction at the largest learning rate. */
+static rx_status sghmc_check(const rx__rowrun *run, const rx__rowvals *own,
+                             const char **key, rx_err *err)
+{
+    (void)own;
+    const rx_config *c = run->cfg;
+    const double b = 0.5 * c->step.sghmc_vhat * run->eta_max;
+    if (b > 1.0 - c->step.momentum) {
+        *key = "step.sghmc_vhat";
+        return rx__fail(err, RX_ECONFIG,
+                        "beta^ = V^ eta / 2 = %.3g exceeds the friction 1 "
+                        "- rho = %.3g at the largest learning rate",
+                        b, 1.0 - c->step.momentum);
+    }
+    return RX_OK;
+}
+
+static const char *const uses_[] = {"step.momentum", "step.sghmc_vhat", NULL};
+
 const rx__step_type rx__step_sghmc = {
-    .name = "sghmc",
+    .row = {.name = "sghmc",
+            .doc = "SG Hamiltonian Monte Carlo with friction 1 - rho",
+            .props = RX__STEP_SAMPLES | RX__STEP_MOMENTUM,
+            .uses = uses_,
+            .check = sghmc_check},
     .state_len = rx__step_len_dim,
     .apply = sghmc_apply,
     .rescale = sghmc_rescale,

@@ -4,11 +4,13 @@
 
 #include "step.h"
 
-static void sgld_apply(const rx__stepconf *sc, double *theta, double *state,
+static void sgld_apply(const rx__stepconf *sc,
+    const rx__rowvals *own, double *theta, double *state,
                        const double *grad, double gm, size_t dim,
                        double eta, double tau, rx__stream *s,
                        const double *zpre, size_t nz)
 {
+    (void)own;
     (void)sc;
     (void)state;
     const double sd = sqrt(2.0 * eta * tau);
@@ -28,7 +30,9 @@ static void sgld_apply(const rx__stepconf *sc, double *theta, double *state,
 }
 
 const rx__step_type rx__step_sgld = {
-    .name = "sgld",
+    .row = {.name = "sgld",
+            .doc = "Langevin dynamics: theta -= eta grad + sqrt(2 eta tau) xi",
+            .props = RX__STEP_SAMPLES | RX__STEP_PLAIN},
     .apply = sgld_apply,
     .draws = RX__DRAWS_DIM,
     .needs = RX__NEEDS_GRAD,

@@ -7,18 +7,38 @@
 
 #include "step.h"
 
-/* Indexed by rx_step_kind; a new rule is a file, a row here and an enum
- * value at the end of rx_step_kind. */
 size_t rx__step_len_dim(size_t dim)
 {
     return dim;
 }
 
-const rx__step_type *const rx__step_types[RX__STEP_KINDS] = {
-    [RX_STEP_SGLD] = &rx__step_sgld,   [RX_STEP_SGD] = &rx__step_sgd,
-    [RX_STEP_MSGD] = &rx__step_msgd,   [RX_STEP_PSGD] = &rx__step_psgd,
-    [RX_STEP_SGHMC] = &rx__step_sghmc, [RX_STEP_SGNHT] = &rx__step_sgnht,
+/* A test binary may define this row: it then joins the table after the
+ * built-in rows, known to no other file (tests/test_contract.c). */
+extern const rx__step_type rx__step_test_row __attribute__((weak));
+
+/* The table: a row's index is its value in step.target / step.others. A
+ * new rule is its file and one line here (before the test row). */
+const rx__step_type *const rx__step_types[RX__STEP_MAX] = {
+    &rx__step_sgld,  &rx__step_sgd,   &rx__step_msgd,
+    &rx__step_psgd,  &rx__step_sghmc, &rx__step_sgnht,
+    &rx__step_test_row, /* NULL unless a test defines it */
 };
+
+int rx__step_count(void)
+{
+    int n = 0;
+    while (n < RX__STEP_MAX && rx__step_types[n])
+        ++n;
+    return n;
+}
+
+static const rx__rowdecl *step_at(int i)
+{
+    return i >= 0 && i < rx__step_count() ? &rx__step_types[i]->row : NULL;
+}
+
+const rx__table rx__step_table = {"step rule", {"step.target", "step.others", NULL},
+                                  rx__step_count, step_at};
 
 void rx__step_init(rx_step_kind kind, const rx__stepconf *sc, double *state,
                    size_t dim, double eta, double tau, rx__stream *s)
@@ -27,7 +47,7 @@ void rx__step_init(rx_step_kind kind, const rx__stepconf *sc, double *state,
     if (!state || !t->state_len)
         return;
     if (t->init)
-        t->init(sc, state, dim, eta, tau, s);
+        t->init(sc, &sc->own[kind], state, dim, eta, tau, s);
     else
         memset(state, 0, sizeof(double) * t->state_len(dim));
 }
@@ -46,5 +66,5 @@ void rx__step_move(rx_state_on_swap pol, rx_step_kind kind0,
     }
     if (pol == RX_STATE_FOLLOW_RAW || !t->rescale)
         return;
-    t->rescale(sc, state, dim, eta0, tau0, eta1, tau1);
+    t->rescale(sc, &sc->own[kind1], state, dim, eta0, tau0, eta1, tau1);
 }

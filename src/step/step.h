@@ -14,13 +14,32 @@
 #define RX_STEP_H
 
 #include "../core/internal.h"
+#include "../core/row.h"
 
-/* The rules' parameters (one set for the run; a row reads its own). */
+/* Most rows the step table may hold (the built-in rows and a test's). */
+#define RX__STEP_MAX 16
+
+/* The rules' shared parameters (one set for the run), and the values of
+ * each row's own keys by its index (rx__step_apply passes a row its own). */
 typedef struct rx__stepconf {
     double momentum, rms_alpha, rms_eps, sghmc_vhat;
     double sgnht_c;  /* SGNHT: injected-noise level c (Ding et al.'s A h) */
     double sgnht_mu; /* SGNHT: thermostat gain mu (0: thermostat off)     */
+    rx__rowvals own[RX__STEP_MAX];
 } rx__stepconf;
+
+/* A step row's properties (row.props): what validation, warnings and the
+ * reference path read instead of naming rules. */
+enum {
+    RX__STEP_SAMPLES = 1, /* injects noise at the temperature: its chain
+                           * samples exp(-U / tau) (else it optimises)  */
+    RX__STEP_MOMENTUM = 2, /* a velocity that `state_on_swap: reset`
+                           * zeroes, which narrows the samples          */
+    RX__STEP_PLAIN = 4    /* stateless theta -= eta g, plus the noise
+                           * sqrt(2 eta tau) z in coordinate order where
+                           * it samples: what the engine's fused kernels
+                           * (the 2-D target's) compute in one pass     */
+};
 
 /* Which normals a step draws from its stream. */
 typedef enum rx__step_draws {
@@ -51,17 +70,18 @@ enum { RX__NEEDS_GRAD = 1, RX__NEEDS_ENERGY = 2 };
  *    (eta1, tau1) under the `follow` policy, same rule; NULL: kept as is.
  */
 typedef struct rx__step_type {
-    const char *name;
+    rx__rowdecl row; /* name, own keys, shared keys read, props, check */
     size_t (*state_len)(size_t dim);
-    void (*init)(const struct rx__stepconf *sc, double *state, size_t dim,
-                 double eta, double tau, rx__stream *s);
-    void (*apply)(const struct rx__stepconf *sc, double *theta,
-                  double *state, const double *grad, double gm, size_t dim,
-                  double eta, double tau, rx__stream *s, const double *zpre,
-                  size_t nz);
-    void (*rescale)(const struct rx__stepconf *sc, double *state,
-                    size_t dim, double eta0, double tau0, double eta1,
-                    double tau1);
+    void (*init)(const struct rx__stepconf *sc, const rx__rowvals *own,
+                 double *state, size_t dim, double eta, double tau,
+                 rx__stream *s);
+    void (*apply)(const struct rx__stepconf *sc, const rx__rowvals *own,
+                  double *theta, double *state, const double *grad,
+                  double gm, size_t dim, double eta, double tau,
+                  rx__stream *s, const double *zpre, size_t nz);
+    void (*rescale)(const struct rx__stepconf *sc, const rx__rowvals *own,
+                    double *state, size_t dim, double eta0, double tau0,
+                    double eta1, double tau1);
     rx__step_draws draws;
     unsigned needs; /* RX__NEEDS_* */
 } rx__step_type;
@@ -73,9 +93,13 @@ size_t rx__step_len_dim(size_t dim);
 extern const rx__step_type rx__step_sgld, rx__step_sgd, rx__step_msgd,
     rx__step_psgd, rx__step_sghmc, rx__step_sgnht;
 
-/* The rows by rx_step_kind (step.c); RX__STEP_KINDS of them. */
-#define RX__STEP_KINDS 6
-extern const rx__step_type *const rx__step_types[RX__STEP_KINDS];
+/* The rows by their value in step.target / step.others (step.c): the
+ * built-in rows, then a test binary's row where it defines one
+ * (rx__step_test_row); rx__step_count() of them, the slots past it NULL. */
+extern const rx__step_type *const rx__step_types[RX__STEP_MAX];
+int rx__step_count(void);
+/* The table as the configuration walks it (names, keys, properties). */
+extern const rx__table rx__step_table;
 
 static inline const rx__step_type *rx__step_row(rx_step_kind k)
 {
@@ -114,8 +138,8 @@ static inline void rx__step_apply_g(rx_step_kind kind,
                                     double tau, rx__stream *s,
                                     const double *zpre, size_t nz)
 {
-    rx__step_types[kind]->apply(sc, theta, state, grad, gm, dim, eta, tau,
-                                s, zpre, nz);
+    rx__step_types[kind]->apply(sc, &sc->own[kind], theta, state, grad, gm,
+                                dim, eta, tau, s, zpre, nz);
 }
 
 /* One step of rule `kind` without a multiplier (gm = 1). */

@@ -37,7 +37,7 @@ f=$tmp
 pat=x; case_ defaults 0 'seed: 3
 '
 # a window gate with exact Metropolis swaps and no correction
-pat="^replex: warning: $f/window.yaml:1:21: tempering.scheme: BIASED: a swap window W = 8 \(scheme deo_star\) with Metropolis swaps and no window correction"
+pat="^replex: warning: $f/window.yaml:1:21: tempering.scheme: BIASED: a swap window W = 8 \(scheme deo_star\) with metropolis swaps and no window correction"
 case_ window 1 'tempering: {scheme: deo_star}
 '
 pat="^replex: warning: $f/window_w.yaml:1:21: tempering.scheme: BIASED: a swap window W = 4 \(scheme deo_w\)"
