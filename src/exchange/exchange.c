@@ -11,21 +11,6 @@
  * (a row's decision), so after inlining the call is direct and inlined. */
 #define XINL static inline __attribute__((always_inline))
 
-void rx__pair_noise(const rx__xconf *xc, int a, int64_t k, double z[2])
-{
-    rx__stream s;
-    rx__stream_init_inl(&s, xc->seed, (uint32_t)a, RX_STREAM_PAIRNOISE,
-                        (uint64_t)k);
-    s.normal = xc->normal;
-    if (s.normal == RX_NORMAL_ZIGGURAT) { /* rx__normal, inlined */
-        z[0] = rx__zig_normal_inl(&s);
-        z[1] = rx__zig_normal_inl(&s);
-    } else {
-        z[0] = rx__normal(&s);
-        z[1] = rx__normal(&s);
-    }
-}
-
 /* Does xc's test draw a uniform per comparison? */
 static inline int uses_u(const rx__xconf *xc)
 {
