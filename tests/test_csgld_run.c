@@ -15,7 +15,11 @@
  *     4 independent chains (scheme none, every position recorded), and 4
  *     chains with DEO swaps under both synchronisation designs (barrier
  *     and partner: the bias declares no global update, so the partner
- *     design applies), and both designs the same bits.
+ *     design applies), and both designs the same bits. The barrier
+ *     design updates the states in its step 3 after the barrier, split
+ *     by position blocks over the threads; the partner design on the
+ *     thread that steps the position: so also the barrier design with
+ *     chains moving between threads (balance: rotate) and phase timing.
  *  3. Resume: a run stopped at iteration 8000 (of 20000) through the stop flag
  *     writes a checkpoint; a fresh context resumes it on another thread
  *     count: samples and log-weights equal an uninterrupted run's.
@@ -204,6 +208,14 @@ static void determinism(void)
         "sync=partner"};
     threads_case(deo_p, 6, "DEO, partner design", &kp);
     CHECK_MSG(same(&kb, &kp), "DEO: the two designs differ");
+    static const char *const deo_r[] = {
+        "iterations=20000", "tempering.n_chains=4", "tempering.scheme=deo",
+        "tempering.rule=metropolis", "ladder.tau={min: 1, max: 4}",
+        "sync=barrier", "balance=rotate", "record.phase_timing=true"};
+    kept kr;
+    threads_case(deo_r, 8, "DEO, barrier design, chains moving", &kr);
+    CHECK_MSG(same(&kb, &kr), "DEO: moving chains changed the run");
+    kept_free(&kr);
     kept_free(&kb);
     kept_free(&kp);
 }

@@ -273,6 +273,14 @@ rx_status rx__bias_create(rx__bias *b, const rx__bias_params *par, int P,
     if (P < 1)
         return rx__fail(err, RX_EINVAL, "bias: %d chains", P);
     b->type = rx__bias_find(par->kind);
+    if (b->type->share == RX__BIAS_SHARED &&
+        !(b->type->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE)) {
+        /* the engine decides its design from the declared needs */
+        const char *name = b->type->row.name;
+        b->type = NULL;
+        return rx__fail(err, RX_EINVAL, "bias %s: a shared state must "
+                        "declare RX__BIAS_NEEDS_GLOBAL_UPDATE", name);
+    }
     b->n = b->type->share == RX__BIAS_SHARED ? 1 : P;
     size_t sz = b->type->size(par);
     b->stride = (sz + RX_CACHELINE - 1) / RX_CACHELINE * RX_CACHELINE;

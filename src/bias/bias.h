@@ -13,10 +13,17 @@
  *           particle at position q, U its energy from step 2 of the last
  *           iteration (the first iteration: the initial energy); the step
  *           rule uses g * grad in place of grad (the noise is unchanged).
- *   step 3  after the barrier, one thread: type->update(...) in position
- *           order 0..P-1 (shared: one call with the P energies; per
- *           position or particle: one call per state, n = 1). Same bits
- *           for any thread count: nothing depends on which thread calls.
+ *   step 3  after the barrier, type->update(...) in position order
+ *           0..P-1: a shared state, one call with the P energies (thread
+ *           0); a state per position or particle, one call per state,
+ *           n = 1 (the barrier loop splits the positions into blocks, one
+ *           per thread; the partner design makes the call on the thread
+ *           that steps the position, right after its energy). Each state
+ *           gets the same calls in the same order whatever the threads,
+ *           so the same bits for any thread count. Then each particle's
+ *           log-weight; the barrier loop's second barrier publishes both
+ *           before step 1 of the next iteration (engine/chain.c,
+ *           rx__bias_step3 and rx__bias_after_step).
  *   step 6  a recorded sample x with energy U (the energy binned in step
  *           3 of the same iteration) gets log w = type->log_weight(par,
  *           state, U, tau), with the state just after that update.
@@ -118,10 +125,12 @@ typedef struct rx__bias_params {
 /* What a row needs of the engine's iteration (rx__bias_type.needs). */
 enum {
     /* a global step 3 every iteration: every chain's energy of iteration
-     * k before any chain's step of k + 1 (a SHARED state). Rules out the
-     * partner design, whose threads wait only for their neighbours.
-     * Without it each state is updated by the thread that steps the
-     * particle at its position, right after that particle's energy. */
+     * k before any chain's step of k + 1 (a SHARED state must declare
+     * it; rx__bias_create refuses one that does not). The engine then
+     * runs the barrier loop, whose step 3 updates the state once from
+     * the P energies; the partner design, whose threads wait only for
+     * their neighbours, stands aside. Without it (one state per position
+     * or particle) either loop runs. */
     RX__BIAS_NEEDS_GLOBAL_UPDATE = 1
 };
 

@@ -205,10 +205,10 @@ static rx_status create_path(rx_ctx *c, const rx_config *cfg, rx_err *err)
     return RX_OK;
 }
 
-/* The energy-histogram bias (bias.*): its states, one per position for
- * CSGLD, and the samples' log-weights. A row that needs a global update
- * every iteration (a state shared by all chains) is refused: neither run
- * loop has that step yet. */
+/* The energy-histogram bias (bias.*): its states (one per position for
+ * CSGLD, one for all chains for a shared row) and the samples'
+ * log-weights. A row that declares a global update every iteration runs
+ * on the barrier design, whose step 3 serves it (partner_applies). */
 static rx_status create_bias(rx_ctx *c, const rx_config *cfg, rx_err *err)
 {
     rx__bias_params par;
@@ -223,15 +223,6 @@ static rx_status create_bias(rx_ctx *c, const rx_config *cfg, rx_err *err)
     rx_status st = rx__bias_create(&c->bias, &par, c->P, err);
     if (st != RX_OK || !c->bias.type)
         return st;
-    /* a state shared by several chains is updated from all of them:
-     * the global step, whether or not the row says so */
-    if ((c->bias.type->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE) ||
-        (c->bias.type->share == RX__BIAS_SHARED && c->P > 1))
-        return rx__fail(err, RX_ECONFIG,
-                        "bias.kind: %s needs a global update of all "
-                        "chains every iteration, which the engine does not "
-                        "run",
-                        c->bias.type->row.name);
     if (c->n_samples > 0) {
         c->logw = malloc(sizeof(double) * (size_t)c->n_samples);
         if (!c->logw)

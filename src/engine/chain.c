@@ -6,6 +6,7 @@
  * chain-step both loops call is in chain.h.
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,13 +36,14 @@ void rx__sigma2_sa(const rx_ctx *c, rx__xstate *xs, int64_t k)
 }
 
 /*
- * The bias's steps 3 and 6 for particle i at position q, right after its
- * energy of iteration k. A row without RX__BIAS_NEEDS_GLOBAL_UPDATE keeps
- * one state per position (or particle), and in iteration k only the call
- * that steps the particle at that position touches it: so the owning
- * thread updates it here, with no barrier of its own, and the update
- * order is fixed whatever the thread count. The multiplier of k + 1
- * reads the state after the barrier (or partner hand-off) of k.
+ * The partner design's bias step for particle i at position q, right
+ * after its energy of iteration k: the SA update of the state of position
+ * q (or of particle i) with that energy, then the particle's log-weight.
+ * The partner design runs only rows without RX__BIAS_NEEDS_GLOBAL_UPDATE
+ * (partner_applies): each state is then touched in iteration k by this
+ * call alone, once, n = 1, so the states get the bits of step 3 in
+ * position order (rx__bias_step3), whatever thread makes the call. The
+ * multiplier of k + 1 reads the state after the partner hand-off of k.
  */
 void rx__bias_after_step(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
                          int q, int64_t k, double last)
@@ -55,6 +57,75 @@ void rx__bias_after_step(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
         return;
     }
     p->logw = T->log_weight(&c->bias.par, bs, p->energy, tau);
+}
+
+/* The first position in q0..q1-1 whose energy is not finite (q0 if none):
+ * where a failed update points. */
+static int bad_position(const double *U, int q0, int q1)
+{
+    for (int q = q0; q < q1; ++q)
+        if (!isfinite(U[q]))
+            return q;
+    return q0;
+}
+
+/*
+ * Step 3 of iteration k under the barrier design (design.md, "One
+ * iteration"), after the barrier that follows every chain's energy and
+ * before the exchange of k: the bias update from the energies of the
+ * particles at positions 0..P-1 (Ek by particle, the map ts->x.at of the
+ * step of k), then each of those particles' log-weight with the state
+ * just after the update. A shared state (one for all chains): thread 0
+ * alone, one call with the P energies and temperatures in position order
+ * (scratch: 2 P doubles). One state per position or per particle: thread
+ * t the positions of its block [t P / nthr, (t + 1) P / nthr) in order,
+ * one call with n = 1 each; every state gets exactly one call, and the
+ * states are independent, so the bits are those of one thread in
+ * position order for any team. The caller's next barrier publishes the
+ * states and log-weights before step 1 of k + 1. A failure (an energy
+ * that cannot be binned) goes to the slot of k.
+ */
+void rx__bias_step3(rx_ctx *c, rx__tstate *ts, const double *Ek, int64_t k,
+                    int t, int nthr, double *scratch)
+{
+    const rx__bias_type *T = c->bias.type;
+    const rx__bias_params *par = &c->bias.par;
+    const int P = c->P;
+    const int32_t *at = ts->x.at;
+    const double *tau = ts->x.tau;
+    if (T->share == RX__BIAS_SHARED) {
+        if (t != 0)
+            return;
+        double *U = scratch, *tq = scratch + P;
+        for (int q = 0; q < P; ++q) {
+            U[q] = Ek[at[q]];
+            tq[q] = tau[q];
+        }
+        void *bs = rx__bias_state(&c->bias, 0);
+        rx_status st = T->update(par, bs, P, U, tq, k, NULL);
+        if (st != RX_OK) {
+            const int q = bad_position(U, 0, P);
+            rx__particle_fail(c, ts, (int)(k & 1), st, at[q], q, k, NAN,
+                              -1);
+            return;
+        }
+        for (int q = 0; q < P; ++q)
+            c->parts[at[q]]->logw = T->log_weight(par, bs, U[q], tq[q]);
+        return;
+    }
+    const int q0 = (int)((int64_t)t * P / nthr);
+    const int q1 = (int)((int64_t)(t + 1) * P / nthr);
+    for (int q = q0; q < q1; ++q) {
+        const int i = at[q];
+        rx__particle *p = c->parts[i];
+        void *bs = bias_state_of(c, i, q);
+        rx_status st = T->update(par, bs, 1, &Ek[i], &tau[q], k, NULL);
+        if (st != RX_OK) {
+            rx__particle_fail(c, ts, (int)(k & 1), st, i, q, k, NAN, -1);
+            continue;
+        }
+        p->logw = T->log_weight(par, bs, Ek[i], tau[q]);
+    }
 }
 
 /*

@@ -70,7 +70,9 @@ static inline void step_one(rx_ctx *c, rx__tstate *ts, int i, int q,
                           isfinite(p->energy) ? bad_coord(p->grad, c->dim)
                                               : -1);
     Ek[i] = p->energy;
-    if (c->bias.type && st == RX_OK)
+    /* the partner design updates a bias here; the barrier design in its
+     * step 3, after the barrier (rx__bias_step3) */
+    if (c->bias.type && c->partner && st == RX_OK)
         rx__bias_after_step(c, ts, p, i, q, k, last);
     if (sa_every > 0 && k % sa_every == 0)
         p->var_raw[k & 1] = rx__target_noise_var(

@@ -2,6 +2,8 @@
  * rx_run: P chains inside ONE OpenMP parallel region (the engine's files
  * are the only OpenMP users). The barrier design's iteration k:
  *   step + energy (each thread its own particles)   -- barrier --
+ *   with a bias, its update in position order (step 3, rx__bias_step3)
+ *   -- barrier --
  *   exchange + record (exchange replicated on every thread over its own
  *   copy of the maps; thread 0 records).
  * The exchange is a pure function of (energies, ladder, seed, k), so every
@@ -76,6 +78,19 @@ static rx_status run_prepare(rx_ctx *c, rx__run *R)
                 ? rx__calloc_aligned(sizeof(double) * 4 * (size_t)(P - 1),
                                      RX_CACHELINE)
                 : NULL;
+    /* step 3's scratch: a shared bias state's P energies and
+     * temperatures */
+    R->bias_u = c->bias.type && !c->partner
+                    ? rx__calloc_aligned(sizeof(double) * 2 * (size_t)P,
+                                         RX_CACHELINE)
+                    : NULL;
+    if (c->bias.type && !c->partner && !R->bias_u) {
+        rx__free_aligned(R->fz);
+        rx__free_aligned(R->bar);
+        rx__free_aligned(R->cuts);
+        rx__partner_free(R);
+        return rx__fail(&c->err, RX_ENOMEM, "rx_run: out of memory");
+    }
     c->zh = rx__zhelp_alloc(c);
     if (c->zh)
         c->mem_scratch += 2.0 * sizeof(double) * (double)c->dim * P;
@@ -352,6 +367,23 @@ static int barrier_loop(rx_ctx *c, rx__run *R, rx__tstate *ts, int t,
         failed = c->fail_flag[k & 1];
         if (failed)
             break;
+        /* step 3: the bias update in position order, then a barrier so
+         * that step 1 of k + 1 reads the updated states (a resumed
+         * iteration's update is in its checkpoint) */
+        double t3 = 0.0;
+        if (c->bias.type && !skip_step) {
+            const double t3a = timing || wtime ? rx__now() : 0.0;
+            rx__bias_step3(c, ts, Ek, k, t, nthr, R->bias_u);
+            const double t3b = timing || wtime ? rx__now() : 0.0;
+            rx__barrier_wait(R->bar, sense);
+            t3 = t3b - t3a;
+            if (wtime)
+                ts->wait_s += rx__now() - t3b;
+#pragma omp atomic read
+            failed = c->fail_flag[k & 1];
+            if (failed)
+                break;
+        }
         int ck;
 #pragma omp atomic read
         ck = c->ckpt_flag[k & 1];
@@ -376,9 +408,9 @@ static int barrier_loop(rx_ctx *c, rx__run *R, rx__tstate *ts, int t,
             /* noise drawn for other threads' chains is step work */
             ts->tph[RX_PHASE_STEP] += tb - ta - t_en + help_k;
             ts->tph[RX_PHASE_ENERGY] += t_en;
-            ts->tph[RX_PHASE_WAIT] += tc - tb - help_k;
+            ts->tph[RX_PHASE_WAIT] += tc - tb - help_k - t3;
             ts->tph[RX_PHASE_EXCHANGE] += tx - tc;
-            ts->tph[RX_PHASE_ADAPT] += td - tx;
+            ts->tph[RX_PHASE_ADAPT] += td - tx + t3; /* the bias's too */
         }
         if (t == 0) {
             record_iter(c, ts, R, k);
@@ -518,6 +550,7 @@ static void run_collect(rx_ctx *c, rx__run *R)
     for (int t = 0; t < c->nt_req; ++t)
         c->ts[t].x.fresh_z = NULL;
     rx__free_aligned(R->fz);
+    rx__free_aligned(R->bias_u);
     c->noise_helped = 0;
     for (int t = 0; t < c->nt_req; ++t)
         c->noise_helped += c->ts[t].helped;

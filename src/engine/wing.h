@@ -134,6 +134,8 @@ typedef struct rx__run {
     uint8_t *ggate;   /* partner design: the gates there (load balance) */
     double *fz;       /* barrier design: the pairs' fresh noise by parity
                        * of k, or NULL */
+    double *bias_u;   /* barrier design with a bias: 2 P doubles of
+                       * step 3's scratch (thread 0), or NULL */
     double t0;        /* rx__now() at the run's start */
     int64_t sa_every; /* sigma^2 estimate's period (not with VR) */
     int64_t vr_m;     /* VR: sigma^2 steps at the period ends */
@@ -274,12 +276,20 @@ rx_status rx__step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
  * k = -1: set-up. */
 rx_status rx__vr_after_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p,
                             int i, int64_t k);
-/* The bias after particle i's step of k at position q (design.md steps 3
- * and 6): the SA update of its state with the new energy, then the
+/* The partner design's bias step after particle i's step of k at
+ * position q (design.md steps 3 and 6, for a row without a global
+ * update): the SA update of its state with the new energy, then the
  * log-weight of the point reached (its sample's). last: the energy before
  * the step, for a failure's message. */
 void rx__bias_after_step(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
                          int q, int64_t k, double last);
+/* The barrier design's step 3 of iteration k, after the barrier: the bias
+ * update in position order from the energies Ek (by particle), then the
+ * particles' log-weights; thread t of nthr does its share (a shared
+ * state: thread 0 all of it, scratch 2 P doubles). The states are read
+ * again only after the next barrier. */
+void rx__bias_step3(rx_ctx *c, rx__tstate *ts, const double *Ek, int64_t k,
+                    int t, int nthr, double *scratch);
 /* One stochastic-approximation step of sigma_p^2 at iteration k. */
 void rx__sigma2_sa(const rx_ctx *c, rx__xstate *xs, int64_t k);
 /* balance_noise: the buffers when the run uses them (else NULL), their
