@@ -6,32 +6,25 @@
  * importance weight is theta(J)^zeta, kept as its log. One state per
  * position: one chain, or P independent chains. Boundary bins as csgld.md
  * 1.6 decides: in the overflow bin g = 1, no SA step and weight 0
- * (overflow_guard); theta floored; an optional clamp of g.
+ * (overflow_guard); theta floored; an optional clamp of g. The state
+ * layout and every function but the update are shared with the ICSGLD
+ * row (contour.h).
  */
 #include <math.h>
 #include <string.h>
 
 #include "../core/num.h"
 #include "bias.h"
+#include "contour.h"
 
-/* The state: counters, then theta[m], then visits[m] (counts, exact as
- * doubles to 2^53). No pointers: its bytes are the state. */
-typedef struct cs_state {
-    int64_t updates;  /* SA steps applied */
-    int64_t overflow; /* energies in the overflow bin skipped by the guard */
-    double v[];       /* theta[0..m-1], visits[0..m-1] */
-} cs_state;
+typedef rx__cs_state cs_state;
 
-/* Renormalise theta when its sum drifts this far from 1 (rounding of the
- * update; the update itself preserves the sum exactly in real numbers). */
-#define CS_RENORM_TOL 1e-13
-
-static size_t cs_size(const rx__bias_params *par)
+size_t rx__cs_size(const rx__bias_params *par)
 {
     return sizeof(cs_state) + 2 * (size_t)par->bins * sizeof(double);
 }
 
-static void cs_init(const rx__bias_params *par, void *state)
+void rx__cs_init(const rx__bias_params *par, void *state)
 {
     cs_state *s = state;
     const int m = par->bins;
@@ -47,6 +40,13 @@ static void cs_init(const rx__bias_params *par, void *state)
             th[i] = 1.0 / (double)m;
     }
     memset(th + m, 0, sizeof(double) * (size_t)m);
+}
+
+void rx__cs_renorm(const rx__bias_params *par, double *th, double sum)
+{
+    if (fabs(sum - 1.0) > RX__CS_RENORM_TOL)
+        for (int i = 0; i < par->bins; ++i)
+            th[i] /= sum;
 }
 
 /*
@@ -68,9 +68,7 @@ static void cs_step(const rx__bias_params *par, double *th, int j,
         th[i] = t;
         sum += t;
     }
-    if (fabs(sum - 1.0) > CS_RENORM_TOL)
-        for (int i = 0; i < m; ++i)
-            th[i] /= sum;
+    rx__cs_renorm(par, th, sum);
 }
 
 static rx_status cs_update(const rx__bias_params *par, void *state, int n,
@@ -107,8 +105,8 @@ static rx_status cs_update(const rx__bias_params *par, void *state, int n,
 /* g = 1 + zeta tau / du * (difference of log theta at bin j), clamped;
  * 1 in bin 0 (backward), in the top bin (forward) and in the overflow bin
  * under the guard; exactly 1 for zeta = 0. */
-static double cs_grad_mult(const rx__bias_params *par, const void *state,
-                           double U, double tau)
+double rx__cs_grad_mult(const rx__bias_params *par, const void *state,
+                        double U, double tau)
 {
     const cs_state *s = state;
     int j;
@@ -135,8 +133,8 @@ static double cs_grad_mult(const rx__bias_params *par, const void *state,
 
 /* log w = zeta log theta[J] (2.6: never w itself, theta^zeta underflows
  * for large zeta); -inf (weight 0) in the overflow bin under the guard. */
-static double cs_log_weight(const rx__bias_params *par, const void *state,
-                            double U, double tau)
+double rx__cs_log_weight(const rx__bias_params *par, const void *state,
+                         double U, double tau)
 {
     RX_UNUSED(tau);
     const cs_state *s = state;
@@ -148,13 +146,12 @@ static double cs_log_weight(const rx__bias_params *par, const void *state,
     return par->zeta == 0.0 ? 0.0 : par->zeta * log(s->v[j]);
 }
 
-static size_t cs_pack_len(const rx__bias_params *par)
+size_t rx__cs_pack_len(const rx__bias_params *par)
 {
     return 2 + 2 * (size_t)par->bins;
 }
 
-static void cs_pack(const rx__bias_params *par, const void *state,
-                    double *out)
+void rx__cs_pack(const rx__bias_params *par, const void *state, double *out)
 {
     const cs_state *s = state;
     out[0] = (double)s->updates;
@@ -167,8 +164,8 @@ static int is_count(double x)
     return x >= 0.0 && x <= 9007199254740992.0 && x == floor(x);
 }
 
-static rx_status cs_unpack(const rx__bias_params *par, void *state,
-                           const double *in, rx_err *err)
+rx_status rx__cs_unpack(const rx__bias_params *par, void *state,
+                        const double *in, rx_err *err)
 {
     const int m = par->bins;
     if (!is_count(in[0]) || !is_count(in[1]))
@@ -195,9 +192,9 @@ static rx_status cs_unpack(const rx__bias_params *par, void *state,
     return RX_OK;
 }
 
-static void cs_view(const rx__bias_params *par, const void *state,
-                    const double **curve, const double **visits,
-                    int64_t *updates)
+void rx__cs_view(const rx__bias_params *par, const void *state,
+                 const double **curve, const double **visits,
+                 int64_t *updates)
 {
     const cs_state *s = state;
     *curve = s->v;
@@ -222,15 +219,15 @@ const rx__bias_type rx__bias_csgld_row = {
             .uses = csgld_uses},
     .share = RX__BIAS_PER_POSITION,
     .needs = 0, /* each position's state: updated by its particle's owner */
-    .size = cs_size,
-    .init = cs_init,
+    .size = rx__cs_size,
+    .init = rx__cs_init,
     .update = cs_update,
-    .grad_mult = cs_grad_mult,
-    .log_weight = cs_log_weight,
-    .pack_len = cs_pack_len,
-    .pack = cs_pack,
-    .unpack = cs_unpack,
-    .view = cs_view,
+    .grad_mult = rx__cs_grad_mult,
+    .log_weight = rx__cs_log_weight,
+    .pack_len = rx__cs_pack_len,
+    .pack = rx__cs_pack,
+    .unpack = rx__cs_unpack,
+    .view = rx__cs_view,
 };
 
 const rx__bias_type *const rx__bias_csgld = &rx__bias_csgld_row;
