@@ -295,6 +295,14 @@ expect sub_grid 'grids:
 expect bad_normal 'normals: [gaussian]' \
     "^replex: $f/bad_normal.yaml:1:11: normals\[0\]: unknown normal method 'gaussian' \(one of box_muller, ziggurat\)"
 expect syntax 'schemes: [deo' "^replex: $f/syntax.yaml:2:1: invalid YAML: "
+# the rule names are the exchange-test table's rows, none left out
+expect bad_rule 'rules: [metropolis, barkr]' \
+    "^replex: $f/bad_rule.yaml:1:21: rules\[1\]: unknown rule 'barkr'; did you mean 'barker'\? \(one of metropolis, bernoulli, deterministic, bias_corrected, barker\)"
+# a rule added as a row runs in a grid (one tiny cell)
+printf 'schemes: [deo]\nchains: [4]\ntargets: [gmm_cheap]\nrules: [barker]\niterations: 200\nreps: 1\n' > "$tmp/barker.yaml"
+if "$RX_REPLEX" bench "$tmp/barker.yaml" -o "$tmp/o_barker" -q --no-plots \
+     && grep -q ',barker,' "$tmp/o_barker/bench.csv"; then ok
+else bad "rules: [barker] did not run"; fi
 expect cli_threads 'iterations: 100' "--threads: expected a comma-separated list" --threads 1,0
 expect cli_option 'iterations: 100' "^replex: bench: unknown option '--bogus'$" --bogus
 

@@ -30,7 +30,13 @@ static double expected_prob(rx_rule r, const rx__xconf *xc,
     case RX_RULE_BIAS_CORRECTED:
         x -= dT * dT * xs->s2hat[0] * xc->inv_F;
         return x >= 0.0 ? 1.0 : exp(x);
+    default:
+        break;
     }
+    /* the rows after the enum's, by name */
+    if (!strcmp(rx__xtest_row(r)->row.name, "barker")) /* renhd.md eq. 19,
+                                                           * 4.4's stable g */
+        return x >= 0.0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
     return -1.0;
 }
 
