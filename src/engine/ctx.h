@@ -134,6 +134,8 @@ typedef struct rx__evalst {
     int on;
     int64_t rows, ood_rows;
     int n_out;
+    int classify;               /* the target is a classifier */
+    double *y;                  /* rows: the test targets, as scored */
     float *ens_models;          /* P x dim: final particles, or NULL */
     double *mean[2], *lmax[2], *lsum[2], *ood_mean[2]; /* [0] BMA, [1] ens */
     rx_metrics bma, ens;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/num.h"
+#include "../record/metrics.h"
 #include "wing.h"
 
 /* slot: k & 1 inside the loop (read after barrier k), 2 during set-up.
@@ -136,15 +137,17 @@ void rx__evaluate_chunks(rx_ctx *c, rx__tstate *ts, int t, int nthr)
 void rx__evaluate_metrics(rx_ctx *c)
 {
     rx__evalst *ev = &c->ev;
+    const rx__predtruth tr = {ev->y, ev->rows, ev->ood_rows, ev->n_out,
+                              ev->classify};
     for (int m = 0; m < 2; ++m) {
         rx_metrics *out = m == 0 ? &ev->bma : &ev->ens;
         const int64_t S = m == 0 ? c->n_samples : (ev->ens_models ? c->P : 0);
         memset(out, 0, sizeof *out);
         if (S <= 0 || (m == 0 && !c->samples))
             continue;
-        rx__network_metrics(c->target, S, ev->mean[m], ev->lmax[m],
-                            ev->lsum[m], ev->ood_rows ? ev->ood_mean[m] : NULL,
-                            c->cfg.evaluate.ece_bins, out);
+        rx__pred_metrics(&tr, S, ev->mean[m], ev->lmax[m], ev->lsum[m],
+                         ev->ood_rows ? ev->ood_mean[m] : NULL,
+                         c->cfg.evaluate.ece_bins, out);
     }
 }
 

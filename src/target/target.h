@@ -143,7 +143,7 @@ double rx__network_batch_var(const rx__target *t, rx__tws *w,
                              uint32_t entity, uint64_t k);
 void rx__network_mem(const rx__target *t, const rx__tws *w, double *data,
                      double *scratch);
-/* Posterior predictive (see network.c). */
+/* Posterior predictive (predict.c; its scores: src/record/metrics.c). */
 int64_t rx__network_rows(const rx__target *t, int set);
 int rx__network_nout(const rx__target *t);
 /* Where train and test were split from one file (data.test_fraction):
@@ -160,10 +160,6 @@ rx_status rx__network_predict(const rx__target *t, rx__tws *w,
                               const float *models, int64_t S, int set,
                               int64_t r0, int64_t r1, double *mean,
                               double *lmax, double *lsum);
-void rx__network_metrics(const rx__target *t, int64_t S, const double *mean,
-                         const double *lmax, const double *lsum,
-                         const double *ood_mean, int ece_bins,
-                         rx_metrics *m);
 
 /* Is t the network target (data, model, evaluation)? */
 static inline int rx__target_is_network(const rx__target *t)
