@@ -33,5 +33,9 @@ fi
 
 if [ ! -f build/build.ninja ]; then
   meson setup build --buildtype=release >/dev/null
+elif [ ${#missing[@]} -gt 0 ]; then
+  # build/ was configured before these packages were there (run_default.sh
+  # first, then test.sh): let meson look again at what it found then
+  meson setup --reconfigure build >/dev/null
 fi
 ninja -C build >/dev/null

@@ -115,7 +115,7 @@ assert len(r) == 12, len(r)
 out = open(sys.argv[2]).read().splitlines()
 i = out.index("barrier ladder, 12 adaptation rounds:")
 assert out[i + 2].startswith("  (rounds 1 to 2 not shown"), out[i + 2]
-rows = [l.split() for l in out[i + 3:]]
+rows = [l.split() for l in out[i + 3:i + 13]]
 assert [l[0] for l in rows] == [str(k) for k in range(3, 13)], rows
 assert rows[-1][1] == "2048" and rows[-1][2] == "%.3f" % r[-1]["lambda"]
 P
@@ -264,7 +264,7 @@ printf 'sweep:\n  replicates: [2, 3]\n' | cat "$tmp/m.yaml" - > "$tmp/swr.yaml"
     --set iterations=400 --set replicates=3 && \
 "$R" run "$tmp/m.yaml" -o "$tmp/fr" -q --no-plots --threads 1 \
     --set iterations=400 --set replicates=2 --force && \
-    [ "$(cd "$tmp/fr" && ls -A | tr '\n' ' ')" = ".replex inference.nc rep-00 rep-01 summary.json " ] \
+    [ "$(cd "$tmp/fr" && ls -A | tr '\n' ' ')" = ".replex inference.nc rep-00 rep-01 summary.csv summary.json " ] \
     && ok || bad "--force over replicates: $(ls -A "$tmp/fr")"
 printf 'sweep:\n  seed: [1, 2, 3]\n' | cat "$tmp/m.yaml" - > "$tmp/s3.yaml"
 printf 'sweep:\n  seed: [1, 2]\n' | cat "$tmp/m.yaml" - > "$tmp/s2.yaml"

@@ -53,10 +53,12 @@ static int replicates_finish(rx_ctx *const *runs, const char *const *dirs,
     if (rx__write_inference((const rx_ctx *const *)runs, n, path, &err) !=
         RX_OK) {
         fprintf(stderr, "replex: %s\n", err.msg);
+        rx__repdiag_free(&rd);
         return EXIT_RUNFAIL;
     }
     if (!quiet)
         rx__repdiag_print(stdout, &rd, n);
+    rx__repdiag_free(&rd);
     return 0;
 }
 

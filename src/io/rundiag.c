@@ -17,6 +17,7 @@
 #include "../engine/state.h"
 #include "../record/ess.h"
 #include "json.h"
+#include "paramtab.h"
 #include "rundiag.h"
 #include "rundir_bias.h"
 
@@ -284,6 +285,13 @@ void rx__rundiag_report(FILE *f, rx_ctx *c)
         rx__rundiag_print(f, &d);
     else
         fprintf(f, "diagnostics: %s\n", rx_errmsg(c));
+    rx__paramtab t;
+    rx_ctx *const one = c;
+    if (rx__paramtab_get(&one, 1, &t, rx__ctx_err(c)) == RX_OK)
+        rx__paramtab_print(f, &t, "summary.csv and summary.json");
+    else
+        fprintf(f, "parameters: %s\n", rx_errmsg(c));
+    rx__paramtab_free(&t);
 }
 
 /* ---- replicates ---------------------------------------------------------*/
@@ -454,6 +462,13 @@ static void rep_diag_json(FILE *f, const rep_fig *g, int n)
     fputs("}\n", f);
 }
 
+static rx_status rep_write(rx_ctx *const *runs, const char *const *dirs,
+                           int n, const char *path, const char *source,
+                           const rep_fig *gp, const rx__paramtab *pt,
+                           rx_err *err);
+static rx_status rep_csv(const char *path, const rx__paramtab *pt,
+                         rx_err *err);
+
 rx_status rx__replicates_summary(rx_ctx *const *runs, const char *const *dirs,
                                  int n, const char *path, const char *source,
                                  rx__repdiag *out, rx_err *err)
@@ -465,6 +480,60 @@ rx_status rx__replicates_summary(rx_ctx *const *runs, const char *const *dirs,
     rx_status st = rep_figures(runs, n, &g, err);
     if (st != RX_OK)
         return st;
+    rx__paramtab pt;
+    if ((st = rx__paramtab_get(runs, n, &pt, err)) != RX_OK)
+        return st;
+    st = rep_write(runs, dirs, n, path, source, &g, &pt, err);
+    if (st == RX_OK)
+        st = rep_csv(path, &pt, err);
+    if (st == RX_OK && out) {
+        double v[RX__DIAG_COORDS], t[RX__DIAG_COORDS], med, mn;
+        out->n_coords = g.nc;
+        out->rhat_max = NAN;
+        out->rhat_max_coord = -1;
+        for (int j = 0; j < g.nc; ++j)
+            if (isfinite(g.rhat[j]) &&
+                (isnan(out->rhat_max) || g.rhat[j] > out->rhat_max)) {
+                out->rhat_max = g.rhat[j];
+                out->rhat_max_coord = g.coord[j];
+            }
+        ess_field(g.ess, g.nc, 0, v);
+        spread(v, g.nc, t, &med, &mn, NULL);
+        out->bulk_min = mn;
+        out->has_log_z = rep_log_z(runs, n, &out->log_z_mean,
+                                   &out->log_z_sd, &out->log_z_se_mean);
+        out->table = pt;
+    } else {
+        rx__paramtab_free(&pt);
+    }
+    return st;
+}
+
+/* summary.csv beside the replicates' summary.json at path. */
+static rx_status rep_csv(const char *path, const rx__paramtab *pt,
+                         rx_err *err)
+{
+    const size_t L = strlen(path);
+    char *csv = malloc(L + 8);
+    if (!csv)
+        return rx__fail(err, RX_ENOMEM, "replicates: out of memory");
+    memcpy(csv, path, L + 1);
+    if (L >= 5 && !strcmp(csv + L - 5, ".json"))
+        csv[L - 5] = '\0';
+    strcat(csv, ".csv");
+    rx_status st = rx__paramtab_csv(pt, csv, err);
+    free(csv);
+    return st;
+}
+
+/* The replicates' summary.json (temporary file, renamed). */
+static rx_status rep_write(rx_ctx *const *runs, const char *const *dirs,
+                           int n, const char *path, const char *source,
+                           const rep_fig *gp, const rx__paramtab *pt,
+                           rx_err *err)
+{
+    rep_fig g = *gp;
+    rx_status st = RX_OK;
     size_t L = strlen(path) + 32;
     char *tmp = malloc(L);
     if (!tmp)
@@ -487,6 +556,7 @@ rx_status rx__replicates_summary(rx_ctx *const *runs, const char *const *dirs,
     }
     if (st == RX_OK) {
         rep_log_z_json(f, runs, n);
+        rx__paramtab_json(f, pt);
         rep_diag_json(f, &g, n);
     }
     fputs("}\n", f);
@@ -501,23 +571,6 @@ rx_status rx__replicates_summary(rx_ctx *const *runs, const char *const *dirs,
     if (st != RX_OK)
         remove(tmp);
     free(tmp);
-    if (st == RX_OK && out) {
-        double v[RX__DIAG_COORDS], t[RX__DIAG_COORDS], med, mn;
-        out->n_coords = g.nc;
-        out->rhat_max = NAN;
-        out->rhat_max_coord = -1;
-        for (int j = 0; j < g.nc; ++j)
-            if (isfinite(g.rhat[j]) &&
-                (isnan(out->rhat_max) || g.rhat[j] > out->rhat_max)) {
-                out->rhat_max = g.rhat[j];
-                out->rhat_max_coord = g.coord[j];
-            }
-        ess_field(g.ess, g.nc, 0, v);
-        spread(v, g.nc, t, &med, &mn, NULL);
-        out->bulk_min = mn;
-        out->has_log_z = rep_log_z(runs, n, &out->log_z_mean,
-                                   &out->log_z_sd, &out->log_z_se_mean);
-    }
     return st;
 }
 
@@ -535,4 +588,11 @@ void rx__repdiag_print(FILE *f, const rx__repdiag *d, int n)
     fprintf(f, "over the %d replicates: R-hat max %.4f (coordinate %lld); "
             "pooled bulk ESS min %.0f\n",
             n, d->rhat_max, (long long)d->rhat_max_coord, d->bulk_min);
+    rx__paramtab_print(f, &d->table, "summary.csv and summary.json");
+}
+
+void rx__repdiag_free(rx__repdiag *d)
+{
+    if (d)
+        rx__paramtab_free(&d->table);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "replex/replex.h"
+#include "paramtab.h"
 
 /* Coordinates whose ESS is computed: every one up to this many, else
  * this many evenly spaced ones (coordinate i * dim / 64, i < 64). */
@@ -71,6 +72,8 @@ typedef struct rx__repdiag {
     double log_z_mean;     /* their mean, */
     double log_z_sd;       /* the sd across the copies (n - 1), */
     double log_z_se_mean;  /* the mean of the copies' reported se */
+    rx__paramtab table;    /* the per-parameter table over the copies
+                            * (rx__repdiag_free releases it) */
 } rx__repdiag;
 
 /*
@@ -82,7 +85,9 @@ typedef struct rx__repdiag {
  * reference), and the log Z's mean and sd across the runs. The R-hat and
  * ESS are of the unweighted draws (samples.npy). dirs:
  * the runs' directory names (relative to the summary). Written to a
- * temporary file and renamed. out (may be NULL): the headline figures.
+ * temporary file and renamed; the per-parameter table over the copies
+ * goes into its "parameters" block and into summary.csv beside it.
+ * out (may be NULL): the headline figures and the table.
  * err: the reason on failure.
  */
 rx_status rx__replicates_summary(rx_ctx *const *runs, const char *const *dirs,
@@ -91,5 +96,7 @@ rx_status rx__replicates_summary(rx_ctx *const *runs, const char *const *dirs,
 
 /* The lines `replex run` prints after the replicates' summary. */
 void rx__repdiag_print(FILE *f, const rx__repdiag *d, int n);
+/* Releases what rx__replicates_summary allocated in d (NULL-safe). */
+void rx__repdiag_free(rx__repdiag *d);
 
 #endif

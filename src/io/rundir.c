@@ -22,6 +22,7 @@
 #include "../record/diag.h"
 #include "json.h"
 #include "marker.h"
+#include "paramtab.h"
 #include "rundiag.h"
 #include "rundir_bias.h"
 
@@ -557,7 +558,7 @@ static void sum_phases(FILE *f, const rx__runview *v)
 }
 
 static rx_status write_summary(rx_ctx *c, const char *path,
-                               const char *source)
+                               const char *source, const rx__paramtab *pt)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -579,6 +580,7 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     sum_metrics(f, v);
     sum_faults(f, c, v);
     rx_status st = sum_diagnostics(f, c);
+    rx__paramtab_json(f, pt);
     sum_timing(f, v);
     sum_timing_vr(f, v);
     sum_memory(f, v);
@@ -678,8 +680,18 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
     st = rx_config_write(v.cfg, p, rx__ctx_err(c));
     if (st != RX_OK)
         goto fail;
+    rx__paramtab pt;
+    rx_ctx *const one_run = c;
+    if ((st = rx__paramtab_get(&one_run, 1, &pt, rx__ctx_err(c))) != RX_OK)
+        goto fail;
     snprintf(p, L + 32, "%s/summary.json", tmp);
-    if ((st = write_summary(c, p, source)) != RX_OK)
+    st = write_summary(c, p, source, &pt);
+    if (st == RX_OK) {
+        snprintf(p, L + 32, "%s/summary.csv", tmp);
+        st = rx__paramtab_csv(&pt, p, rx__ctx_err(c));
+    }
+    rx__paramtab_free(&pt);
+    if (st != RX_OK)
         goto fail;
     snprintf(p, L + 32, "%s/trace.csv", tmp);
     if ((st = write_trace(c, p)) != RX_OK)

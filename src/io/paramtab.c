@@ -1,0 +1,346 @@
+/*
+ * The per-parameter table (paramtab.h): which quantities get a row, read
+ * from the runs through the engine's view (state.h); the figures of each
+ * row come from src/record/param.c. A network's weights are not
+ * identifiable one by one (hidden units permute, signs flip), so its
+ * table leads with what is: the log density and the sampled precisions,
+ * and the warnings judge only those.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../config/config.h"
+#include "../engine/state.h"
+#include "../target/target.h"
+#include "json.h"
+#include "paramtab.h"
+
+/* What a quantity of the table is read from. */
+typedef enum { SRC_LP, SRC_EXP, SRC_COORD } src_kind;
+
+typedef struct {
+    src_kind kind;
+    int64_t j;      /* the coordinate (SRC_EXP: exp of it, SRC_COORD) */
+} src;
+
+/* Draw t of run v's target position, of quantity s. */
+static double value(const rx__runview *v, int64_t per, int64_t t, src s)
+{
+    const size_t row = (size_t)(t * per);
+    if (s.kind == SRC_LP)
+        return -v->energy[row];
+    const double x = (double)v->res.samples[row * v->res.dim + (size_t)s.j];
+    return s.kind == SRC_EXP ? exp(x) : x;
+}
+
+static int64_t per_draw(const rx__runview *v)
+{
+    return v->cfg->record.all_positions ? v->res.n_chains : 1;
+}
+
+/* The named rows (lp, a network's precisions) into t->name and s;
+ * returns how many. */
+static int named_rows(const rx__runview *v, rx__paramtab *t, src *s)
+{
+    int k = 0;
+    if (v->energy) {
+        snprintf(t->name[k], sizeof t->name[k], "lp");
+        s[k++] = (src){SRC_LP, 0};
+    }
+    if (!t->network)
+        return k;
+    const int learn = v->cfg->model.learn_precision != 0;
+    const int hyper = v->cfg->model.weight_precision_a > 0.0;
+    if (hyper && t->dim >= (size_t)(1 + learn)) {
+        snprintf(t->name[k], sizeof t->name[k], "weight_precision");
+        s[k++] = (src){SRC_EXP, (int64_t)t->dim - 1 - learn};
+    }
+    if (learn && t->dim >= 1) {
+        snprintf(t->name[k], sizeof t->name[k], "noise_precision");
+        s[k++] = (src){SRC_EXP, (int64_t)t->dim - 1};
+    }
+    return k;
+}
+
+void rx__paramtab_free(rx__paramtab *t)
+{
+    free(t->name);
+    free(t->row);
+    t->name = NULL;
+    t->row = NULL;
+    t->n_rows = 0;
+}
+
+/* The smallest ESS and largest R-hat over the judged rows. */
+static void judge(rx__paramtab *t)
+{
+    t->ess_min = t->rhat_max = NAN;
+    t->ess_min_row = t->rhat_max_row = -1;
+    const int n = t->network && t->n_named > 0 ? t->n_named : t->n_rows;
+    for (int i = 0; i < n; ++i) {
+        const rx__param_stats *r = &t->row[i];
+        const double e[3] = {r->ess_mean, r->ess_bulk, r->ess_tail};
+        for (int k = 0; k < 3; ++k)
+            if (!isnan(e[k]) && (isnan(t->ess_min) || e[k] < t->ess_min)) {
+                t->ess_min = e[k];
+                t->ess_min_row = i;
+            }
+        if (!isnan(r->rhat) && (isnan(t->rhat_max) || r->rhat > t->rhat_max)) {
+            t->rhat_max = r->rhat;
+            t->rhat_max_row = i;
+        }
+    }
+}
+
+rx_status rx__paramtab_get(rx_ctx *const *runs, int n, rx__paramtab *t,
+                           rx_err *err)
+{
+    memset(t, 0, sizeof *t);
+    t->ess_min = t->rhat_max = NAN;
+    t->ess_min_row = t->rhat_max_row = -1;
+    if (n < 1)
+        return rx__fail(err, RX_EINVAL, "parameters: no run");
+    rx__runview *v = malloc(sizeof *v * (size_t)n);
+    if (!v)
+        return rx__fail(err, RX_ENOMEM, "parameters: out of memory");
+    rx_status st = RX_OK;
+    for (int i = 0; i < n; ++i) {
+        rx__run_view(runs[i], &v[i]);
+        const int64_t d = v[i].res.samples ? v[i].res.n_samples /
+                                                 per_draw(&v[i])
+                                           : 0;
+        if (i == 0) {
+            t->draws = d;
+            t->dim = v[0].res.dim;
+        } else if (d != t->draws || v[i].res.dim != t->dim) {
+            st = rx__fail(err, RX_EINVAL, "parameters: run %d has %lld "
+                          "draws of %zu coordinates, run 1 %lld of %zu",
+                          i + 1, (long long)d, v[i].res.dim,
+                          (long long)t->draws, t->dim);
+            goto out;
+        }
+    }
+    t->chains = n;
+    t->network = v[0].target && rx__target_is_network(v[0].target);
+    t->weighted = v[0].res.log_weights != NULL;
+    if (n == 1 && v[0].evaluated)
+        t->bma = v[0].res.bma;
+    if (t->draws < 4)
+        goto out;
+    const size_t nc = t->dim < RX__PARAM_COORDS_MAX ? t->dim
+                                                    : RX__PARAM_COORDS_MAX;
+    const size_t cap = nc + 3, N = (size_t)n * (size_t)t->draws;
+    src *s = malloc(sizeof *s * cap);
+    t->name = calloc(cap, sizeof *t->name);
+    t->row = malloc(sizeof *t->row * cap);
+    double *x = malloc(sizeof(double) * N);
+    double *w = t->weighted ? malloc(sizeof(double) * N) : NULL;
+    if (!s || !t->name || !t->row || !x || (t->weighted && !w)) {
+        st = rx__fail(err, RX_ENOMEM, "parameters: out of memory");
+        goto rows_out;
+    }
+    for (int i = 1; i < n; ++i)
+        if (!v[i].energy)
+            v[0].energy = NULL; /* lp only where every run has it */
+    int k = named_rows(&v[0], t, s);
+    t->n_named = k;
+    for (size_t j = 0; j < nc; ++j, ++k) {
+        snprintf(t->name[k], sizeof t->name[k], "theta[%zu]", j);
+        s[k] = (src){SRC_COORD, (int64_t)j};
+    }
+    for (int i = 0; w && i < n; ++i) {
+        const int64_t per = per_draw(&v[i]);
+        for (int64_t d = 0; d < t->draws; ++d)
+            w[(size_t)i * (size_t)t->draws + (size_t)d] =
+                v[i].res.log_weights[d * per];
+    }
+    for (int r = 0; r < k && st == RX_OK; ++r) {
+        for (int i = 0; i < n; ++i) {
+            const int64_t per = per_draw(&v[i]);
+            for (int64_t d = 0; d < t->draws; ++d)
+                x[(size_t)i * (size_t)t->draws + (size_t)d] =
+                    value(&v[i], per, d, s[r]);
+        }
+        if (rx__param_stats_get(x, w, n, t->draws, &t->row[r]) != RX_OK)
+            st = rx__fail(err, RX_ENOMEM, "parameters: out of memory");
+    }
+    t->n_rows = st == RX_OK ? k : 0;
+    if (st == RX_OK)
+        judge(t);
+rows_out:
+    free(s);
+    free(x);
+    free(w);
+    if (st != RX_OK)
+        rx__paramtab_free(t);
+out:
+    free(v);
+    return st;
+}
+
+/* ---- the summary's block and summary.csv --------------------------------*/
+
+/* Column names (summary.csv's header, the JSON keys) and values. */
+static const char *const COLS[] = {
+    "mean", "sd", "q5", "q50", "q95", "mcse_mean", "ess_mean",
+    "ess_batch_means", "ess_bulk", "ess_tail", "rhat"};
+#define NCOLS ((int)(sizeof COLS / sizeof COLS[0]))
+
+static void cols(const rx__param_stats *r, double *c)
+{
+    const double v[NCOLS] = {r->mean, r->sd, r->q5, r->q50, r->q95,
+                             r->mcse_mean, r->ess_mean, r->ess_bm,
+                             r->ess_bulk, r->ess_tail, r->rhat};
+    memcpy(c, v, sizeof v);
+}
+
+/* The warnings: each a sentence (at most 2), into w; returns how many. */
+static int warnings(const rx__paramtab *t, char w[2][400])
+{
+    int n = 0;
+    const char *what = t->network ? "of lp and the hyper-parameters" : "";
+    if (!isnan(t->ess_min) && t->ess_min < RX__PARAM_ESS_LOW)
+        snprintf(w[n++], sizeof w[0],
+                 "the smallest ESS%s%s is %.0f (%s), below %.0f: its "
+                 "mean, sd and quantiles rest on fewer than %.0f "
+                 "independent draws and the 5 %% / 95 %% quantiles are "
+                 "unreliable; run longer (iterations), keep more draws "
+                 "(record.thin), or add replicates",
+                 what[0] ? " " : "", what, t->ess_min,
+                 t->name[t->ess_min_row], RX__PARAM_ESS_LOW,
+                 RX__PARAM_ESS_LOW);
+    if (!isnan(t->rhat_max) && t->rhat_max > RX__PARAM_RHAT_HIGH)
+        snprintf(w[n++], sizeof w[0],
+                 "R-hat of %s is %.3f, above %.2f: %s disagree, so the "
+                 "draws have not settled on one distribution (a mode "
+                 "visited by one part only, or a drift); run longer, "
+                 "raise record.burn_in, or add chains to the ladder",
+                 t->name[t->rhat_max_row], t->rhat_max, RX__PARAM_RHAT_HIGH,
+                 t->chains > 1 ? "the replicates" : "the run's two halves");
+    return n;
+}
+
+void rx__paramtab_json(FILE *f, const rx__paramtab *t)
+{
+    fprintf(f, "  \"parameters\": {\"chains\": %d, \"draws\": %lld, "
+            "\"weighted\": %s, \"rhat\": \"%s\", \"coordinates\": %zu, "
+            "\"coordinates_listed\": %d,\n    \"rows\": [",
+            t->chains, (long long)t->draws, t->weighted ? "true" : "false",
+            t->chains > 1 ? "split, over the replicates"
+                          : "split, the run's two halves",
+            t->dim, t->n_rows - t->n_named);
+    double c[NCOLS];
+    for (int i = 0; i < t->n_rows; ++i) {
+        fprintf(f, "%s{\"name\": ", i ? ",\n      " : "\n      ");
+        rx__json_str(f, t->name[i]);
+        cols(&t->row[i], c);
+        for (int k = 0; k < NCOLS; ++k) {
+            fputs(", ", f);
+            rx__json_kv(f, COLS[k], c[k]);
+        }
+        fputc('}', f);
+    }
+    fputs("],\n    \"warnings\": [", f);
+    char w[2][400];
+    const int nw = warnings(t, w);
+    for (int i = 0; i < nw; ++i) {
+        fputs(i ? ", " : "", f);
+        rx__json_str(f, w[i]);
+    }
+    fputs("]},\n", f);
+}
+
+rx_status rx__paramtab_csv(const rx__paramtab *t, const char *path,
+                           rx_err *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return rx__fail(err, RX_EIO, "%s: cannot create: %s", path,
+                        strerror(errno));
+    fputs("name", f);
+    for (int k = 0; k < NCOLS; ++k)
+        fprintf(f, ",%s", COLS[k]);
+    fputc('\n', f);
+    double c[NCOLS];
+    for (int i = 0; i < t->n_rows; ++i) {
+        fputs(t->name[i], f);
+        cols(&t->row[i], c);
+        for (int k = 0; k < NCOLS; ++k)
+            fprintf(f, isnan(c[k]) ? ",nan" : ",%.10g", c[k]);
+        fputc('\n', f);
+    }
+    if (fclose(f) != 0)
+        return rx__fail(err, RX_EIO, "%s: write failed: %s", path,
+                        strerror(errno));
+    return RX_OK;
+}
+
+/* ---- the block printed after a run --------------------------------------*/
+
+static void print_metrics(FILE *f, const rx_metrics *m)
+{
+    if (!m->valid)
+        return;
+    if (m->classification)
+        fprintf(f, "test set (%lld examples, average of %lld models): "
+                "accuracy %.4f, NLL %.4f, ECE %.4f\n",
+                (long long)m->n_test, (long long)m->n_models, m->accuracy,
+                m->nll, m->ece);
+    else
+        fprintf(f, "test set (%lld examples, average of %lld models): "
+                "RMSE %.4g, NLL %.4g (original units)\n",
+                (long long)m->n_test, (long long)m->n_models, m->rmse,
+                m->nll);
+}
+
+static void print_row(FILE *f, const char *name, const rx__param_stats *r)
+{
+    fprintf(f, "  %-16s %10.4g %9.3g %10.4g %10.4g %10.4g %9.2g %8.0f "
+            "%8.0f %8.0f %6.3f\n",
+            name, r->mean, r->sd, r->q5, r->q50, r->q95, r->mcse_mean,
+            r->ess_mean, r->ess_bulk, r->ess_tail, r->rhat);
+}
+
+void rx__paramtab_print(FILE *f, const rx__paramtab *t, const char *files)
+{
+    print_metrics(f, &t->bma);
+    if (t->n_rows == 0)
+        return;
+    const char *wt = t->weighted ? ", weighted by the bias's importance "
+                                   "weights" : "";
+    if (t->chains > 1)
+        fprintf(f, "parameters (%d replicates x %lld draws%s; R-hat over "
+                "the replicates):\n", t->chains, (long long)t->draws, wt);
+    else
+        fprintf(f, "parameters (%lld draws%s; R-hat of the run's two "
+                "halves):\n", (long long)t->draws, wt);
+    fprintf(f, "  %-16s %10s %9s %10s %10s %10s %9s %8s %8s %8s %6s\n",
+            "", "mean", "sd", "5%", "50%", "95%", "mcse", "ess", "bulk",
+            "tail", "R-hat");
+    const int shown = t->n_named + RX__PARAM_COORDS_SHOWN < t->n_rows
+                          ? t->n_named + RX__PARAM_COORDS_SHOWN
+                          : t->n_rows;
+    for (int i = 0; i < shown; ++i)
+        print_row(f, t->name[i], &t->row[i]);
+    if (t->dim > (size_t)(shown - t->n_named))
+        fprintf(f, "  ... %zu more coordinate%s: every row is in %s\n",
+                t->dim - (size_t)(shown - t->n_named),
+                t->dim - (size_t)(shown - t->n_named) == 1 ? "" : "s",
+                files);
+    if (t->dim > (size_t)(t->n_rows - t->n_named))
+        fprintf(f, "  (the files list the first %d coordinates)\n",
+                t->n_rows - t->n_named);
+    fprintf(f, "  ess: for the mean (the draws' own ESS); mcse = sd / "
+            "sqrt(the smaller of ess and\n  the batch-means ESS); bulk, "
+            "tail: rank-normalised ESS (Vehtari et al. 2021)\n");
+    if (t->network)
+        fprintf(f, "  (a network's weights are not identifiable one by "
+                "one: judge the run by lp and the precisions)\n");
+    char w[2][400];
+    const int nw = warnings(t, w);
+    for (int i = 0; i < nw; ++i)
+        fprintf(f, "warning: %s\n", w[i]);
+}

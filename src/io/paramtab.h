@@ -1,0 +1,68 @@
+/*
+ * The per-parameter table of a finished run or of replicate runs
+ * (paramtab.c): one row per quantity a user reads the answer from (the
+ * log density lp, a network's hyper-parameters, then the coordinates of
+ * the target position), each with mean, sd, 5/50/95 % quantiles, the
+ * mean's MCSE and ESS, bulk and tail ESS and R-hat (src/record/param.c);
+ * the summary's "parameters" block, summary.csv, and the block printed
+ * after a run with its warnings and a network's test metrics.
+ */
+#ifndef RX_IO_PARAMTAB_H
+#define RX_IO_PARAMTAB_H
+
+#include <stdio.h>
+
+#include "replex/replex.h"
+#include "../record/param.h"
+
+/* Coordinates of the target position given a row: the first this many
+ * (a network's weights beyond them are not identifiable one by one, and
+ * a table of 10^5 rows is not read). */
+#define RX__PARAM_COORDS_MAX 4096
+/* Coordinate rows printed after a run (all rows are in the files). */
+#define RX__PARAM_COORDS_SHOWN 8
+/* The thresholds of the warnings (Vehtari et al. 2021). */
+#define RX__PARAM_ESS_LOW 100.0
+#define RX__PARAM_RHAT_HIGH 1.01
+
+typedef struct rx__paramtab {
+    int chains;          /* runs pooled (replicates), 1 for a run */
+    int64_t draws;       /* target draws per chain */
+    size_t dim;          /* coordinates of the target position */
+    int weighted;        /* the draws carry importance weights (a bias) */
+    int network;         /* the coordinates are a network's weights */
+    int n_rows;          /* rows computed (0: fewer than 4 draws) */
+    int n_named;         /* the first n_named rows: lp, hyper-parameters */
+    char (*name)[24];    /* n_rows names */
+    rx__param_stats *row;
+    /* over the judged rows (a network's named rows, else all): the
+     * smallest ESS (of ess_mean, bulk, tail) and the largest R-hat, and
+     * their rows (-1: none defined) */
+    double ess_min, rhat_max;
+    int ess_min_row, rhat_max_row;
+    rx_metrics bma;      /* a network's test metrics (valid 0: none) */
+} rx__paramtab;
+
+/*
+ * The table of n >= 1 runs of one configuration (with n > 1 each is one
+ * chain of the table: replicates), into t (free with rx__paramtab_free).
+ * RX_EINVAL when the runs' draws or dimensions differ, RX_ENOMEM; the
+ * reason in err.
+ */
+rx_status rx__paramtab_get(rx_ctx *const *runs, int n, rx__paramtab *t,
+                           rx_err *err);
+void rx__paramtab_free(rx__paramtab *t);
+
+/* The summary's "parameters" block, a line ending in ",\n". */
+void rx__paramtab_json(FILE *f, const rx__paramtab *t);
+
+/* summary.csv: a header and every row; RX_EIO with the reason in err. */
+rx_status rx__paramtab_csv(const rx__paramtab *t, const char *path,
+                           rx_err *err);
+
+/* The block printed after a run: the test metrics of a network, the
+ * named rows and the first coordinates, a note on the rest (files names
+ * where they are) and the warnings. */
+void rx__paramtab_print(FILE *f, const rx__paramtab *t, const char *files);
+
+#endif
