@@ -46,18 +46,27 @@ static int run(well *w, int quiet)
     cfg.target.kind = RX_TARGET_CALLBACK;
     cfg.iterations = 40000;
     cfg.tempering.n_chains = 8;
-    cfg.tempering.scheme = RX_SCHEME_DEO_STAR; /* W = W*(8, 0.4) */
-    /* exact energies: offset the gate's bias (docs/reproduction.md 2) */
-    cfg.tempering.window_correction = RX_WCORR_LOGW;
-    cfg.ladder.eta.min = 0.01;
-    cfg.ladder.tau.kind = RX_LADDER_GEOMETRIC;
-    cfg.ladder.tau.min = 1;
-    cfg.ladder.tau.max = 20;
+    /* the sampler's keys by name, as in a YAML file (any key of `replex
+     * keys`; the same checks and messages; a rule's own keys exist only
+     * this way) */
+    static const char *const keys[][2] = {
+        {"tempering.scheme", "deo_star"}, /* W = W*(8, 0.4) */
+        /* exact energies: offset the gate's bias (docs/reproduction.md 2) */
+        {"tempering.window_correction", "logW"},
+        {"ladder.eta", "0.01"},
+        {"ladder.tau", "{min: 1, max: 20}"},
+    };
+    rx_err err;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
+        if (rx_config_set(&cfg, keys[i][0], keys[i][1], &err) != RX_OK) {
+            fprintf(stderr, "embed: %s\n", err.msg);
+            rx_config_free(&cfg);
+            return 1;
+        }
     cfg.record.burn_in = 1000;
     cfg.record.thin = 10;
     rx_callback_target cb = {.dim = 2, .energy = energy, .user = w};
     rx_ctx *ctx = NULL;
-    rx_err err;
     if (rx_create(&ctx, &cfg, &cb, (rx_logger){0}, &err) != RX_OK) {
         fprintf(stderr, "embed: %s\n", err.msg);
         rx_config_free(&cfg);
