@@ -207,7 +207,31 @@ static void test_load_and_applies(void)
     char *text = resolved(&c);
     CHECK(text && strstr(text, "test_scale: [1, 4]") &&
           strstr(text, "test_damp: 0.8") && strstr(text, "test_gain: 1"));
+    /* each section once: the rows' keys inside their sections, so the
+     * resolved file (config.yaml, `replex run --resume`) loads again */
+    const char *t1 = text ? strstr(text, "\nstep:\n") : NULL;
+    const char *t2 = text ? strstr(text, "\ntempering:\n") : NULL;
+    CHECK_MSG(t1 && !strstr(t1 + 1, "\nstep:\n") && t2 &&
+                  !strstr(t2 + 1, "\ntempering:\n"),
+              "a section written twice:\n%s", text ? text : "");
     free(text);
+    char rp[400];
+    snprintf(rp, sizeof rp, "%s/resolved.yaml", tmpdir);
+    rx_config r;
+    CHECK(rx_config_write(&c, rp, &err) == RX_OK);
+    st = rx_config_load(rp, NULL, 0, &r, &err);
+    CHECK_MSG(st == RX_OK, "the resolved config does not load: %s",
+              err.msg);
+    if (st == RX_OK) {
+        CHECK(rx_config_get_vec(&r, "step.test_scale", &v, &n, &err) ==
+                  RX_OK &&
+              n == 2 && v[1] == 4.0 && r.step.target == c.step.target);
+        CHECK(rx_config_get_real(&r, "tempering.test_damp", &x, &err) ==
+                  RX_OK &&
+              x == 0.8);
+    }
+    rx_config_free(&r);
+    unlink(rp);
     /* a copy holds its own store */
     rx_config d;
     rx_config_default(&d);

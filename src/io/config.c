@@ -527,6 +527,55 @@ void rx__key_fput(FILE *f, const rx_config *c, int ki)
     }
 }
 
+/* How many leading characters of a and b are whole sections they share
+ * ("step.precond" and "step.momentum": 5, "step."). */
+static size_t shared_sections(const char *a, const char *b)
+{
+    size_t n = 0;
+    for (size_t i = 0; a[i] && a[i] == b[i]; ++i)
+        if (a[i] == '.')
+            n = i + 1;
+    return n;
+}
+
+/* The order the writer walks the keys in: the schema's own keys in their
+ * order, each row key (rx__key_at after rx__nkeys) right after the last
+ * own key of the deepest section it shares with it, so that a section
+ * is written once (a row's step.precond inside `step:`, not in a second
+ * `step:` mapping, which YAML readers refuse or merge wrongly); a row
+ * key that shares no section with an own key comes last. */
+static int write_order(int *order, int nk)
+{
+    int anchor[RX__MAX_KEYS], n = 0;
+    if (nk > RX__MAX_KEYS) { /* not reached (test_contract checks it) */
+        for (int i = 0; i < RX__MAX_KEYS; ++i)
+            order[i] = i;
+        return RX__MAX_KEYS;
+    }
+    for (int j = rx__nkeys; j < nk; ++j) {
+        size_t best = 0;
+        anchor[j] = -1;
+        for (int o = 0; o < rx__nkeys; ++o) {
+            const size_t l =
+                shared_sections(rx__key_at(j)->path, rx__key_at(o)->path);
+            if (l > 0 && l >= best) {
+                best = l;
+                anchor[j] = o;
+            }
+        }
+    }
+    for (int i = 0; i < rx__nkeys; ++i) {
+        order[n++] = i;
+        for (int j = rx__nkeys; j < nk; ++j)
+            if (anchor[j] == i)
+                order[n++] = j;
+    }
+    for (int j = rx__nkeys; j < nk; ++j)
+        if (anchor[j] < 0)
+            order[n++] = j;
+    return n;
+}
+
 void rx__config_fwrite(const rx_config *c, FILE *f, int all)
 {
     if (all)
@@ -537,8 +586,10 @@ void rx__config_fwrite(const rx_config *c, FILE *f, int all)
                 "spelled out\n", RX_VERSION_STRING);
     const char *prev = "";
     int hidden = 0;
-    const int nk = rx__key_count();
-    for (int i = 0; i < nk; ++i) {
+    int order[RX__MAX_KEYS];
+    const int nk = write_order(order, rx__key_count());
+    for (int w = 0; w < nk; ++w) {
+        const int i = order[w];
         if (!all && !rx__key_applies(c, i)) {
             ++hidden;
             continue;
