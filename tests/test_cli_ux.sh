@@ -258,12 +258,14 @@ check2 usage_bench "$(usage bench "unknown option '--bogus'")" bench --bogus
 check2 usage_unknown_command "replex: unknown command 'runn'
 Try 'replex --help'." runn tiny.yaml
 
-# keys SECTION: only that section's keys; an unknown one names them all
-"$REPLEX" keys > keys_all 2> /dev/null
+# keys SECTION: only that section's keys; an unknown one names them all.
+# A key whose value is a table's row lists the rows below it, indented
+# (keys_all: the key lines only)
+"$REPLEX" keys 2> /dev/null | grep -v '^    ' > keys_all
 if run_rx keys_section 0 keys ladder; then
     nl=$(grep -c '^ladder\.' keys_all)
-    if [ "$nl" -lt 3 ] || [ "$(wc -l < out)" -ne "$nl" ] ||
-       grep -qv '^ladder\.' out; then
+    if [ "$nl" -lt 3 ] || [ "$(grep -vc '^    ' out)" -ne "$nl" ] ||
+       grep -v '^    ' out | grep -qv '^ladder\.'; then
         fail keys_section "$(wc -l < out) lines for $nl ladder keys: $(line1 out)"
     else
         ok keys_section
@@ -271,8 +273,11 @@ if run_rx keys_section 0 keys ladder; then
 fi
 if run_rx keys_sections 0 keys step seed; then
     n=$(grep -Ec '^(step\.|seed )' keys_all)
-    [ "$(wc -l < out)" -eq "$n" ] && ! grep -Eqv '^(step\.|seed )' out &&
-        ok keys_sections || fail keys_sections "$(wc -l < out) lines, expected $n"
+    # the step rules under step.target, from the table: sgld ... sgnht
+    [ "$(grep -vc '^    ' out)" -eq "$n" ] &&
+        ! grep -v '^    ' out | grep -Eqv '^(step\.|seed )' &&
+        grep -A1 '^step\.target ' out | grep -q '^    sgld ' &&
+        ok keys_sections || fail keys_sections "$(wc -l < out) lines, expected $n key lines and the rules"
 fi
 if run_rx keys_unknown 2 keys ladders; then
     if [ "$(wc -l < err)" -ne 2 ] || [ -s out ]; then

@@ -594,6 +594,10 @@ void rx__config_fwrite(const rx_config *c, FILE *f, int all)
             ++hidden;
             continue;
         }
+        const rx__table *T;
+        int r;
+        if (all == 2 && rx__key_row(i, &T, &r) && !rx__row_in_use(c, T, r))
+            continue; /* the canonical text: an idle row's keys */
         const char *p = rx__key_at(i)->path;
         /* open the sections (any depth: bias.sa.a) that the previous key
          * did not share, each at its depth */

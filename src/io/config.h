@@ -23,7 +23,9 @@ rx_status rx__config_load_log(const char *path, const char *const *sets,
 /* The resolved configuration as YAML on f, as rx_config_write writes it:
  * every key (all = 1), or only the keys that apply to c's target and
  * sampler (all = 0; src/config/applies.h) and a last comment line saying
- * how many were left out. */
+ * how many were left out; all = 2: every key but the own keys of the
+ * rows not in use (the checkpoint's canonical text, so that adding a rule
+ * with keys leaves the checkpoints of runs that do not use it valid). */
 void rx__config_fwrite(const rx_config *c, FILE *f, int all);
 /* The value of key ki of c as YAML text (the resolved config.yaml's). */
 void rx__key_fput(FILE *f, const rx_config *c, int ki);

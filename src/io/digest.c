@@ -86,7 +86,7 @@ rx_status rx__config_canon(const rx_config *c, char **text, rx_err *err)
     FILE *f = open_memstream(&yaml, &len);
     if (!f)
         return rx__fail(err, RX_ENOMEM, "out of memory");
-    rx__config_fwrite(c, f, 1);
+    rx__config_fwrite(c, f, 2); /* an idle row's keys left out */
     int bad = fclose(f) != 0 || !yaml;
     FILE *r = bad ? NULL : fmemopen(yaml, len, "r");
     bad = !r || canon_from(r, text) != 0;
