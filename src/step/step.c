@@ -21,6 +21,7 @@ extern const rx__step_type rx__step_test_row __attribute__((weak));
 const rx__step_type *const rx__step_types[RX__STEP_MAX] = {
     &rx__step_sgld,  &rx__step_sgd,   &rx__step_msgd,
     &rx__step_psgd,  &rx__step_sghmc, &rx__step_sgnht,
+    &rx__step_psgld_diag,
     &rx__step_test_row, /* NULL unless a test defines it */
 };
 

@@ -1,8 +1,8 @@
 /*
  * MCMC transition rules ("steps") on a flat double parameter vector, as a
  * type table in the style of GSL's gsl_rng_type: each rule is one const
- * row (rx__step_type) in its own file (sgld.c, sgd.c, msgd.c, psgd.c,
- * sghmc.c, sgnht.c); step.c maps rx_step_kind to the rows.
+ * row (rx__step_type) in its own file; step.c's table lists the rows,
+ * in the order of their values in step.target / step.others.
  *
  * A step reads the gradient cached at theta and moves theta; the caller
  * re-evaluates the energy and gradient at the new point. Rules with state
@@ -91,7 +91,7 @@ typedef struct rx__step_type {
 size_t rx__step_len_dim(size_t dim);
 
 extern const rx__step_type rx__step_sgld, rx__step_sgd, rx__step_msgd,
-    rx__step_psgd, rx__step_sghmc, rx__step_sgnht;
+    rx__step_psgd, rx__step_sghmc, rx__step_sgnht, rx__step_psgld_diag;
 
 /* The rows by their value in step.target / step.others (step.c): the
  * built-in rows, then a test binary's row where it defines one
