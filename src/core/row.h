@@ -26,7 +26,13 @@ typedef enum rx__kkind {
 
 /* One key. For the configuration's own keys `off` is the offset of the
  * field in rx_config; for a row's keys it is unused (0): the value lives
- * in the config's key store (rx_config.keys). An enum's names are the
+ * in the config's key store (rx_config.keys). A row declares K_REAL,
+ * K_INT, K_BOOL, K_ENUM (with `names`) or K_VEC (its default "[]": a
+ * list key defaults to empty); [lo, hi] bounds the value (each element
+ * of a list), HUGE_VAL for no upper bound, lo_open/hi_open exclusive. A
+ * row reads its values in `own` (rx__rowvals): k[i].v[0] for a scalar
+ * (integers and booleans as doubles), k[i].v and k[i].n for a list (n 0
+ * when empty). An enum's names are the
  * NULL-terminated `names`; NULL for a key that picks a row of a table
  * (rx__table.select): its names are the rows'. */
 typedef struct rx__keydef {
