@@ -10,28 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../estimate/sigma2.h"
 #include "wing.h"
 
 /*
- * One stochastic-approximation step of sigma_p^2 (resgld_vr.md 1.5) at
- * iteration k, after the exchange (replicated on every thread): the raw
- * estimate of pair p is (s^2 of the particle now at p + s^2 of the one at
- * p+1) / 2, each s^2 from J noisy energies at the point the particle
- * reached in this iteration's step. The first step takes it as is; then
- * gamma_m = 1/m (harmonic) or the configured constant.
+ * One stochastic-approximation step of sigma_p^2 (src/estimate/sigma2.h)
+ * at iteration k, after the exchange (replicated on every thread): the
+ * raw estimate of pair p from the particles now at p and p+1, each
+ * particle's variance from J noisy energies at the point it reached in
+ * this iteration's step.
  */
 void rx__sigma2_sa(const rx_ctx *c, rx__xstate *xs, int64_t k)
 {
     const int P = c->P;
     int64_t m = ++xs->sa_count;
-    double g = c->cfg.variance.gamma > 0.0 ? c->cfg.variance.gamma
-                                           : 1.0 / (double)m;
+    const double g = rx__sigma2_gain(c->cfg.variance.gamma, m);
     for (int p = 0; p < P - 1; ++p) {
-        /* per chain: (s_p^2 + s_p+1^2) / 2; literal: Var(difference) */
-        double raw = (c->cfg.variance.difference ? 1.0 : 0.5) *
-                     (c->parts[xs->at[p]]->var_raw[k & 1] +
-                      c->parts[xs->at[p + 1]]->var_raw[k & 1]);
-        xs->s2hat[p] = m == 1 ? raw : (1.0 - g) * xs->s2hat[p] + g * raw;
+        const double raw =
+            rx__sigma2_raw(c->parts[xs->at[p]]->var_raw[k & 1],
+                           c->parts[xs->at[p + 1]]->var_raw[k & 1],
+                           c->cfg.variance.difference);
+        xs->s2hat[p] = rx__sigma2_step(xs->s2hat[p], raw, g, m);
     }
 }
 
