@@ -28,9 +28,11 @@
 
 #include "../core/internal.h"
 #include "../io/config.h"
+#include "../io/marker.h"
 #include "bench.h"
 #include "bench_int.h"
 #include "opts.h"
+#include "outdir.h"
 #include "plots.h"
 #include "progress.h"
 #include "replex/replex.h"
@@ -801,17 +803,25 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
         o.out = dflt;
     }
     struct stat sb;
-    int existed = stat(o.out, &sb) == 0;
+    int existed = lstat(o.out, &sb) == 0;
     if (!o.force && existed) {
         fprintf(stderr, "replex: %s: already exists; choose another -o or "
                 "pass --force\n", o.out);
         rc = EXIT_BADINPUT;
         goto done;
     }
+    /* --force replaces only a directory replex wrote (its marker, not a
+     * link, not the working directory); checked now, replaced after the
+     * runs, so nothing placed in it (a link to another file) is written
+     * through */
+    if (existed && rx_cli_force_ok(o.out) != 0) {
+        rc = EXIT_BADINPUT;
+        goto done;
+    }
     int sig_ok = rx_cli_signals_install() == 0;
-    if ((rc = validate_cells(o.file, cells, n)) == 0 &&
-        (rx_cli_mkdir_parents(o.out) != 0 ||
-         (mkdir(o.out, 0777) != 0 && !(errno == EEXIST && o.force)))) {
+    if ((rc = validate_cells(o.file, cells, n)) == 0 && !existed &&
+        (rx_cli_mkdir_parents(o.out) != 0 || mkdir(o.out, 0777) != 0 ||
+         rx_cli_write_marker(o.out, RX_MARKER_BENCH) != 0)) {
         fprintf(stderr, "replex: %s: cannot create the output directory: "
                 "%s\n", o.out, strerror(errno));
         rc = EXIT_BADINPUT;
@@ -822,7 +832,7 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
                 maxreps > 1 ? "s" : "", o.out);
     if (rc == 0 && (rc = run_rounds(cells, n, maxreps, total, o.quiet)) &&
         !existed)
-        rmdir(o.out); /* ours and still empty: nothing written */
+        rx_cli_remove_fresh(o.out); /* ours, only the marker: nothing run */
     if (sig_ok)
         rx_cli_signals_restore();
     if (rc != 0)
@@ -832,6 +842,10 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
     warn_foreign(cells, n);
     if (!o.quiet)
         note_window(cells, n);
+    if (existed && rx_cli_make_multi_dir(o.out, 1, RX_MARKER_BENCH) != 0) {
+        rc = EXIT_RUNFAIL;
+        goto done;
+    }
     rc = write_outputs(&o, cells, n);
 done:
     free(walls);

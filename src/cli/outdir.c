@@ -57,8 +57,9 @@ int rx_cli_force_ok(const char *out)
     }
     if (!why)
         return 0;
-    fprintf(stderr, "replex: %s %s; --force replaces only a run or sweep "
-            "directory replex wrote: choose another -o\n", out, why);
+    fprintf(stderr, "replex: %s %s; --force replaces only a directory "
+            "replex wrote (a run, sweep, replicates or bench): choose "
+            "another -o\n", out, why);
     return -1;
 }
 
@@ -89,6 +90,14 @@ int rx_cli_make_multi_dir(const char *out, int force, const char *marker)
     }
     rx_cli_clean_stale(out, 1, 0);
     return 0;
+}
+
+void rx_cli_remove_fresh(const char *dir)
+{
+    char m[PATH_MAX + 16];
+    snprintf(m, sizeof m, "%s/%s", dir, RX_MARKER_FILE);
+    unlink(m);
+    rmdir(dir);
 }
 
 int rx_cli_write_marker(const char *dir, const char *text)
