@@ -53,5 +53,65 @@ ln -s E L
 [ $rc -eq 2 ] && [ -f E/mine.txt ] && ok || bad "bench --force on a link: exit $rc"
 cd "$src" || exit 1
 
+# wait_lock DIR.partial: until a live run has written its PID in the lock
+wait_lock() {
+  for _ in $(seq 1 200); do
+    [ -s "$1/lock" ] && return 0; sleep 0.05
+  done; return 1
+}
+long=(--no-plots -q --threads 1 --set iterations=600000)
+
+# --- 3. a run without checkpoints honours a live run's lock ---
+cd "$tmp" || exit 1
+"$R" run "$src/yaml/default.yaml" -o c "${long[@]}" \
+  --set checkpoint.every=50000 2>"$tmp/a.err" & pa=$!
+wait_lock c.partial || bad "the checkpointing run took no lock"
+"$R" run "$src/yaml/default.yaml" -o c --no-plots -q --set iterations=300 \
+  --set checkpoint.every=0 2>"$tmp/b.err"; rb=$?
+"$R" run "$src/yaml/default.yaml" -o c --no-plots -q --set iterations=300 \
+  --set checkpoint.every=0 --force 2>>"$tmp/b.err"; rf=$?
+wait $pa; ra=$?
+[ $rb -eq 2 ] && [ $rf -eq 2 ] &&
+  grep -q "c.partial is in use by a running replex (process $pa)" "$tmp/b.err" &&
+  ok || bad "a plain run beside a checkpointing one: exit $rb/$rf ($(head -c 300 "$tmp/b.err"))"
+[ $ra -eq 0 ] && [ -s c/summary.json ] && [ ! -e c.partial ] && ok ||
+  bad "the checkpointing run lost its output: exit $ra ($(head -c 300 "$tmp/a.err"))"
+grep -q '"iterations": 600000' c/config.yaml c/summary.json 2>/dev/null ||
+  grep -q 'iterations: 600000' c/config.yaml && ok ||
+  bad "c holds another run's output"
+# and the other way round, two plain runs: the second is refused, named
+"$R" run "$src/yaml/default.yaml" -o p "${long[@]}" 2>"$tmp/a.err" & pa=$!
+wait_lock p.partial || bad "a plain run took no lock"
+"$R" run "$src/yaml/default.yaml" -o p --force --no-plots -q \
+  --set iterations=300 2>"$tmp/b.err"; rb=$?
+wait $pa; ra=$?
+[ $rb -eq 2 ] && grep -q "in use by a running replex (process $pa)" "$tmp/b.err" &&
+  [ $ra -eq 0 ] && [ -s p/summary.json ] && [ ! -e p.partial ] && ok ||
+  bad "two plain runs: exit $ra/$rb ($(head -c 300 "$tmp/b.err"))"
+# a plain run killed leaves a lock no one holds: the next run goes on
+"$R" run "$src/yaml/default.yaml" -o k "${long[@]}" 2>/dev/null & pa=$!
+wait_lock k.partial; kill -9 $pa; wait $pa 2>/dev/null
+"$R" run "$src/yaml/default.yaml" -o k --no-plots -q --set iterations=300 \
+  --set checkpoint.every=100 2>"$tmp/b.err" && [ -s k/summary.json ] &&
+  [ ! -e k.partial ] && ok ||
+  bad "a killed plain run's lock blocked the next run ($(head -c 300 "$tmp/b.err"))"
+
+# --- 4. concurrent --force replicates never mix their outputs ---
+"$R" run "$src/yaml/default.yaml" -o cc --force "${long[@]}" \
+  --set iterations=150000 --set replicates=4 2>"$tmp/a.err" & pa=$!
+wait_lock cc.partial || bad "replicates took no lock"
+"$R" run "$src/yaml/default.yaml" -o cc --force --no-plots -q \
+  --set iterations=300 --set replicates=2 --set seed=7 2>"$tmp/b.err"; rb=$?
+"$R" run "$src/yaml/default.yaml" -o cc --force --no-plots -q \
+  --set iterations=300 2>>"$tmp/b.err"; rc1=$?
+wait $pa; ra=$?
+[ $rb -eq 2 ] && [ $rc1 -eq 2 ] &&
+  grep -q "cc.partial is in use by a running replex (process $pa)" "$tmp/b.err" &&
+  ok || bad "concurrent --force replicates: exit $rb/$rc1 ($(head -c 300 "$tmp/b.err"))"
+[ $ra -eq 0 ] && [ "$(ls -d cc/rep-* | wc -l)" -eq 4 ] &&
+  grep -qx "seed: 12345" cc/rep-00/config.yaml && [ ! -e cc.partial ] && ok ||
+  bad "the first replicates run lost or mixed its output: exit $ra"
+cd "$src" || exit 1
+
 echo "issue 35: $pass passed, $fail failed"
 [ $fail -eq 0 ]

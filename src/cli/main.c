@@ -560,7 +560,7 @@ static int partial_start(const run_opts *o, const rx_config *cfg,
                     strerror(errno));
             return EXIT_BADINPUT;
         }
-        existed = 1;
+        existed = access(ck, F_OK) == 0; /* else a plain run's lock */
     }
     if ((*lock = rx_cli_lock_partial(d)) < 0)
         return EXIT_BADINPUT;
@@ -671,6 +671,12 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
         rx_destroy(&ctx);
         return rc;
     }
+    /* without checkpoints too: one replex at a time writes out */
+    if (!ckpt && (lock = rx_cli_lock_out(out)) < 0) {
+        rx_config_free(cfg);
+        rx_destroy(&ctx);
+        return EXIT_BADINPUT;
+    }
     /* a killed run's temporaries beside out (out is ours now if locked) */
     rx_cli_clean_stale(out, 0, lock >= 0);
     if (ckpt) {
@@ -710,7 +716,10 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
         lock = -1;
         rmdir(pd);
     }
-    rx_cli_unlock_partial(lock, pd, 0);
+    if (!ckpt)
+        rx_cli_unlock_out(lock, out);
+    else
+        rx_cli_unlock_partial(lock, pd, 0);
     if (rc == EXIT_OK && !o->no_plots && !rx_cli_interrupted()) {
         char why[256];
         int r = rx_cli_plots(ctx, cfg, out, why, sizeof why);

@@ -415,6 +415,9 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
     int rc = sweep_expand(&s, sets, nsets);
     if (rc == 0)
         rc = sweep_check(&s, &c0, &ctx0);
+    int lock = rc == 0 ? rx_cli_lock_out(out) : -1; /* held to the end */
+    if (rc == 0 && lock < 0)
+        rc = EXIT_BADINPUT;
     if (rc == 0 && rx_cli_make_multi_dir(out, force, RX_MARKER_SWEEP) != 0)
         rc = EXIT_BADINPUT;
     if (rc != 0 && ctx0) {
@@ -430,6 +433,7 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
         if (rx_cli_sweep_plots(out, sw, why, sizeof why) != 0 && !quiet)
             fprintf(stderr, "replex: %s\n", why);
     }
+    rx_cli_unlock_out(lock, out);
     sweep_free(&s);
     return rc;
 }
