@@ -113,5 +113,17 @@ wait $pa; ra=$?
   bad "the first replicates run lost or mixed its output: exit $ra"
 cd "$src" || exit 1
 
+# --- 5. inference.nc that cannot be written: a message, no crash ---
+cd "$tmp" || exit 1
+for f in 8 16 24; do
+  (trap '' XFSZ; ulimit -f $f; exec "$R" run "$src/yaml/gmm_1d_two_modes.yaml" \
+     -o u$f --no-plots -q --threads 1 --set iterations=3000 \
+     --set record.index_every=0) 2>"$tmp/e.err"; rc=$?
+  [ $rc -eq 1 ] && grep -q "inference.nc: .*File too large" "$tmp/e.err" &&
+    [ ! -e u$f ] && ok ||
+    bad "inference.nc over a $f KiB file-size limit: exit $rc ($(head -c 300 "$tmp/e.err"))"
+done
+cd "$src" || exit 1
+
 echo "issue 35: $pass passed, $fail failed"
 [ $fail -eq 0 ]

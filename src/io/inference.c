@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <netcdf.h>
+#include <netcdf_mem.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -367,6 +368,55 @@ static rx_status check_runs(const rx_ctx *const *runs, int n, ncruns *R,
     return RX_OK;
 }
 
+/* Where the HDF5 file in image (size bytes) ends: base address plus
+ * end-of-file address of its superblock (versions 0 to 3). The in-memory
+ * driver hands back its whole buffer, which grows in 64 KiB steps; the
+ * bytes past the end are not part of the file. size when the superblock
+ * is not one read here. */
+static size_t hdf5_end(const unsigned char *image, size_t size)
+{
+    static const unsigned char SIG[8] = {0x89, 'H', 'D', 'F',
+                                         '\r', '\n', 0x1a, '\n'};
+    if (size < 48 || memcmp(image, SIG, 8) != 0)
+        return size;
+    const int ver = image[8];
+    const size_t o = ver <= 1 ? image[13] : image[9];
+    const size_t at = ver == 0 ? 24 : ver == 1 ? 28 : ver <= 3 ? 12 : 0;
+    if (!at || o != 8 || at + 3 * o > size)
+        return size;
+    uint64_t base = 0, eof = 0;
+    for (int i = 7; i >= 0; --i) {
+        base = base << 8 | image[at + (size_t)i];
+        eof = eof << 8 | image[at + 2 * o + (size_t)i];
+    }
+    return eof <= size && base <= size - eof ? (size_t)(base + eof) : size;
+}
+
+/* The file image (size bytes) to tmp: RX_OK, or RX_EIO naming path with
+ * the reason (errno of the write, the flush or the close). */
+static rx_status write_image(const char *tmp, const char *path,
+                             const void *image, size_t size, rx_err *err)
+{
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return rx__fail(err, RX_EIO, "%s: cannot create: %s (%s)", path,
+                        strerror(errno), tmp);
+    int bad = size && fwrite(image, 1, size, f) != size;
+    int e = errno;
+    if (fflush(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad)
+        return rx__fail(err, RX_EIO, "%s: cannot write (%zu bytes): %s",
+                        path, size, strerror(e));
+    return RX_OK;
+}
+
 rx_status rx__write_inference(const rx_ctx *const *runs, int n,
                               const char *path, rx_err *err)
 {
@@ -384,17 +434,27 @@ rx_status rx__write_inference(const rx_ctx *const *runs, int n,
     }
     snprintf(tmp, L, "%s.tmp", path);
     ncw w = {0, path, err, RX_OK};
-    if (ok(&w, nc_create(tmp, NC_NETCDF4 | NC_CLOBBER, &w.id),
-               "cannot create", "")) {
+    /* Built in memory, then written with plain writes: HDF5 on a file
+     * it cannot write (a full disk, a file-size limit) says only "HDF
+     * error" and keeps the file open, and its exit handler then crashes
+     * on it. A failed write here is an ordinary one, with its reason. */
+    size_t guess = 65536 + R.d * (size_t)R.n * (size_t)R.S * sizeof(float) +
+                   2 * sizeof(double) * (size_t)R.n * (size_t)R.S;
+    NC_memio mem = {0, NULL, 0};
+    if (ok(&w, nc_create_mem(tmp, NC_NETCDF4, guess, &w.id),
+           "cannot create", "")) {
         int root;
         group(&w, NULL, &root);
         posterior(&w, &R);
         sample_stats(&w, &R);
         if (R.rows > 0)
             predictive(&w, &R);
-        int rc = nc_close(w.id);
-        ok(&w, rc, "closing the file", "");
+        ok(&w, nc_close_memio(w.id, &mem), "closing the file", "");
     }
+    if (w.st == RX_OK)
+        w.st = write_image(tmp, path, mem.memory,
+                           hdf5_end(mem.memory, mem.size), err);
+    free(mem.memory);
     if (w.st == RX_OK && rename(tmp, path) != 0)
         w.st = rx__fail(err, RX_EIO, "%s: cannot rename %s to it: %s", path,
                         tmp, strerror(errno));
