@@ -125,5 +125,24 @@ for f in 8 16 24; do
 done
 cd "$src" || exit 1
 
+# --- 6. SIGINT/SIGTERM just after a periodic checkpoint: no hang ---
+# (40 tries on 1-3 threads here; scripts/signal_loop.sh runs any number)
+bash "$src/scripts/signal_loop.sh" "$R" "${RX_SIGNAL_TRIES:-40}" >"$tmp/sig.log" 2>&1 && ok ||
+  bad "signal loop: $(tail -3 "$tmp/sig.log")"
+
+# --- 7. memory bounds: the trace, data files that never end ---
+"$R" validate yaml/gmm_2d.yaml --set iterations=1e9 \
+  --set tempering.n_chains=64 --set record.index_every=0 \
+  --set record.thin=100000 >/dev/null 2>"$tmp/e.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "record.trace_every.*the trace would take 24.3 GiB in memory (limit 8 GiB)" "$tmp/e.err" &&
+  ok || bad "an unbounded trace: validate exit $rc ($(head -c 300 "$tmp/e.err"))"
+for key in data.path data.test_rows; do
+  (ulimit -v 3000000; exec "$R" run yaml/uci_boston.yaml -o "$tmp/z" -q \
+     --no-plots --set $key=/dev/zero) 2>"$tmp/e.err"; rc=$?
+  [ $rc -eq 2 ] && grep -q "/dev/zero: more than 1024 MiB, the bound for a data file" "$tmp/e.err" &&
+    [ ! -e "$tmp/z" ] && ok ||
+    bad "$key on /dev/zero: exit $rc ($(head -c 300 "$tmp/e.err"))"
+done
+
 echo "issue 35: $pass passed, $fail failed"
 [ $fail -eq 0 ]
