@@ -130,6 +130,37 @@ cd "$src" || exit 1
 bash "$src/scripts/signal_loop.sh" "$R" "${RX_SIGNAL_TRIES:-40}" >"$tmp/sig.log" 2>&1 && ok ||
   bad "signal loop: $(tail -3 "$tmp/sig.log")"
 
+# --- 8. --resume refuses changed data: the data file, the test rows ---
+cd "$tmp" || exit 1
+cp "$src/data/uci/boston_house_prices.csv" d.csv
+printf '0 5 10 15 20 25 30 35 40 45\n' >rows.txt
+net=(--no-plots -q --threads 1 --set data.path="$tmp/d.csv"
+     --set checkpoint.every=200 --set iterations=2000000)
+interrupt_run() { # DIR [sets...]: a run stopped by SIGINT after a checkpoint
+  local d=$1; shift
+  "$R" run "$src/yaml/uci_boston.yaml" -o "$d" "${net[@]}" "$@" 2>/dev/null & local p=$!
+  for _ in $(seq 1 200); do [ -s "$d.partial/checkpoint.bin" ] && break; sleep 0.05; done
+  kill -INT $p; wait $p
+}
+interrupt_run n1
+sed -i '5s/^[^,]*,/0.5,/' d.csv
+timeout -s INT 30 "$R" run --resume n1 -q --no-plots --threads 1 2>"$tmp/e.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "data.path contents: digest [0-9a-f]* (.* bytes) in the checkpoint, digest" "$tmp/e.err" &&
+  ok || bad "resume after the data file changed: exit $rc ($(head -c 400 "$tmp/e.err"))"
+cp "$src/data/uci/boston_house_prices.csv" d.csv
+interrupt_run n2 --set data.test_rows="$tmp/rows.txt"
+printf '1 5 10 15 20 25 30 35 40 45\n' >rows.txt
+timeout -s INT 30 "$R" run --resume n2 -q --no-plots --threads 1 2>"$tmp/e.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "data.test_rows contents: digest" "$tmp/e.err" &&
+  ok || bad "resume after the test rows changed: exit $rc ($(head -c 400 "$tmp/e.err"))"
+# the same files: the resume is accepted (and runs on: stopped again)
+printf '0 5 10 15 20 25 30 35 40 45\n' >rows.txt
+"$R" run --resume n2 -q --no-plots --threads 1 2>"$tmp/e.err" & p=$!
+sleep 1; kill -INT $p 2>/dev/null; wait $p; rc=$?
+[ $rc -le 1 ] && ! grep -q "differs" "$tmp/e.err" && ok ||
+  bad "resume with unchanged data refused: exit $rc ($(head -c 400 "$tmp/e.err"))"
+cd "$src" || exit 1
+
 # --- 7. memory bounds: the trace, data files that never end ---
 "$R" validate yaml/gmm_2d.yaml --set iterations=1e9 \
   --set tempering.n_chains=64 --set record.index_every=0 \
