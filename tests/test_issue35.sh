@@ -161,6 +161,19 @@ sleep 1; kill -INT $p 2>/dev/null; wait $p; rc=$?
   bad "resume with unchanged data refused: exit $rc ($(head -c 400 "$tmp/e.err"))"
 cd "$src" || exit 1
 
+# --- 9. sweep values are passed as they were written ---
+mkdir -p "$tmp/sw" && cd "$tmp/sw" || exit 1
+cp "$src/data/uci/boston_house_prices.csv" d.csv
+head -300 d.csv >"d.csv #2"
+sed -e 's|^iterations:.*|iterations: 200|' -e 's|^  path: .*|  path: d.csv|' \
+    -e 's|^  burn_in: .*|  burn_in: 10|' "$src/yaml/uci_boston.yaml" >s.yaml
+printf 'sweep: {data.path: ["d.csv #2", "d.csv"]}\n' >>s.yaml
+"$R" run s.yaml -o out -q --no-plots --threads 1 --set data.batch_size=50 \
+  2>"$tmp/e.err" || bad "the sweep failed ($(head -c 300 "$tmp/e.err"))"
+grep -q '^  path: "d.csv #2"' out/run-001/config.yaml 2>/dev/null && ok ||
+  bad "a sweep value with '#' was cut at its comment"
+cd "$src" || exit 1
+
 # --- 7. memory bounds: the trace, data files that never end ---
 "$R" validate yaml/gmm_2d.yaml --set iterations=1e9 \
   --set tempering.n_chains=64 --set record.index_every=0 \
