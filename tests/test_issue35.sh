@@ -174,6 +174,48 @@ grep -q '^  path: "d.csv #2"' out/run-001/config.yaml 2>/dev/null && ok ||
   bad "a sweep value with '#' was cut at its comment"
 cd "$src" || exit 1
 
+# --- 15. validate refuses what run refuses: replicates beside a sweep ---
+{ cat yaml/gmm_1d_two_modes.yaml; printf 'replicates: 3\nsweep: {seed: [1, 2]}\n'; } \
+  >"$tmp/rs.yaml"
+"$R" validate "$tmp/rs.yaml" >/dev/null 2>"$tmp/e.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "replicates: 3 with a sweep: block" "$tmp/e.err" && ok ||
+  bad "validate of replicates with a sweep: exit $rc"
+
+# --- 16. messages that say what is there ---
+mkdir -p "$tmp/dir.yaml"
+"$R" validate "$tmp/dir.yaml" 2>"$tmp/e.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "dir.yaml: is a directory" "$tmp/e.err" && ok ||
+  bad "a directory as the YAML file: exit $rc ($(head -c 200 "$tmp/e.err"))"
+printf '1 2\0003 4\n' >"$tmp/nul.txt"
+"$R" validate yaml/uci_boston.yaml --set data.test_rows="$tmp/nul.txt" \
+  >/dev/null 2>"$tmp/e.err"; rc=$?
+[ $rc -eq 2 ] && grep -qF 'nul.txt:1:3: "2\x003" is not a row number' "$tmp/e.err" &&
+  ok || bad "a NUL byte in a test-rows file: exit $rc ($(head -c 200 "$tmp/e.err"))"
+"$R" run yaml/gmm_1d_two_modes.yaml -o "$tmp/rep" -q --no-plots \
+  --set iterations=3000 --set replicates=2 2>/dev/null
+python3 - "$tmp/rep/summary.json" <<'P' && ok || bad "replicates' ess_*_min not in the shortest exact form"
+import re, sys
+t = open(sys.argv[1]).read()
+digits = lambda s: len(re.sub(r"e.*|[^0-9]", "", s).strip("0"))
+n = 0
+for m in re.finditer(r'"ess_(bulk|tail)_min": ([-0-9.e+]+)', t):
+    n += 1
+    if digits(m.group(2)) > digits(repr(float(m.group(2)))):
+        raise SystemExit("ess min printed as " + m.group(2))
+if n < 4:
+    raise SystemExit("ess minima missing")
+P
+# SIGKILL of bench: its forked cell goes too, and no DIR is left
+cd "$tmp" || exit 1
+"$R" bench "$G" -o bk -q --iterations 20000000 2>/dev/null & p=$!
+sleep 1.5; kill -9 $p; wait $p 2>/dev/null; sleep 0.5
+if pgrep -f -- "-o bk -q --iterations 20000000" >/dev/null; then
+  bad "a killed bench left its cell running"
+  pkill -9 -f -- "-o bk -q --iterations 20000000"
+else ok; fi
+[ ! -e bk ] && ok || bad "a killed bench left an empty DIR"
+cd "$src" || exit 1
+
 # --- 7. memory bounds: the trace, data files that never end ---
 "$R" validate yaml/gmm_2d.yaml --set iterations=1e9 \
   --set tempering.n_chains=64 --set record.index_every=0 \

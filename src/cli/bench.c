@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -292,6 +293,7 @@ static int run_child(const rx_config *cfg, int setup_only, bres *r,
         return -1;
     }
     fflush(NULL);
+    const pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(r->msg, sizeof r->msg, "fork: %s", strerror(errno));
@@ -300,6 +302,9 @@ static int run_child(const rx_config *cfg, int setup_only, bres *r,
         return -1;
     }
     if (pid == 0) {
+        /* a bench killed outright (SIGKILL) takes its cell with it */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(3);
         close(fds[0]);
         child_main(cfg, setup_only, fds[1]);
     }
@@ -819,9 +824,13 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
         goto done;
     }
     int sig_ok = rx_cli_signals_install() == 0;
+    /* DIR is made after the runs (a bench killed outright leaves none);
+     * that it can be is checked now, with a probe beside it */
+    char probe[4300];
+    snprintf(probe, sizeof probe, "%s.probe-%ld", o.out, (long)getpid());
     if ((rc = validate_cells(o.file, cells, n)) == 0 && !existed &&
-        (rx_cli_mkdir_parents(o.out) != 0 || mkdir(o.out, 0777) != 0 ||
-         rx_cli_write_marker(o.out, RX_MARKER_BENCH) != 0)) {
+        (rx_cli_mkdir_parents(o.out) != 0 || mkdir(probe, 0777) != 0 ||
+         rmdir(probe) != 0)) {
         fprintf(stderr, "replex: %s: cannot create the output directory: "
                 "%s\n", o.out, strerror(errno));
         rc = EXIT_BADINPUT;
@@ -830,9 +839,8 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
         fprintf(stderr, "replex: bench: %d cells, %d runs (%d round%s, "
                 "then the phase-timed runs) into %s\n", n, total, maxreps,
                 maxreps > 1 ? "s" : "", o.out);
-    if (rc == 0 && (rc = run_rounds(cells, n, maxreps, total, o.quiet)) &&
-        !existed)
-        rx_cli_remove_fresh(o.out); /* ours, only the marker: nothing run */
+    if (rc == 0)
+        rc = run_rounds(cells, n, maxreps, total, o.quiet);
     if (sig_ok)
         rx_cli_signals_restore();
     if (rc != 0)
@@ -842,7 +850,7 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
     warn_foreign(cells, n);
     if (!o.quiet)
         note_window(cells, n);
-    if (existed && rx_cli_make_multi_dir(o.out, 1, RX_MARKER_BENCH) != 0) {
+    if (rx_cli_make_multi_dir(o.out, existed, RX_MARKER_BENCH) != 0) {
         rc = EXIT_RUNFAIL;
         goto done;
     }

@@ -852,7 +852,27 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     }
     if (o.threads >= 0)
         cfg.threads = o.threads;
+    rx_sweep sw;
+    if ((st = rx_sweep_load(o.file, &sw, &err)) != RX_OK) {
+        fprintf(stderr, "replex: %s\n", err.msg);
+        rx_config_free(&cfg);
+        free(o.sets);
+        return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
+    }
+    /* run and validate refuse the same: replicates beside a sweep */
+    if (cfg.replicates > 1 && sw.n_keys > 0) {
+        fprintf(stderr, "replex: %s: replicates: %d with a sweep: "
+                "block; they do not combine: remove the sweep: block "
+                "(replicates: N runs N seeds and reports R-hat over "
+                "them), or run each sweep value as its own file\n",
+                o.file, cfg.replicates);
+        rx_config_free(&cfg);
+        rx_sweep_free(&sw);
+        free(o.sets);
+        return EXIT_BADINPUT;
+    }
     if (!is_run) {
+        rx_sweep_free(&sw);
         rc = validate_setup(o.file, &cfg);
         if (rc == EXIT_OK)
             rc = print_resolved(&cfg, o.all) == 0 ? EXIT_OK : EXIT_RUNFAIL;
@@ -862,33 +882,18 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
         free(o.sets);
         return rc;
     }
-    rx_sweep sw;
-    if ((st = rx_sweep_load(o.file, &sw, &err)) != RX_OK) {
-        fprintf(stderr, "replex: %s\n", err.msg);
-        rx_config_free(&cfg);
-        free(o.sets);
-        return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
-    }
     char dflt[4096];
     if (!o.out) {
         rx_cli_default_out(o.file, dflt, sizeof dflt);
         o.out = dflt;
     }
     if (cfg.replicates > 1) { /* DIR/rep-00 ... and the R-hat summary */
-        rc = EXIT_BADINPUT;
         rx_cli_progress pr;
         rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0,
                              o.progress_every, o.progress_interval);
-        int sig_ok = sw.n_keys == 0 && rx_cli_signals_install() == 0;
-        if (sw.n_keys > 0)
-            fprintf(stderr, "replex: %s: replicates: %d with a sweep: "
-                    "block; they do not combine: remove the sweep: block "
-                    "(replicates: N runs N seeds and reports R-hat over "
-                    "them), or run each sweep value as its own file\n",
-                    o.file, cfg.replicates);
-        else
-            rc = rx_cli_replicates(o.file, &cfg, o.out, o.force, o.quiet,
-                                   !o.no_plots, &pr);
+        int sig_ok = rx_cli_signals_install() == 0;
+        rc = rx_cli_replicates(o.file, &cfg, o.out, o.force, o.quiet,
+                               !o.no_plots, &pr);
         if (sig_ok)
             rx_cli_signals_restore();
         rx_config_free(&cfg);

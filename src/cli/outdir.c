@@ -92,14 +92,6 @@ int rx_cli_make_multi_dir(const char *out, int force, const char *marker)
     return 0;
 }
 
-void rx_cli_remove_fresh(const char *dir)
-{
-    char m[PATH_MAX + 16];
-    snprintf(m, sizeof m, "%s/%s", dir, RX_MARKER_FILE);
-    unlink(m);
-    rmdir(dir);
-}
-
 int rx_cli_write_marker(const char *dir, const char *text)
 {
     char m[PATH_MAX + 16];

@@ -14,10 +14,6 @@ int rx_cli_force_ok(const char *out);
 /* Writes the marker file (content text) into dir; 0 or -1 (errno). */
 int rx_cli_write_marker(const char *dir, const char *text);
 
-/* Removes dir when it holds nothing but the marker (a directory this
- * process created for output and then had nothing to write into). */
-void rx_cli_remove_fresh(const char *dir);
-
 /* The directory of several runs (a sweep's, the replicates'): refused
  * when it exists without force; with force an existing one (that
  * rx_cli_force_ok accepts) is removed with all it holds; then created

@@ -450,7 +450,7 @@ static void rep_diag_json(FILE *f, const rep_fig *g, int n)
         rx__json_kvec(f, key[k], v, g->nc);
         spread(v, g->nc, tmp, &med, &mn, NULL);
         fprintf(f, ",\n    \"%s_min\": ", key[k]);
-        rx__json_num(f, "%.17g", mn);
+        rx__json_num(f, NULL, mn); /* as every other number */
     }
     fputs("}\n", f);
 }
