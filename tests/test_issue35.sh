@@ -174,6 +174,18 @@ grep -q '^  path: "d.csv #2"' out/run-001/config.yaml 2>/dev/null && ok ||
   bad "a sweep value with '#' was cut at its comment"
 cd "$src" || exit 1
 
+# --- 12. a CSGLD run's figures: weighted beside the unweighted draws' ---
+"$R" run yaml/csgld_gmm_1d.yaml -o "$tmp/cs" -q --no-plots --set seed=201 \
+  --set iterations=2000000 2>/dev/null
+python3 - "$tmp/cs/summary.json" <<'P' && ok || bad "CSGLD figures from unweighted draws"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m, g = d["modes"], d["density"]
+assert m["weights_est_draws"] == "unweighted" and g["tv_distance_draws"] == "unweighted"
+assert m["max_abs_error_weighted"] < 0.04 < m["max_abs_error"], m
+assert g["tv_distance_weighted"] < 0.15 < g["tv_distance"], g
+P
+
 # --- 15. validate refuses what run refuses: replicates beside a sweep ---
 { cat yaml/gmm_1d_two_modes.yaml; printf 'replicates: 3\nsweep: {seed: [1, 2]}\n'; } \
   >"$tmp/rs.yaml"

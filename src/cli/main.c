@@ -15,6 +15,7 @@
 
 #include "../io/config.h"
 #include "../io/rundiag.h"
+#include "../io/rundir_bias.h"
 #include "bench.h"
 #include "opts.h"
 #include "outdir.h"
@@ -746,7 +747,13 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                "swaps %lld\n",
                (long long)r.trips_a5, (long long)r.trips_l1,
                (long long)r.restarts, (long long)r.total_swaps);
-        if (rx_density_tv(ctx, &tv) == RX_OK)
+        double tvw;
+        if (rx_density_tv(ctx, &tv) == RX_OK &&
+            rx__density_tv_weighted(ctx, &tvw))
+            printf("TV distance to the true density on the grid: %.4f "
+                   "(weighted draws; the unweighted draws: %.4f)\n", tvw,
+                   tv);
+        else if (rx_density_tv(ctx, &tv) == RX_OK)
             printf("TV distance to the true density on the grid: %.4f\n", tv);
         if (r.log_z.valid)
             printf("log Z (stepping stone): %.4f +- %.4f (se)\n",
