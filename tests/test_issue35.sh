@@ -174,6 +174,18 @@ grep -q '^  path: "d.csv #2"' out/run-001/config.yaml 2>/dev/null && ok ||
   bad "a sweep value with '#' was cut at its comment"
 cd "$src" || exit 1
 
+# --- 11. lp in inference.nc is the log target density on both paths ---
+pync=python3; /usr/bin/python3 -c 'import netCDF4, yaml' 2>/dev/null && pync=/usr/bin/python3
+for path in reference temperature; do
+  "$R" run yaml/gmm_2d.yaml -o "$tmp/lp-$path" -q --no-plots \
+    --set ladder.path=$path --set iterations=20000 --set ladder.reference_sd=5 \
+    2>/dev/null
+  out=$("$pync" "$src/tests/check_lp_gmm.py" "$tmp/lp-$path"); rc=$?
+  if [ $rc -eq 77 ]; then echo "numpy/netCDF4/yaml missing: lp check skipped"
+  elif [ $rc -eq 0 ]; then ok
+  else bad "lp on the $path path is not the log target density ($out)"; fi
+done
+
 # --- 12. a CSGLD run's figures: weighted beside the unweighted draws' ---
 "$R" run yaml/csgld_gmm_1d.yaml -o "$tmp/cs" -q --no-plots --set seed=201 \
   --set iterations=2000000 2>/dev/null

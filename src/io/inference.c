@@ -197,6 +197,40 @@ static void put_draws(ncw *w, int gid, const char *g, const char *name,
     ok(w, nc_put_vara_double(gid, vid, start, count, buf), g, name);
 }
 
+/* lp of run i on the reference path, where the run's energy at the target
+ * is U_like = U - U_ref (what the swaps and log Z use): the log target
+ * density -U = -(U_like + U_ref), U_ref the reference's -log density at
+ * the draw. */
+static void put_lp_reference(ncw *w, int gid, const char *g, int vid,
+                             const ncruns *R, int i, double *buf)
+{
+    const rx__runview *v = &R->v[i];
+    double *th = malloc(sizeof(double) * (R->d ? R->d : 1));
+    if (!th) {
+        nomem(w, g, "lp");
+        return;
+    }
+    for (int64_t r = 0; r < R->S && w->st == RX_OK; ++r) {
+        const float *x = v->res.samples + (size_t)(r * R->per) * R->d;
+        for (size_t j = 0; j < R->d; ++j)
+            th[j] = x[j];
+        double u0 = 0.0;
+        if (rx__target_ref(v->target, th, &u0, NULL) != RX_OK) {
+            w->st = rx__fail(w->err, RX_ENUMERIC, "%s: %s/lp: the "
+                             "reference density fails at draw %lld of run "
+                             "%d", w->path, g, (long long)r, i);
+            break;
+        }
+        buf[r] = -(v->energy[r * R->per] + u0);
+    }
+    free(th);
+    if (w->st != RX_OK)
+        return;
+    const size_t start[2] = {(size_t)i, 0};
+    const size_t count[2] = {1, (size_t)R->S};
+    ok(w, nc_put_vara_double(gid, vid, start, count, buf), g, "lp");
+}
+
 /* The per-pair swap figures of summary.json's swaps.per_pair: the mean
  * acceptance probability of the evaluated swaps and swaps per iteration,
  * (chain, pair), run i's into row i. */
@@ -264,6 +298,10 @@ static void sample_stats(ncw *w, const ncruns *R)
         return;
     }
     for (int i = 0; i < R->n && w->st == RX_OK; ++i) {
+        if (R->v[i].cfg->ladder.path == RX_PATH_REFERENCE) {
+            put_lp_reference(w, gid, g, vlp, R, i, buf);
+            continue;
+        }
         put_draws(w, gid, g, "lp", vlp, R, i, R->v[i].energy, -1.0, buf);
         if (R->weights)
             put_draws(w, gid, g, "log_weight", vlw, R, i,
