@@ -198,6 +198,18 @@ assert m["max_abs_error_weighted"] < 0.04 < m["max_abs_error"], m
 assert g["tv_distance_weighted"] < 0.15 < g["tv_distance"], g
 P
 
+# --- 14. a run on the default length says when it has not converged ---
+printf 'target:\n  kind: gmm\n  weights: [0.6, 0.3, 0.1]\n  means: [[-3, -3, -3], [3, 3, 3], [0, 5, 0]]\n  scales: [[0.5, 0.5, 0.5], [0.5, 0.5, 0.5], [0.5, 0.5, 0.5]]\n' \
+  >"$tmp/mix3.yaml"
+"$R" run "$tmp/mix3.yaml" -o "$tmp/m3" --no-plots >/dev/null 2>"$tmp/e.err"
+grep -q "warning: not converged: the smallest bulk ESS is [0-9]* and the smallest tail ESS [0-9]*" "$tmp/e.err" &&
+  grep -q '"enough": false' "$tmp/m3/summary.json" && ok ||
+  bad "a default-length run of a 3-mode target did not say it has not converged"
+"$R" run "$tmp/mix3.yaml" -o "$tmp/m3l" --no-plots --set iterations=100000 \
+  >/dev/null 2>"$tmp/e.err"
+! grep -q "not converged" "$tmp/e.err" && grep -q '"enough": true' "$tmp/m3l/summary.json" &&
+  ok || bad "a long run of the 3-mode target called unconverged"
+
 # --- 15. validate refuses what run refuses: replicates beside a sweep ---
 { cat yaml/gmm_1d_two_modes.yaml; printf 'replicates: 3\nsweep: {seed: [1, 2]}\n'; } \
   >"$tmp/rs.yaml"

@@ -735,6 +735,10 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
     }
     if (sig_ok)
         rx_cli_signals_restore();
+    char nc[400];
+    if (rc == EXIT_OK && !o->quiet &&
+        rx__rundiag_unconverged(ctx, nc, sizeof nc))
+        fprintf(stderr, "replex: warning: %s\n", nc);
     if (rc == EXIT_OK && !o->quiet) {
         rx_results r;
         rx_get_results(ctx, &r);
