@@ -197,6 +197,11 @@ assert m["weights_est_draws"] == "unweighted" and g["tv_distance_draws"] == "unw
 assert m["max_abs_error_weighted"] < 0.04 < m["max_abs_error"], m
 assert g["tv_distance_weighted"] < 0.15 < g["tv_distance"], g
 P
+# (16) its inference.nc no larger than its data: theta, lp, log_weight
+nc=$(stat -c %s "$tmp/cs/inference.nc"); smp=$(stat -c %s "$tmp/cs/samples.npy")
+wts=$(stat -c %s "$tmp/cs/weights.npy")
+[ "$nc" -le $((smp + 2 * wts)) ] && ok ||
+  bad "inference.nc of $nc bytes for $((smp + 2 * wts)) bytes of data"
 
 # --- 14. a run on the default length says when it has not converged ---
 printf 'target:\n  kind: gmm\n  weights: [0.6, 0.3, 0.1]\n  means: [[-3, -3, -3], [3, 3, 3], [0, 5, 0]]\n  scales: [[0.5, 0.5, 0.5], [0.5, 0.5, 0.5], [0.5, 0.5, 0.5]]\n' \

@@ -87,6 +87,17 @@ static int group(ncw *w, const char *name, int *gid)
                     RX_VERSION_STRING);
 }
 
+/* Variable vid stored in chunks with the shuffle filter and deflate level
+ * 1: the integer coordinates (draw, iteration: arithmetic sequences of
+ * int64) then take a few bytes per thousand draws instead of 8 per draw
+ * each, and the float data shrink somewhat; plain zlib, which every
+ * netCDF-4 / HDF5 reader has. The file stays a function of the draws. */
+static int squeeze(ncw *w, int gid, const char *grp, const char *name,
+                   int vid)
+{
+    return ok(w, nc_def_var_deflate(gid, vid, 1, 1, 1), grp, name);
+}
+
 /* A dimension of len and its coordinate variable of the same name, with
  * the values v0, v0 + step, ... (a dimension of length 0 is netCDF's
  * unlimited one, holding no records). */
@@ -96,7 +107,8 @@ static int coord(ncw *w, int gid, const char *grp, const char *name,
     int vid;
     if (w->st != RX_OK ||
         !ok(w, nc_def_dim(gid, name, (size_t)len, dimid), grp, name) ||
-        !ok(w, nc_def_var(gid, name, NC_INT64, 1, dimid, &vid), grp, name))
+        !ok(w, nc_def_var(gid, name, NC_INT64, 1, dimid, &vid), grp, name) ||
+        (len > 0 && !squeeze(w, gid, grp, name, vid)))
         return 0;
     if (len == 0)
         return 1;
@@ -120,6 +132,7 @@ static int iteration(ncw *w, int gid, const char *grp, int draw,
     if (w->st != RX_OK ||
         !ok(w, nc_def_var(gid, "iteration", NC_INT64, 1, &draw, &vid), grp,
             "iteration") ||
+        (R->S > 0 && !squeeze(w, gid, grp, "iteration", vid)) ||
         !put_text(w, gid, grp, "iteration", vid, "long_name",
                   "iteration (0-based) after which the draw was kept"))
         return 0;
@@ -143,6 +156,7 @@ static int var(ncw *w, int gid, const char *grp, const char *name,
 {
     return w->st == RX_OK &&
            ok(w, nc_def_var(gid, name, type, nd, dims, vid), grp, name) &&
+           (!over_draws || squeeze(w, gid, grp, name, *vid)) &&
            put_text(w, gid, grp, name, *vid, "long_name", long_name) &&
            (!over_draws ||
             put_text(w, gid, grp, name, *vid, "coordinates", "iteration"));
