@@ -9,11 +9,16 @@
  * A real checkpoint of a small run (stopped after iteration 12) is
  * altered one word at a time: every aligned 4-byte word set to 2^30 and
  * to -2^30, every aligned 8-byte word to INT64_MAX and INT64_MIN (the
- * sanitizer build catches overflows there), with the trailing
+ * sanitizer build catches overflows there), every word to the bounds the
+ * state check tests (-1, P - 1, P as integers and doubles, P - 1 plus an
+ * ulp, at every byte offset: the blocks after the configuration text
+ * are not aligned) and every byte to 2 (issue 35: a bound loosened by one
+ * passed the huge values), with the trailing
  * CRC-32 recomputed; each file is resumed and, when accepted, run to the
  * end. The unaltered file must resume and complete.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -99,17 +104,36 @@ int main(void)
     CHECK(n > 64 && n < sizeof orig);
     CHECK(try_resume(&cfg, ck) == 1);
 
+    /* huge values, and the bounds of the checks themselves: -1, P - 1
+     * and P (P = 4 chains) as int32, int64 and double, and P - 1 plus one
+     * ulp as a double (a barrier round's Lambda <= P - 1), and 2 in every
+     * byte (a gate is 0 or 1): a check loosened by one (at[q] > P for
+     * at[q] >= P) then lets an out-of-range value through, which the
+     * sanitizer build reports (scripts/sanitize.sh runs this test) */
+    const int P = 4;
+    const double ulp = nextafter((double)(P - 1), 100.0);
+    enum { NKIND = 16 };
     int refused = 0, tried = 0;
-    for (int kind = 0; kind < 4 && n > 64; ++kind) {
-        const size_t w = kind < 2 ? 4 : 8;
-        for (size_t off = 0; off + w <= n - 4; off += w) {
+    for (int kind = 0; kind < NKIND && n > 64; ++kind) {
+        const size_t w = kind == 15 ? 1 : kind < 5 ? 4 : 8;
+        /* the bounds at every byte offset: the blocks after the
+         * configuration text are not aligned in the file */
+        const int bound = (kind >= 2 && kind < 5) || kind >= 7;
+        const size_t stepw = bound ? 1 : w;
+        for (size_t off = 0; off + w <= n - 4; off += stepw) {
             memcpy(buf, orig, n);
-            if (w == 4) {
-                int32_t v = kind == 0 ? 1 << 30 : -(1 << 30);
-                memcpy(buf + off, &v, 4);
+            if (w == 1) {
+                buf[off] = 2;
+            } else if (w == 4) {
+                static const int32_t v4[5] = {1 << 30, -(1 << 30), -1, 3, 4};
+                memcpy(buf + off, &v4[kind], 4);
+            } else if (kind < 10) {
+                const int64_t v8[5] = {INT64_MAX, INT64_MIN, -1, P - 1, P};
+                memcpy(buf + off, &v8[kind - 5], 8);
             } else {
-                int64_t v = kind == 2 ? INT64_MAX : INT64_MIN;
-                memcpy(buf + off, &v, 8);
+                const double vd[5] = {-1.0, (double)(P - 1), (double)P, ulp,
+                                      -0.0};
+                memcpy(buf + off, &vd[kind - 10], 8);
             }
             uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), buf,
                                            (uInt)(n - 4));

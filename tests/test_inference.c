@@ -11,11 +11,17 @@
  *     another dimension (yaml/gmm_1d_two_modes.yaml beside gmm_2d), a
  *     path in a directory that does not exist (RX_EIO, the file and the
  *     netCDF error).
+ *  3. A file that cannot be written whole (a 16 KiB file-size limit, as
+ *     a full disk): RX_EIO naming the file and the reason ("File too
+ *     large"), no temporary left, and the process exits normally (HDF5
+ *     once kept such a file open and crashed in its exit handler).
  */
 #include <netcdf.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,6 +134,28 @@ static void refusals(rx_ctx *const *runs, rx_ctx *other)
               "%s", err.msg);
 }
 
+static void too_large(rx_ctx *const *runs)
+{
+    char path[1200], tmp[1300];
+    rx_err err = {0};
+    snprintf(path, sizeof path, "%s/big.nc", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    struct rlimit old, lim;
+    CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0);
+    lim = old;
+    lim.rlim_cur = 16384;
+    signal(SIGXFSZ, SIG_IGN);
+    CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    rx_status st = rx__write_inference((const rx_ctx *const *)runs, 3, path,
+                                       &err);
+    CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
+    CHECK(st == RX_EIO);
+    CHECK_MSG(strstr(err.msg, "big.nc: ") &&
+                  strstr(err.msg, "File too large"),
+              "%s", err.msg);
+    CHECK(access(path, F_OK) != 0 && access(tmp, F_OK) != 0);
+}
+
 int main(void)
 {
     const char *s = getenv("RX_SRCDIR");
@@ -142,6 +170,7 @@ int main(void)
     if (runs[0] && runs[1] && runs[2] && other) {
         three_chains(runs);
         refusals(runs, other);
+        too_large(runs);
     }
     for (int i = 0; i < 3; ++i)
         rx_destroy(&runs[i]);

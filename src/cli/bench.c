@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -28,9 +29,11 @@
 
 #include "../core/internal.h"
 #include "../io/config.h"
+#include "../io/marker.h"
 #include "bench.h"
 #include "bench_int.h"
 #include "opts.h"
+#include "outdir.h"
 #include "plots.h"
 #include "progress.h"
 #include "replex/replex.h"
@@ -290,6 +293,7 @@ static int run_child(const rx_config *cfg, int setup_only, bres *r,
         return -1;
     }
     fflush(NULL);
+    const pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(r->msg, sizeof r->msg, "fork: %s", strerror(errno));
@@ -298,6 +302,9 @@ static int run_child(const rx_config *cfg, int setup_only, bres *r,
         return -1;
     }
     if (pid == 0) {
+        /* a bench killed outright (SIGKILL) takes its cell with it */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(3);
         close(fds[0]);
         child_main(cfg, setup_only, fds[1]);
     }
@@ -801,17 +808,29 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
         o.out = dflt;
     }
     struct stat sb;
-    int existed = stat(o.out, &sb) == 0;
+    int existed = lstat(o.out, &sb) == 0;
     if (!o.force && existed) {
         fprintf(stderr, "replex: %s: already exists; choose another -o or "
                 "pass --force\n", o.out);
         rc = EXIT_BADINPUT;
         goto done;
     }
+    /* --force replaces only a directory replex wrote (its marker, not a
+     * link, not the working directory); checked now, replaced after the
+     * runs, so nothing placed in it (a link to another file) is written
+     * through */
+    if (existed && rx_cli_force_ok(o.out) != 0) {
+        rc = EXIT_BADINPUT;
+        goto done;
+    }
     int sig_ok = rx_cli_signals_install() == 0;
-    if ((rc = validate_cells(o.file, cells, n)) == 0 &&
-        (rx_cli_mkdir_parents(o.out) != 0 ||
-         (mkdir(o.out, 0777) != 0 && !(errno == EEXIST && o.force)))) {
+    /* DIR is made after the runs (a bench killed outright leaves none);
+     * that it can be is checked now, with a probe beside it */
+    char probe[4300];
+    snprintf(probe, sizeof probe, "%s.probe-%ld", o.out, (long)getpid());
+    if ((rc = validate_cells(o.file, cells, n)) == 0 && !existed &&
+        (rx_cli_mkdir_parents(o.out) != 0 || mkdir(probe, 0777) != 0 ||
+         rmdir(probe) != 0)) {
         fprintf(stderr, "replex: %s: cannot create the output directory: "
                 "%s\n", o.out, strerror(errno));
         rc = EXIT_BADINPUT;
@@ -820,9 +839,8 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
         fprintf(stderr, "replex: bench: %d cells, %d runs (%d round%s, "
                 "then the phase-timed runs) into %s\n", n, total, maxreps,
                 maxreps > 1 ? "s" : "", o.out);
-    if (rc == 0 && (rc = run_rounds(cells, n, maxreps, total, o.quiet)) &&
-        !existed)
-        rmdir(o.out); /* ours and still empty: nothing written */
+    if (rc == 0)
+        rc = run_rounds(cells, n, maxreps, total, o.quiet);
     if (sig_ok)
         rx_cli_signals_restore();
     if (rc != 0)
@@ -832,6 +850,10 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
     warn_foreign(cells, n);
     if (!o.quiet)
         note_window(cells, n);
+    if (rx_cli_make_multi_dir(o.out, existed, RX_MARKER_BENCH) != 0) {
+        rc = EXIT_RUNFAIL;
+        goto done;
+    }
     rc = write_outputs(&o, cells, n);
 done:
     free(walls);

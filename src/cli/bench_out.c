@@ -285,10 +285,11 @@ static void group_title(const bcell *c, char *buf, size_t cap)
 static int plot_speedup(FILE *gp, const char *dir, const bcell *cells, int n,
                         int h, int fig, const char *tag, const char *title)
 {
-    char dat[4400], plot[8192] = "";
+    char dat[4400], rel[160], plot[8192] = "";
     int nser = 0, maxt = 1;
-    snprintf(dat, sizeof dat, "%s/plots/speedup-%d-%s-P%d.dat", dir, fig,
-             tag, cells[h].P);
+    snprintf(rel, sizeof rel, "plots/speedup-%d-%s-P%d.dat", fig, tag,
+             cells[h].P);
+    snprintf(dat, sizeof dat, "%s/%s", dir, rel);
     FILE *d = NULL;
     for (int i = h; i < n; ++i) {
         const bcell *s = &cells[i];
@@ -336,16 +337,18 @@ static int plot_speedup(FILE *gp, const char *dir, const bcell *cells, int n,
                      rx_cli_bench_scheme_label(s->scheme));
         size_t l = strlen(plot);
         snprintf(plot + l, sizeof plot - l, "%s'%s' index %d using 1:2 "
-                 "with linespoints title '%s'", nser ? ", " : "", dat, nser,
+                 "with linespoints title '%s'", nser ? ", " : "", rel, nser,
                  lbl);
         ++nser;
     }
     if (d && fclose(d) != 0)
         return -1;
     if (nser) {
-        fprintf(gp, "set output '%s/plots/speedup-%d-%s-P%d.svg'\n", dir,
-                fig, tag, cells[h].P);
-        fprintf(gp, "set title \"speed-up against threads\\n%s\"\n", title);
+        fprintf(gp, "set output 'plots/speedup-%d-%s-P%d.svg'\n", fig, tag,
+                cells[h].P);
+        fputs("set title \"speed-up against threads\\n\".'", gp);
+        rx_cli_gp_quote(gp, title);
+        fputs("'\n", gp);
         fprintf(gp, "set xlabel 'threads'\nset ylabel 'speed-up "
                     "(chain-steps/s over 1 thread, medians)'\n");
         fprintf(gp, "set xrange [0.8:%d.2]\nset xtics 1\n", maxt);
@@ -397,9 +400,10 @@ static int plot_trips(FILE *gp, const char *dir, const bcell *cells, int n,
               cells[i].scheme == RX_SCHEME_DEO_W;
     if (!nw)
         return 0;
-    char dat[4400], plot[8192] = "";
-    snprintf(dat, sizeof dat, "%s/plots/trips_vs_W-%d-%s-P%d.dat", dir, fig,
-             tag, cells[h].P);
+    char dat[4400], rel[160], plot[8192] = "";
+    snprintf(rel, sizeof rel, "plots/trips_vs_W-%d-%s-P%d.dat", fig, tag,
+             cells[h].P);
+    snprintf(dat, sizeof dat, "%s/%s", dir, rel);
     FILE *d = fopen(dat, "w");
     if (!d)
         return -1;
@@ -423,17 +427,19 @@ static int plot_trips(FILE *gp, const char *dir, const bcell *cells, int n,
             size_t l = strlen(plot);
             snprintf(plot + l, sizeof plot - l,
                      "%s'%s' index %d using 1:2 with %s title "
-                     "'%s%d thread%s'", blk ? ", " : "", dat, blk,
+                     "'%s%d thread%s'", blk ? ", " : "", rel, blk,
                      star ? "points pt 7 ps 1.5" : "linespoints",
                      star ? "DEO* (W*), " : "DEO / DEO_W, ", s->threads,
                      s->threads > 1 ? "s" : "");
             ++blk;
         }
     int bad = fclose(d) != 0;
-    fprintf(gp, "set output '%s/plots/trips_vs_W-%d-%s-P%d.svg'\n", dir,
-            fig, tag, cells[h].P);
-    fprintf(gp, "set title \"round trips per second of wall time "
-                "against the window W\\n%s\"\n", title);
+    fprintf(gp, "set output 'plots/trips_vs_W-%d-%s-P%d.svg'\n", fig, tag,
+            cells[h].P);
+    fputs("set title \"round trips per second of wall time against the "
+          "window W\\n\".'", gp);
+    rx_cli_gp_quote(gp, title);
+    fputs("'\n", gp);
     fprintf(gp, "set xlabel 'window W'\nset ylabel 'round trips "
                 "(A.5) per second'\nset logscale x 2\n");
     fprintf(gp, "plot %s\nunset logscale x\n", plot);

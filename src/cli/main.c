@@ -15,6 +15,7 @@
 
 #include "../io/config.h"
 #include "../io/rundiag.h"
+#include "../io/rundir_bias.h"
 #include "bench.h"
 #include "opts.h"
 #include "outdir.h"
@@ -565,7 +566,7 @@ static int partial_start(const run_opts *o, const rx_config *cfg,
                     strerror(errno));
             return EXIT_BADINPUT;
         }
-        existed = 1;
+        existed = access(ck, F_OK) == 0; /* else a plain run's lock */
     }
     if ((*lock = rx_cli_lock_partial(d)) < 0)
         return EXIT_BADINPUT;
@@ -676,6 +677,12 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
         rx_destroy(&ctx);
         return rc;
     }
+    /* without checkpoints too: one replex at a time writes out */
+    if (!ckpt && (lock = rx_cli_lock_out(out)) < 0) {
+        rx_config_free(cfg);
+        rx_destroy(&ctx);
+        return EXIT_BADINPUT;
+    }
     /* a killed run's temporaries beside out (out is ours now if locked) */
     rx_cli_clean_stale(out, 0, lock >= 0);
     if (ckpt) {
@@ -715,7 +722,10 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
         lock = -1;
         rmdir(pd);
     }
-    rx_cli_unlock_partial(lock, pd, 0);
+    if (!ckpt)
+        rx_cli_unlock_out(lock, out);
+    else
+        rx_cli_unlock_partial(lock, pd, 0);
     if (rc == EXIT_OK && !o->no_plots && !rx_cli_interrupted()) {
         char why[256];
         int r = rx_cli_plots(ctx, cfg, out, why, sizeof why);
@@ -730,6 +740,10 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
     }
     if (sig_ok)
         rx_cli_signals_restore();
+    char nc[400];
+    if (rc == EXIT_OK && !o->quiet &&
+        rx__rundiag_unconverged(ctx, nc, sizeof nc))
+        fprintf(stderr, "replex: warning: %s\n", nc);
     if (rc == EXIT_OK && !o->quiet) {
         rx_results r;
         rx_get_results(ctx, &r);
@@ -742,7 +756,13 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                "swaps %lld\n",
                (long long)r.trips_a5, (long long)r.trips_l1,
                (long long)r.restarts, (long long)r.total_swaps);
-        if (rx_density_tv(ctx, &tv) == RX_OK)
+        double tvw;
+        if (rx_density_tv(ctx, &tv) == RX_OK &&
+            rx__density_tv_weighted(ctx, &tvw))
+            printf("TV distance to the true density on the grid: %.4f "
+                   "(weighted draws; the unweighted draws: %.4f)\n", tvw,
+                   tv);
+        else if (rx_density_tv(ctx, &tv) == RX_OK)
             printf("TV distance to the true density on the grid: %.4f\n", tv);
         if (r.log_z.valid)
             printf("log Z (stepping stone): %.4f +- %.4f (se)\n",
@@ -848,7 +868,27 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     }
     if (o.threads >= 0)
         cfg.threads = o.threads;
+    rx_sweep sw;
+    if ((st = rx_sweep_load(o.file, &sw, &err)) != RX_OK) {
+        fprintf(stderr, "replex: %s\n", err.msg);
+        rx_config_free(&cfg);
+        free(o.sets);
+        return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
+    }
+    /* run and validate refuse the same: replicates beside a sweep */
+    if (cfg.replicates > 1 && sw.n_keys > 0) {
+        fprintf(stderr, "replex: %s: replicates: %d with a sweep: "
+                "block; they do not combine: remove the sweep: block "
+                "(replicates: N runs N seeds and reports R-hat over "
+                "them), or run each sweep value as its own file\n",
+                o.file, cfg.replicates);
+        rx_config_free(&cfg);
+        rx_sweep_free(&sw);
+        free(o.sets);
+        return EXIT_BADINPUT;
+    }
     if (!is_run) {
+        rx_sweep_free(&sw);
         rc = validate_setup(o.file, &cfg);
         if (rc == EXIT_OK)
             rc = print_resolved(&cfg, o.all) == 0 ? EXIT_OK : EXIT_RUNFAIL;
@@ -858,33 +898,18 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
         free(o.sets);
         return rc;
     }
-    rx_sweep sw;
-    if ((st = rx_sweep_load(o.file, &sw, &err)) != RX_OK) {
-        fprintf(stderr, "replex: %s\n", err.msg);
-        rx_config_free(&cfg);
-        free(o.sets);
-        return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
-    }
     char dflt[4096];
     if (!o.out) {
         rx_cli_default_out(o.file, dflt, sizeof dflt);
         o.out = dflt;
     }
     if (cfg.replicates > 1) { /* DIR/rep-00 ... and the R-hat summary */
-        rc = EXIT_BADINPUT;
         rx_cli_progress pr;
         rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0,
                              o.progress_every, o.progress_interval);
-        int sig_ok = sw.n_keys == 0 && rx_cli_signals_install() == 0;
-        if (sw.n_keys > 0)
-            fprintf(stderr, "replex: %s: replicates: %d with a sweep: "
-                    "block; they do not combine: remove the sweep: block "
-                    "(replicates: N runs N seeds and reports R-hat over "
-                    "them), or run each sweep value as its own file\n",
-                    o.file, cfg.replicates);
-        else
-            rc = rx_cli_replicates(o.file, &cfg, o.out, o.force, o.quiet,
-                                   !o.no_plots, &pr);
+        int sig_ok = rx_cli_signals_install() == 0;
+        rc = rx_cli_replicates(o.file, &cfg, o.out, o.force, o.quiet,
+                               !o.no_plots, &pr);
         if (sig_ok)
             rx_cli_signals_restore();
         rx_config_free(&cfg);

@@ -57,8 +57,9 @@ int rx_cli_force_ok(const char *out)
     }
     if (!why)
         return 0;
-    fprintf(stderr, "replex: %s %s; --force replaces only a run or sweep "
-            "directory replex wrote: choose another -o\n", out, why);
+    fprintf(stderr, "replex: %s %s; --force replaces only a directory "
+            "replex wrote (a run, sweep, replicates or bench): choose "
+            "another -o\n", out, why);
     return -1;
 }
 
@@ -134,8 +135,8 @@ int rx_cli_lock_partial(const char *partial)
             if (pid > 0)
                 snprintf(who, sizeof who, "process %ld", pid);
             fprintf(stderr, "replex: %s is in use by a running replex (%s): "
-                    "wait for it to finish, or stop it first (it writes a "
-                    "checkpoint on SIGINT)\n", partial, who);
+                    "wait for it to finish, or stop it first (a run with "
+                    "checkpoints writes one on SIGINT)\n", partial, who);
         } else {
             fprintf(stderr, "replex: %s: cannot lock: %s\n", lp,
                     strerror(e));
@@ -177,6 +178,36 @@ void rx_cli_unlock_partial(int fd, const char *partial, int remove)
         unlink(lp);
     }
     close(fd);
+}
+
+int rx_cli_lock_out(const char *out)
+{
+    char pd[PATH_MAX];
+    if (strlen(out) > PATH_MAX - 16) {
+        fprintf(stderr, "replex: %s: path too long\n", out);
+        return -1;
+    }
+    snprintf(pd, sizeof pd, "%s.partial", out);
+    if (rx_cli_mkdir_parents(pd) != 0 ||
+        (mkdir(pd, 0777) != 0 && errno != EEXIST)) {
+        fprintf(stderr, "replex: %s: cannot create: %s\n", pd,
+                strerror(errno));
+        return -1;
+    }
+    int fd = rx_cli_lock_partial(pd);
+    if (fd < 0)
+        rmdir(pd); /* ours when empty; a live owner's lock stays */
+    return fd;
+}
+
+void rx_cli_unlock_out(int fd, const char *out)
+{
+    if (fd < 0)
+        return;
+    char pd[PATH_MAX];
+    snprintf(pd, sizeof pd, "%.*s.partial", PATH_MAX - 16, out);
+    rx_cli_unlock_partial(fd, pd, 1);
+    rmdir(pd); /* stays while it holds an interrupted run's checkpoint */
 }
 
 /* A temporary directory of replex's: empty, or holding the marker. */

@@ -37,6 +37,17 @@ long rx_cli_lock_holder(const char *partial);
  * first (the run is complete and DIR.partial goes). */
 void rx_cli_unlock_partial(int fd, const char *partial, int remove);
 
+/* The lock of output directory out for the whole of a run, sweep or
+ * replicates that writes it, with or without checkpoints: out.partial
+ * (created with its parents) and its lock, so a second replex writing out
+ * is refused before it starts. The fd, or -1 after printing why (another
+ * process holds it: exit 2). */
+int rx_cli_lock_out(const char *out);
+
+/* Releases rx_cli_lock_out's fd: the lock file goes, and out.partial with
+ * it unless it holds an interrupted run's checkpoint. */
+void rx_cli_unlock_out(int fd, const char *out);
+
 /* Removes the temporaries a killed run left beside out: out.tmp-PID and
  * out.probe-PID (every NAME.tmp-PID / NAME.probe-PID of directory out when
  * any_name) whose PID is not a live process, that are empty or hold

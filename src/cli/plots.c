@@ -76,23 +76,10 @@ static int spawn_gnuplot(const char *cwd, const char *script,
     return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : -1;
 }
 
+/* gnuplot run inside DIR on plots/SCRIPT, whose paths are relative to DIR:
+ * the directory's name never enters a script, whatever it holds. */
 int rx_cli_run_gnuplot(const char *dir, const char *script, char *why,
                        size_t cap)
-{
-    char sp[4200], lp[4200];
-    snprintf(sp, sizeof sp, "%s/plots/%s", dir, script);
-    snprintf(lp, sizeof lp, "%s/plots/gnuplot.log", dir);
-    if (spawn_gnuplot(NULL, sp, lp) != 0) {
-        snprintf(why, cap, "gnuplot failed; see %s/plots/gnuplot.log", dir);
-        return -1;
-    }
-    return 0;
-}
-
-/* gnuplot run inside DIR on plots/SCRIPT, whose paths are relative to DIR:
- * the directory's name never enters the script, whatever it holds. */
-static int run_gnuplot_in(const char *dir, const char *script, char *why,
-                          size_t cap)
 {
     char sp[600];
     snprintf(sp, sizeof sp, "plots/%s", script);
@@ -739,7 +726,7 @@ int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
     }
     figs += fig_density(gp, dir, ctx, cfg, &r);
     fclose(gp);
-    return figs ? run_gnuplot_in(dir, "plots.gp", why, cap) : 0;
+    return figs ? rx_cli_run_gnuplot(dir, "plots.gp", why, cap) : 0;
 }
 
 /* ---- the figures of a sweep ---- */
@@ -761,9 +748,7 @@ static int run_value(const rx_sweep *sw, long r, int i)
     return (int)(r % sw->n_values[i]);
 }
 
-/* S inside a single-quoted gnuplot string (control characters become
- * spaces: the string stays on its line). */
-static void put_quoted(FILE *gp, const char *s)
+void rx_cli_gp_quote(FILE *gp, const char *s)
 {
     for (; *s; ++s) {
         if (*s == '\'')
@@ -852,7 +837,7 @@ static void sweep_xaxis(FILE *gp, const rx_sweep *sw, int i)
     fprintf(gp, "set xtics (");
     for (int j = 0; j < n; ++j) {
         fprintf(gp, "%s'", j ? ", " : "");
-        put_quoted(gp, sw->values[i][j]);
+        rx_cli_gp_quote(gp, sw->values[i][j]);
         if (key_numeric(sw, i))
             fprintf(gp, "' %.17g", csv_field(sw->values[i][j]));
         else
@@ -938,5 +923,5 @@ int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
         ++figs;
     }
     fclose(gp);
-    return figs ? run_gnuplot_in(out, "sweep.gp", why, cap) : 0;
+    return figs ? rx_cli_run_gnuplot(out, "sweep.gp", why, cap) : 0;
 }

@@ -5,6 +5,7 @@
 #define RX_CLI_PLOTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "replex/replex.h"
 
@@ -21,10 +22,15 @@ int rx_cli_sweep_plots(const char *out, const rx_sweep *sw, char *why,
 
 /* Is gnuplot on PATH? */
 int rx_cli_have_gnuplot(void);
-/* Run gnuplot on DIR/plots/SCRIPT; its messages go to plots/gnuplot.log.
- * 0, or -1 with why. */
+/* Run gnuplot on plots/SCRIPT inside DIR (every path in a script is
+ * relative to DIR, so no directory name ever becomes gnuplot code); its
+ * messages go to DIR/plots/gnuplot.log. 0, or -1 with why. */
 int rx_cli_run_gnuplot(const char *dir, const char *script, char *why,
                        size_t cap);
+/* S inside a single-quoted gnuplot string: ' doubled, control characters
+ * as spaces (the string stays on its line). No substitution happens in
+ * single quotes, so any text is safe there. */
+void rx_cli_gp_quote(FILE *gp, const char *s);
 /* DIR/plots for gnuplot output: 0 created (or there), 1 no gnuplot (why
  * says so; skip), -1 cannot create (why). */
 int rx_cli_plots_dir(const char *dir, char *why, size_t cap);

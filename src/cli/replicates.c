@@ -150,6 +150,11 @@ int rx_cli_replicates(const char *file, const rx_config *cfg,
                 err.msg[0] ? err.msg : rx_strerror(st));
         rc = st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
     }
+    /* held to the end: a second replex writing out (replicates, a run,
+     * --force or not) is refused, never mixed in */
+    int lock = rc == 0 ? rx_cli_lock_out(out) : -1;
+    if (rc == 0 && lock < 0)
+        rc = EXIT_BADINPUT;
     if (rc == 0 && rx_cli_make_multi_dir(out, force, RX_MARKER_REPLICATES))
         rc = EXIT_BADINPUT;
     for (int r = 0; r < n && rc == 0; ++r)
@@ -157,6 +162,7 @@ int rx_cli_replicates(const char *file, const rx_config *cfg,
                      &runs[r]);
     if (rc == 0)
         rc = replicates_finish(runs, dirs, n, out, file, quiet);
+    rx_cli_unlock_out(lock, out);
     for (int r = 0; r < n; ++r)
         rx_destroy(&runs[r]);
     free(runs);

@@ -53,12 +53,48 @@ static double mcol_value(const rx_metrics *m, int j)
     }
 }
 
+/* Room for "key=" and a value of up to RX_PATH_MAX bytes, every byte
+ * escaped (\xNN), in double quotes. */
+#define COMBO_CAP (4 * RX_PATH_MAX + 512)
+
+/* v as a YAML scalar that parses back to v itself: plain where every byte
+ * is one that plain scalars keep as they are (numbers, names, simple
+ * paths), else double-quoted with escapes, so that "d.csv #2" is not cut
+ * at its comment and a newline is not folded. */
+static void yaml_value(char *out, size_t cap, const char *v)
+{
+    int plain = v[0] != '\0' && v[0] != ' ' && v[strlen(v) - 1] != ' ';
+    for (const char *p = v; *p && plain; ++p)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                (*p >= '0' && *p <= '9') || strchr("._/+- ", *p);
+    if (plain) {
+        snprintf(out, cap, "%s", v);
+        return;
+    }
+    size_t n = 0;
+    out[n++] = '"';
+    for (const unsigned char *p = (const unsigned char *)v;
+         *p && n + 6 < cap; ++p) {
+        if (*p == '"' || *p == '\\')
+            n += (size_t)snprintf(out + n, cap - n, "\\%c", *p);
+        else if (*p == '\n')
+            n += (size_t)snprintf(out + n, cap - n, "\\n");
+        else if (*p < 0x20 || *p == 0x7f)
+            n += (size_t)snprintf(out + n, cap - n, "\\x%02x", *p);
+        else
+            out[n++] = (char)*p;
+    }
+    out[n++] = '"';
+    out[n] = '\0';
+}
+
 static void combo_sets(const rx_sweep *sw, long idx, char **buf)
 {
     for (int i = sw->n_keys - 1; i >= 0; --i) {
         int j = (int)(idx % sw->n_values[i]);
         idx /= sw->n_values[i];
-        snprintf(buf[i], 512, "%s=%s", sw->keys[i], sw->values[i][j]);
+        int kl = snprintf(buf[i], COMBO_CAP, "%s=", sw->keys[i]);
+        yaml_value(buf[i] + kl, COMBO_CAP - (size_t)kl, sw->values[i][j]);
     }
 }
 
@@ -137,7 +173,7 @@ static int sweep_expand(sweep_t *s, const char *const *sets, int nsets)
     }
     int rc = 0;
     for (int i = 0; i < sw->n_keys; ++i)
-        if (!(s->combo[i] = malloc(512)))
+        if (!(s->combo[i] = malloc(COMBO_CAP)))
             rc = EXIT_RUNFAIL;
     if (rc)
         fprintf(stderr, "replex: out of memory\n");
@@ -415,6 +451,9 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
     int rc = sweep_expand(&s, sets, nsets);
     if (rc == 0)
         rc = sweep_check(&s, &c0, &ctx0);
+    int lock = rc == 0 ? rx_cli_lock_out(out) : -1; /* held to the end */
+    if (rc == 0 && lock < 0)
+        rc = EXIT_BADINPUT;
     if (rc == 0 && rx_cli_make_multi_dir(out, force, RX_MARKER_SWEEP) != 0)
         rc = EXIT_BADINPUT;
     if (rc != 0 && ctx0) {
@@ -430,6 +469,7 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
         if (rx_cli_sweep_plots(out, sw, why, sizeof why) != 0 && !quiet)
             fprintf(stderr, "replex: %s\n", why);
     }
+    rx_cli_unlock_out(lock, out);
     sweep_free(&s);
     return rc;
 }

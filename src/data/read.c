@@ -12,7 +12,13 @@
 
 #include "data.h"
 
-/* Reads the raw bytes of path into a malloc'd buffer with one spare byte. */
+/* The most bytes a data file may hold as read (docs/yaml.md data.path):
+ * what is not a regular file (/dev/zero, a FIFO that never ends) would
+ * otherwise be read until memory runs out. */
+#define RAW_MAX ((size_t)1 << 30)
+
+/* Reads the raw bytes of path, at most RAW_MAX, into a malloc'd buffer
+ * with one spare byte. */
 static rx_status read_raw(const char *path, unsigned char **out, size_t *len,
                           rx_err *err)
 {
@@ -29,20 +35,27 @@ static rx_status read_raw(const char *path, unsigned char **out, size_t *len,
         return rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
     }
     for (;;) {
+        if (n > RAW_MAX) {
+            free(b);
+            fclose(f);
+            return rx__fail(err, RX_EDATA, "%s: more than %zu MiB, the "
+                            "bound for a data file", path, RAW_MAX >> 20);
+        }
         if (n + 1 >= cap) {
             if (cap > SIZE_MAX / 2) {
                 free(b);
                 fclose(f);
                 return rx__fail(err, RX_ENOMEM, "%s: file too large", path);
             }
-            unsigned char *nb = realloc(b, cap * 2);
+            size_t nc = cap * 2 < RAW_MAX + 2 ? cap * 2 : RAW_MAX + 2;
+            unsigned char *nb = realloc(b, nc);
             if (!nb) {
                 free(b);
                 fclose(f);
                 return rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
             }
             b = nb;
-            cap *= 2;
+            cap = nc;
         }
         size_t got = fread(b + n, 1, cap - 1 - n, f);
         n += got;

@@ -6,10 +6,27 @@
  * starts a comment to the end of the line. Errors name file:line:col.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data.h"
+
+/* The n bytes at s as text for a message: bytes that do not print (a NUL,
+ * a control character, non-ASCII) as \xNN, so the message shows what is
+ * there. */
+static void shown(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 5 < cap; ++i) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+            out[o++] = (char)c;
+        else
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+    }
+    out[o] = '\0';
+}
 
 rx_status rx__data_read_rows(const char *path, int64_t n_rows,
                              unsigned char *in_test, int64_t *n_test,
@@ -58,10 +75,11 @@ rx_status rx__data_read_rows(const char *path, int64_t n_rows,
             while (k < len && k - i < 20 && buf[k] != ' ' && buf[k] != '\t' &&
                    buf[k] != '\r' && buf[k] != '\n')
                 ++k;
+            char tok[100];
+            shown(buf + i, k - i, tok, sizeof tok);
             st = rx__fail(err, RX_EDATA,
-                          "%s:%lld:%lld: \"%.*s\" is not a row number (a "
-                          "non-negative integer)", path, line, col,
-                          (int)(k - i), buf + i);
+                          "%s:%lld:%lld: \"%s\" is not a row number (a "
+                          "non-negative integer)", path, line, col, tok);
         } else if (big || v >= n_rows) {
             st = rx__fail(err, RX_EDATA,
                           "%s:%lld:%lld: row %.*s is outside the data file's "

@@ -220,6 +220,12 @@ static int ckpt_sync(rx_ctx *c, rx__tstate *ts, rx__run *R, int t,
                      int nthr, int64_t k, int skip_step, int *sense)
 {
     if (t == 0) {
+        /* a stop request is taken here, before the barrier, never after
+         * it: a slower thread reads stop_now after the barrier, and must
+         * see what thread 0 saw (set later, in record_iter of k, it sent
+         * that thread out of the loop while thread 0 went on to k + 1) */
+        if (c->stop_flag && *c->stop_flag)
+            c->stop_now = 1;
         if (c->ckpt_fn && !skip_step) {
             rx_status cst = c->ckpt_fn(c, k, c->ckpt_path, c->ckpt_err,
                                        sizeof c->ckpt_err);
@@ -284,8 +290,6 @@ static void record_iter(rx_ctx *c, rx__tstate *ts, const rx__run *R,
     if (k + 1 < K &&
         ((c->ckpt_every > 0 && (k + 1) % c->ckpt_every == 0) ||
          (c->stop_flag && *c->stop_flag))) {
-        if (c->stop_flag && *c->stop_flag)
-            c->stop_now = 1;
 #pragma omp atomic write
         c->ckpt_flag[(k + 1) & 1] = 1;
     }

@@ -15,8 +15,9 @@
  *
  * File: "RXCKPT" 0x00 0x01, version, byte-order mark, the run's identity
  * (seed, K, P, dim, record settings), k, the result-affecting configuration
- * (a digest, then every such key's value: src/io/digest.h; a resume with
- * other values is refused, naming them), the blocks, and a CRC-32 (zlib) of
+ * (a digest, then every such key's value: src/io/digest.h, and a digest
+ * of each data file a network reads; a resume with other values is
+ * refused, naming them), the blocks, and a CRC-32 (zlib) of
  * everything before it. Written to PATH.tmp, flushed, fsync'ed and renamed
  * over PATH, so a crash (even SIGKILL) mid-write leaves the previous
  * checkpoint intact. Native byte order: resume on the same architecture.
@@ -97,10 +98,82 @@ static void fill_hdr(const rx_ctx *c, int64_t k, ckhdr *h)
     h->stride_pscal = id.stride;
 }
 
-/* The result-affecting configuration of c as text. */
+/* FNV-1a 64 and length of the bytes of the file at path, streamed; 0 when
+ * it cannot be opened or read as a file (a directory: the JSON format). */
+static int file_digest(const char *path, uint64_t *dig, uint64_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    uint64_t h = 14695981039346656037ull, n = 0;
+    unsigned char buf[1 << 16];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+        for (size_t i = 0; i < got; ++i) {
+            h ^= buf[i];
+            h *= 1099511628211ull;
+        }
+        n += got;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    *dig = h;
+    *len = n;
+    return !bad;
+}
+
+/*
+ * Appends to the canonical text one line per data file of a network run,
+ * "data.KEY contents: digest D (N bytes)": the configuration names the
+ * files, these pin what they held, so a resume after the data file or the
+ * test-rows file was edited is refused (the first half would have trained
+ * on rows that are now test rows). Read at every checkpoint: the files
+ * are at most what the run already holds in memory.
+ */
+static rx_status data_lines(const rx_config *cfg, char **text, rx_err *err)
+{
+    if (cfg->target.kind != RX_TARGET_NETWORK)
+        return RX_OK;
+    const struct {
+        const char *key, *path;
+    } F[] = {
+        {"data.path", cfg->data.path},
+        {"data.labels_path", cfg->data.labels_path},
+        {"data.test_path", cfg->data.test_path},
+        {"data.test_labels_path", cfg->data.test_labels_path},
+        {"data.test_rows", cfg->data.test_rows},
+    };
+    for (size_t i = 0; i < sizeof F / sizeof F[0]; ++i) {
+        if (!F[i].path[0])
+            continue;
+        uint64_t d = 0, n = 0;
+        char line[128];
+        if (file_digest(F[i].path, &d, &n))
+            snprintf(line, sizeof line, "%s contents: digest %016llx (%llu "
+                     "bytes)\n", F[i].key, (unsigned long long)d,
+                     (unsigned long long)n);
+        else
+            snprintf(line, sizeof line, "%s contents: not a readable "
+                     "file\n", F[i].key);
+        size_t a = strlen(*text), b = strlen(line);
+        char *t = realloc(*text, a + b + 1);
+        if (!t)
+            return rx__fail(err, RX_ENOMEM, "out of memory");
+        memcpy(t + a, line, b + 1);
+        *text = t;
+    }
+    return RX_OK;
+}
+
+/* The result-affecting configuration of c as text, with its data files'
+ * digests. */
 static rx_status ckpt_canon(const rx_ctx *c, char **text, rx_err *err)
 {
     rx_status st = rx__config_canon(rx__ctx_cfg(c), text, err);
+    if (st == RX_OK && (st = data_lines(rx__ctx_cfg(c), text, err)) != RX_OK) {
+        free(*text);
+        *text = NULL;
+    }
     if (st == RX_OK && strlen(*text) > CK_CFG_MAX) {
         free(*text);
         *text = NULL;
@@ -281,7 +354,8 @@ static rx_status check_config(rx_ctx *c, const char *path, ckio *r)
                       "from the interrupted run's in %d key%s: %s; a resume "
                       "continues the same configuration (only threads, sync, "
                       "balance, balance_noise, checkpoint.every and "
-                      "record.phase_timing may change)", path, n,
+                      "record.phase_timing may change, and the data files "
+                      "must hold what they held)", path, n,
                       n == 1 ? "" : "s", msg);
     }
     free(then);

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <netcdf.h>
+#include <netcdf_mem.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,17 @@ static int group(ncw *w, const char *name, int *gid)
                     RX_VERSION_STRING);
 }
 
+/* Variable vid stored in chunks with the shuffle filter and deflate level
+ * 1: the integer coordinates (draw, iteration: arithmetic sequences of
+ * int64) then take a few bytes per thousand draws instead of 8 per draw
+ * each, and the float data shrink somewhat; plain zlib, which every
+ * netCDF-4 / HDF5 reader has. The file stays a function of the draws. */
+static int squeeze(ncw *w, int gid, const char *grp, const char *name,
+                   int vid)
+{
+    return ok(w, nc_def_var_deflate(gid, vid, 1, 1, 1), grp, name);
+}
+
 /* A dimension of len and its coordinate variable of the same name, with
  * the values v0, v0 + step, ... (a dimension of length 0 is netCDF's
  * unlimited one, holding no records). */
@@ -95,7 +107,8 @@ static int coord(ncw *w, int gid, const char *grp, const char *name,
     int vid;
     if (w->st != RX_OK ||
         !ok(w, nc_def_dim(gid, name, (size_t)len, dimid), grp, name) ||
-        !ok(w, nc_def_var(gid, name, NC_INT64, 1, dimid, &vid), grp, name))
+        !ok(w, nc_def_var(gid, name, NC_INT64, 1, dimid, &vid), grp, name) ||
+        (len > 0 && !squeeze(w, gid, grp, name, vid)))
         return 0;
     if (len == 0)
         return 1;
@@ -119,6 +132,7 @@ static int iteration(ncw *w, int gid, const char *grp, int draw,
     if (w->st != RX_OK ||
         !ok(w, nc_def_var(gid, "iteration", NC_INT64, 1, &draw, &vid), grp,
             "iteration") ||
+        (R->S > 0 && !squeeze(w, gid, grp, "iteration", vid)) ||
         !put_text(w, gid, grp, "iteration", vid, "long_name",
                   "iteration (0-based) after which the draw was kept"))
         return 0;
@@ -142,6 +156,7 @@ static int var(ncw *w, int gid, const char *grp, const char *name,
 {
     return w->st == RX_OK &&
            ok(w, nc_def_var(gid, name, type, nd, dims, vid), grp, name) &&
+           (!over_draws || squeeze(w, gid, grp, name, *vid)) &&
            put_text(w, gid, grp, name, *vid, "long_name", long_name) &&
            (!over_draws ||
             put_text(w, gid, grp, name, *vid, "coordinates", "iteration"));
@@ -194,6 +209,40 @@ static void put_draws(ncw *w, int gid, const char *g, const char *name,
     const size_t start[2] = {(size_t)i, 0};
     const size_t count[2] = {1, (size_t)R->S};
     ok(w, nc_put_vara_double(gid, vid, start, count, buf), g, name);
+}
+
+/* lp of run i on the reference path, where the run's energy at the target
+ * is U_like = U - U_ref (what the swaps and log Z use): the log target
+ * density -U = -(U_like + U_ref), U_ref the reference's -log density at
+ * the draw. */
+static void put_lp_reference(ncw *w, int gid, const char *g, int vid,
+                             const ncruns *R, int i, double *buf)
+{
+    const rx__runview *v = &R->v[i];
+    double *th = malloc(sizeof(double) * (R->d ? R->d : 1));
+    if (!th) {
+        nomem(w, g, "lp");
+        return;
+    }
+    for (int64_t r = 0; r < R->S && w->st == RX_OK; ++r) {
+        const float *x = v->res.samples + (size_t)(r * R->per) * R->d;
+        for (size_t j = 0; j < R->d; ++j)
+            th[j] = x[j];
+        double u0 = 0.0;
+        if (rx__target_ref(v->target, th, &u0, NULL) != RX_OK) {
+            w->st = rx__fail(w->err, RX_ENUMERIC, "%s: %s/lp: the "
+                             "reference density fails at draw %lld of run "
+                             "%d", w->path, g, (long long)r, i);
+            break;
+        }
+        buf[r] = -(v->energy[r * R->per] + u0);
+    }
+    free(th);
+    if (w->st != RX_OK)
+        return;
+    const size_t start[2] = {(size_t)i, 0};
+    const size_t count[2] = {1, (size_t)R->S};
+    ok(w, nc_put_vara_double(gid, vid, start, count, buf), g, "lp");
 }
 
 /* The per-pair swap figures of summary.json's swaps.per_pair: the mean
@@ -263,6 +312,10 @@ static void sample_stats(ncw *w, const ncruns *R)
         return;
     }
     for (int i = 0; i < R->n && w->st == RX_OK; ++i) {
+        if (R->v[i].cfg->ladder.path == RX_PATH_REFERENCE) {
+            put_lp_reference(w, gid, g, vlp, R, i, buf);
+            continue;
+        }
         put_draws(w, gid, g, "lp", vlp, R, i, R->v[i].energy, -1.0, buf);
         if (R->weights)
             put_draws(w, gid, g, "log_weight", vlw, R, i,
@@ -367,6 +420,55 @@ static rx_status check_runs(const rx_ctx *const *runs, int n, ncruns *R,
     return RX_OK;
 }
 
+/* Where the HDF5 file in image (size bytes) ends: base address plus
+ * end-of-file address of its superblock (versions 0 to 3). The in-memory
+ * driver hands back its whole buffer, which grows in 64 KiB steps; the
+ * bytes past the end are not part of the file. size when the superblock
+ * is not one read here. */
+static size_t hdf5_end(const unsigned char *image, size_t size)
+{
+    static const unsigned char SIG[8] = {0x89, 'H', 'D', 'F',
+                                         '\r', '\n', 0x1a, '\n'};
+    if (size < 48 || memcmp(image, SIG, 8) != 0)
+        return size;
+    const int ver = image[8];
+    const size_t o = ver <= 1 ? image[13] : image[9];
+    const size_t at = ver == 0 ? 24 : ver == 1 ? 28 : ver <= 3 ? 12 : 0;
+    if (!at || o != 8 || at + 3 * o > size)
+        return size;
+    uint64_t base = 0, eof = 0;
+    for (int i = 7; i >= 0; --i) {
+        base = base << 8 | image[at + (size_t)i];
+        eof = eof << 8 | image[at + 2 * o + (size_t)i];
+    }
+    return eof <= size && base <= size - eof ? (size_t)(base + eof) : size;
+}
+
+/* The file image (size bytes) to tmp: RX_OK, or RX_EIO naming path with
+ * the reason (errno of the write, the flush or the close). */
+static rx_status write_image(const char *tmp, const char *path,
+                             const void *image, size_t size, rx_err *err)
+{
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return rx__fail(err, RX_EIO, "%s: cannot create: %s (%s)", path,
+                        strerror(errno), tmp);
+    int bad = size && fwrite(image, 1, size, f) != size;
+    int e = errno;
+    if (fflush(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad)
+        return rx__fail(err, RX_EIO, "%s: cannot write (%zu bytes): %s",
+                        path, size, strerror(e));
+    return RX_OK;
+}
+
 rx_status rx__write_inference(const rx_ctx *const *runs, int n,
                               const char *path, rx_err *err)
 {
@@ -384,17 +486,27 @@ rx_status rx__write_inference(const rx_ctx *const *runs, int n,
     }
     snprintf(tmp, L, "%s.tmp", path);
     ncw w = {0, path, err, RX_OK};
-    if (ok(&w, nc_create(tmp, NC_NETCDF4 | NC_CLOBBER, &w.id),
-               "cannot create", "")) {
+    /* Built in memory, then written with plain writes: HDF5 on a file
+     * it cannot write (a full disk, a file-size limit) says only "HDF
+     * error" and keeps the file open, and its exit handler then crashes
+     * on it. A failed write here is an ordinary one, with its reason. */
+    size_t guess = 65536 + R.d * (size_t)R.n * (size_t)R.S * sizeof(float) +
+                   2 * sizeof(double) * (size_t)R.n * (size_t)R.S;
+    NC_memio mem = {0, NULL, 0};
+    if (ok(&w, nc_create_mem(tmp, NC_NETCDF4, guess, &w.id),
+           "cannot create", "")) {
         int root;
         group(&w, NULL, &root);
         posterior(&w, &R);
         sample_stats(&w, &R);
         if (R.rows > 0)
             predictive(&w, &R);
-        int rc = nc_close(w.id);
-        ok(&w, rc, "closing the file", "");
+        ok(&w, nc_close_memio(w.id, &mem), "closing the file", "");
     }
+    if (w.st == RX_OK)
+        w.st = write_image(tmp, path, mem.memory,
+                           hdf5_end(mem.memory, mem.size), err);
+    free(mem.memory);
     if (w.st == RX_OK && rename(tmp, path) != 0)
         w.st = rx__fail(err, RX_EIO, "%s: cannot rename %s to it: %s", path,
                         tmp, strerror(errno));

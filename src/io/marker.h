@@ -11,6 +11,7 @@
 #define RX_MARKER_SWEEP "replex sweep directory (--force may write into it)\n"
 #define RX_MARKER_REPLICATES \
     "replex replicates directory (--force may write into it)\n"
+#define RX_MARKER_BENCH "replex bench directory (--force may replace it)\n"
 
 /* Removes the directory tree dir (links not followed, depth first): 0, or
  * -1 with errno set. Used for --force replacement and for dead runs'

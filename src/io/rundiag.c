@@ -172,6 +172,10 @@ static void json_ess(FILE *f, const rx__rundiag *d)
     kv_more(f, "tail_median", d->tail_median);
     kv_more(f, "tau_median", d->tau_median);
     kv_more(f, "tau_max", d->tau_max);
+    fprintf(f, ", \"enough\": %s",
+            d->bulk_min >= RX_ESS_ENOUGH && d->tail_min >= RX_ESS_ENOUGH
+                ? "true"
+                : "false");
     fputc('}', f);
 }
 
@@ -276,6 +280,20 @@ void rx__rundiag_print(FILE *f, const rx__rundiag *d)
                 d->weights_ess, (long long)d->draws,
                 d->draws > 0 ? 100.0 * d->weights_ess / (double)d->draws
                              : 0.0);
+}
+
+int rx__rundiag_unconverged(rx_ctx *c, char *msg, size_t cap)
+{
+    rx__rundiag d;
+    if (rx__rundiag_get(c, &d) != RX_OK || d.n_coords == 0 ||
+        (d.bulk_min >= RX_ESS_ENOUGH && d.tail_min >= RX_ESS_ENOUGH))
+        return 0;
+    snprintf(msg, cap, "not converged: the smallest bulk ESS is %.0f and "
+             "the smallest tail ESS %.0f of %lld draws, under %d: the "
+             "sample means, modes and densities of this run are not "
+             "reliable (a mode may be missing); raise iterations",
+             d.bulk_min, d.tail_min, (long long)d.draws, RX_ESS_ENOUGH);
+    return 1;
 }
 
 void rx__rundiag_report(FILE *f, rx_ctx *c)
@@ -457,7 +475,7 @@ static void rep_diag_json(FILE *f, const rep_fig *g, int n)
         rx__json_kvec(f, key[k], v, g->nc);
         spread(v, g->nc, tmp, &med, &mn, NULL);
         fprintf(f, ",\n    \"%s_min\": ", key[k]);
-        rx__json_num(f, "%.17g", mn);
+        rx__json_num(f, NULL, mn); /* as every other number */
     }
     fputs("}\n", f);
 }

@@ -58,6 +58,14 @@ void rx__rundiag_json(FILE *f, const rx__rundiag *d);
 
 /* The few labelled lines `replex run` prints after a run. */
 void rx__rundiag_print(FILE *f, const rx__rundiag *d);
+/* The ESS under which a run's estimates are not trusted (Vehtari et al.
+ * 2021 ask for 100 per chain before reading the estimates). */
+#define RX_ESS_ENOUGH 100
+
+/* 1 with a message in msg (a plain "not converged" and why) when the
+ * run's smallest bulk or tail ESS is under RX_ESS_ENOUGH, else 0. */
+int rx__rundiag_unconverged(rx_ctx *c, char *msg, size_t cap);
+
 /* rx__rundiag_get, then rx__rundiag_print (or the error) into f. */
 void rx__rundiag_report(FILE *f, rx_ctx *c);
 

@@ -270,9 +270,20 @@ static void sum_samples(FILE *f, const rx__runview *v)
     fprintf(f, "},\n");
 }
 
+/* The samples as the diagnostics read them. */
+static rx__diag_in diag_of(const rx__runview *v)
+{
+    rx__diag_in in = {v->target, v->cfg, v->res.samples, v->res.n_samples,
+                      v->res.dim};
+    return in;
+}
+
+/* Under a weighting bias (CSGLD) the draws are not the target's: the
+ * plain figures are labelled unweighted and the weighted ones (the run's
+ * answer) written beside them. */
 static void sum_density(FILE *f, rx_ctx *c, const rx__runview *v)
 {
-    double tv;
+    double tv, tvw;
     if (rx_density_tv(c, &tv) != RX_OK)
         return;
     fprintf(f, "  \"density\": {\"grid_bins\": %d, ",
@@ -282,6 +293,13 @@ static void sum_density(FILE *f, rx_ctx *c, const rx__runview *v)
     rx__json_kv(f, "grid_high", v->cfg->record.grid_high);
     fputs(", ", f);
     rx__json_kv(f, "tv_distance", tv);
+    double *w = rx__sample_weights(c);
+    const rx__diag_in in = diag_of(v);
+    if (w && rx__density_tv_w(&in, w, &tvw) == RX_OK) {
+        fputs(", \"tv_distance_draws\": \"unweighted\", ", f);
+        rx__json_kv(f, "tv_distance_weighted", tvw);
+    }
+    free(w);
     fputs("},\n", f);
 }
 
@@ -306,6 +324,18 @@ static void sum_modes_gmm(FILE *f, rx_ctx *c, const rx__runview *v)
         rx__json_kvec(f, "weights_est", est, Kc);
         fprintf(f, ", ");
         rx__json_kv(f, "max_abs_error", mx);
+        double *w = rx__sample_weights(c);
+        const rx__diag_in in = diag_of(v);
+        if (w && rx__mode_weights_w(&in, w, est, Kc) == RX_OK) {
+            double mw = 0.0;
+            for (int k = 0; k < Kc; ++k)
+                mw = fabs(est[k] - tru[k]) > mw ? fabs(est[k] - tru[k]) : mw;
+            fputs(", \"weights_est_draws\": \"unweighted\", ", f);
+            rx__json_kvec(f, "weights_est_weighted", est, Kc);
+            fputs(", ", f);
+            rx__json_kv(f, "max_abs_error_weighted", mw);
+        }
+        free(w);
         fprintf(f, "},\n");
     }
     free(est);

@@ -14,6 +14,7 @@
 
 #include "../bias/bias.h"
 #include "../engine/state.h"
+#include "../record/diag.h"
 #include "json.h"
 #include "rundir_bias.h"
 
@@ -46,6 +47,37 @@ static double *tgt_logw(const tgt_rows *t)
     for (int64_t i = 0; w && i < t->n; ++i)
         w[i] = t->logw[i * t->per];
     return w;
+}
+
+double *rx__sample_weights(const rx_ctx *c)
+{
+    rx_results r;
+    if (rx_get_results(c, &r) != RX_OK || !r.log_weights || !r.samples ||
+        r.n_samples <= 0)
+        return NULL;
+    double mx = -INFINITY;
+    for (int64_t i = 0; i < r.n_samples; ++i)
+        mx = r.log_weights[i] > mx ? r.log_weights[i] : mx;
+    if (!isfinite(mx))
+        return NULL;
+    double *w = malloc(sizeof(double) * (size_t)r.n_samples);
+    for (int64_t i = 0; w && i < r.n_samples; ++i)
+        w[i] = exp(r.log_weights[i] - mx);
+    return w;
+}
+
+int rx__density_tv_weighted(const rx_ctx *c, double *tv)
+{
+    double *w = rx__sample_weights(c);
+    if (!w)
+        return 0;
+    rx__runview v;
+    rx__run_view(c, &v);
+    const rx__diag_in in = {v.target, v.cfg, v.res.samples, v.res.n_samples,
+                            v.res.dim};
+    int ok = rx__density_tv_w(&in, w, tv) == RX_OK;
+    free(w);
+    return ok;
 }
 
 int rx__target_weights_ess(const rx_ctx *c, double *ess, int64_t *n)

@@ -480,6 +480,11 @@ static rx_status read_file(const char *path, unsigned char **buf, size_t *len,
         return rx__fail(err, RX_EIO, "%s: cannot open: %s", path,
                         strerror(errno));
     struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        return rx__fail(err, RX_EIO, "%s: is a directory, not an experiment "
+                        "file", path);
+    }
     if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
         sb.st_size > RX_YAML_MAX_BYTES) {
         fclose(f);
@@ -508,13 +513,14 @@ static rx_status read_file(const char *path, unsigned char **buf, size_t *len,
             cap *= 2;
         }
     }
-    int bad = ferror(f);
+    int bad = ferror(f), e = errno;
     fclose(f);
     if (!b)
         return rx__fail(err, RX_ENOMEM, "%s: out of memory", path);
     if (bad) {
         free(b);
-        return rx__fail(err, RX_EIO, "%s: read error", path);
+        return rx__fail(err, RX_EIO, "%s: read error: %s", path,
+                        e ? strerror(e) : "unknown");
     }
     *buf = b;
     *len = n;

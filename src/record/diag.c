@@ -15,6 +15,12 @@
 rx_status rx__density_grid(const rx__diag_in *c, double *ptrue,
                            double *pemp)
 {
+    return rx__density_grid_w(c, NULL, ptrue, pemp);
+}
+
+rx_status rx__density_grid_w(const rx__diag_in *c, const double *wt,
+                             double *ptrue, double *pemp)
+{
     if (!c || !ptrue || !pemp)
         return RX_EINVAL;
     const size_t d = c->dim;
@@ -57,25 +63,32 @@ rx_status rx__density_grid(const rx__diag_in *c, double *ptrue,
         }
         for (size_t k = 0; k < ncell; ++k)
             ptrue[k] /= z;
-        int64_t inside = 0;
+        double inside = 0.0;
         for (int64_t s = 0; s < c->n_samples; ++s) {
             const float *x = c->samples + (size_t)s * d;
             long bx = (long)floor(((double)x[0] - lo) / h);
             long by = d == 2 ? (long)floor(((double)x[1] - lo) / h) : 0;
             if (bx < 0 || bx >= B || by < 0 || by >= B)
                 continue;
-            pemp[(size_t)bx + (size_t)by * (size_t)B] += 1.0;
-            inside++;
+            const double ws = wt ? wt[s] : 1.0;
+            pemp[(size_t)bx + (size_t)by * (size_t)B] += ws;
+            inside += ws;
         }
-        if (inside)
+        if (inside > 0.0)
             for (size_t k = 0; k < ncell; ++k)
-                pemp[k] /= (double)inside;
+                pemp[k] /= inside;
     }
     free(lp);
     return st;
 }
 
 rx_status rx__density_tv(const rx__diag_in *c, double *tv)
+{
+    return rx__density_tv_w(c, NULL, tv);
+}
+
+rx_status rx__density_tv_w(const rx__diag_in *c, const double *wt,
+                           double *tv)
 {
     if (!c || !tv)
         return RX_EINVAL;
@@ -87,7 +100,7 @@ rx_status rx__density_tv(const rx__diag_in *c, double *tv)
     const size_t ncell = d == 1 ? (size_t)B : (size_t)B * (size_t)B;
     double *pt = malloc(ncell * sizeof(double));
     double *pe = malloc(ncell * sizeof(double));
-    rx_status st = pt && pe ? rx__density_grid(c, pt, pe) : RX_ENOMEM;
+    rx_status st = pt && pe ? rx__density_grid_w(c, wt, pt, pe) : RX_ENOMEM;
     if (st == RX_OK) {
         double acc = 0.0;
         for (size_t k = 0; k < ncell; ++k)
@@ -100,6 +113,12 @@ rx_status rx__density_tv(const rx__diag_in *c, double *tv)
 }
 
 rx_status rx__mode_weights(const rx__diag_in *c, double *est, int n)
+{
+    return rx__mode_weights_w(c, NULL, est, n);
+}
+
+rx_status rx__mode_weights_w(const rx__diag_in *c, const double *wt,
+                             double *est, int n)
 {
     if (!c || !est)
         return RX_EINVAL;
@@ -114,6 +133,7 @@ rx_status rx__mode_weights(const rx__diag_in *c, double *est, int n)
         return RX_ENOMEM;
     for (int k = 0; k < K; ++k)
         est[k] = 0.0;
+    double wsum = 0.0;
     const double *w = c->cfg->target.weights.v;
     const double *mu = c->cfg->target.means.v, *sc = c->cfg->target.scales.v;
     for (int64_t s = 0; s < c->n_samples; ++s) {
@@ -135,11 +155,13 @@ rx_status rx__mode_weights(const rx__diag_in *c, double *est, int n)
             l[k] = exp(l[k] - mx);
             tot += l[k];
         }
+        const double ws = wt ? wt[s] : 1.0;
         for (int k = 0; k < K; ++k)
-            est[k] += l[k] / tot;
+            est[k] += ws * l[k] / tot;
+        wsum += ws;
     }
     for (int k = 0; k < K; ++k)
-        est[k] /= (double)c->n_samples;
+        est[k] = wsum > 0.0 ? est[k] / wsum : NAN;
     free(l);
     return RX_OK;
 }

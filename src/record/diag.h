@@ -22,6 +22,15 @@ rx_status rx__density_grid(const rx__diag_in *c, double *ptrue,
                            double *pemp);
 rx_status rx__density_tv(const rx__diag_in *c, double *tv);
 rx_status rx__mode_weights(const rx__diag_in *c, double *est, int n);
+/* The same with importance weights wt (n_samples, any scale; NULL: equal):
+ * the answer of a weighting bias's draws (CSGLD), which unweighted read
+ * as a failure. */
+rx_status rx__density_grid_w(const rx__diag_in *c, const double *wt,
+                             double *ptrue, double *pemp);
+rx_status rx__density_tv_w(const rx__diag_in *c, const double *wt,
+                           double *tv);
+rx_status rx__mode_weights_w(const rx__diag_in *c, const double *wt,
+                             double *est, int n);
 
 /* Mode coverage on the 25-mode 2-D target (mixture25): each point of the
  * grid record.grid_* belongs to the nearest of the 25 centres (i, j),
