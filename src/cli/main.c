@@ -316,7 +316,10 @@ static int cmd_keys(int nsec, char **secs)
                                       "seed)", secs[s], list);
         }
     }
-    for (int i = 0; i < n; ++i) {
+    int order[RX__MAX_KEYS]; /* each row's key within its section */
+    const int nw = rx__key_write_order(order, n);
+    for (int w = 0; w < nw; ++w) {
+        const int i = order[w];
         int shown = nsec == 0;
         for (int s = 0; s < nsec && !shown; ++s)
             shown = in_section(i, secs[s]);

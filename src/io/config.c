@@ -544,7 +544,7 @@ static size_t shared_sections(const char *a, const char *b)
  * is written once (a row's step.precond inside `step:`, not in a second
  * `step:` mapping, which YAML readers refuse or merge wrongly); a row
  * key that shares no section with an own key comes last. */
-static int write_order(int *order, int nk)
+int rx__key_write_order(int *order, int nk)
 {
     int anchor[RX__MAX_KEYS], n = 0;
     if (nk > RX__MAX_KEYS) { /* not reached (test_contract checks it) */
@@ -587,7 +587,7 @@ void rx__config_fwrite(const rx_config *c, FILE *f, int all)
     const char *prev = "";
     int hidden = 0;
     int order[RX__MAX_KEYS];
-    const int nk = write_order(order, rx__key_count());
+    const int nk = rx__key_write_order(order, rx__key_count());
     for (int w = 0; w < nk; ++w) {
         const int i = order[w];
         if (!all && !rx__key_applies(c, i)) {

@@ -27,6 +27,11 @@ rx_status rx__config_load_log(const char *path, const char *const *sets,
  * rows not in use (the checkpoint's canonical text, so that adding a rule
  * with keys leaves the checkpoints of runs that do not use it valid). */
 void rx__config_fwrite(const rx_config *c, FILE *f, int all);
+/* The order config.yaml and `replex keys` give the keys in: the schema's
+ * own, each row's key right after the last own key of its section.
+ * order holds nk = rx__key_count() indices (at most RX__MAX_KEYS);
+ * returns how many it wrote. */
+int rx__key_write_order(int *order, int nk);
 /* The value of key ki of c as YAML text (the resolved config.yaml's). */
 void rx__key_fput(FILE *f, const rx_config *c, int ki);
 
