@@ -96,6 +96,21 @@ wait_lock k.partial; kill -9 $pa; wait $pa 2>/dev/null
   [ ! -e k.partial ] && ok ||
   bad "a killed plain run's lock blocked the next run ($(head -c 300 "$tmp/b.err"))"
 
+# (second pass) DIR.partial or its lock a link: refused, never written
+# through (the lock file is truncated and removed)
+mkdir -p "$tmp/victim" && echo precious >"$tmp/victim/lock"
+ln -s "$tmp/victim" "$tmp/l1.partial"
+"$R" run "$src/yaml/gmm_1d_two_modes.yaml" -o "$tmp/l1" -q --no-plots \
+  --set iterations=3000 2>"$tmp/e.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "l1.partial is a symbolic link" "$tmp/e.err" &&
+  [ "$(cat "$tmp/victim/lock")" = precious ] && ok ||
+  bad "a linked DIR.partial: exit $rc, victim/lock: $(cat "$tmp/victim/lock" 2>&1)"
+mkdir -p "$tmp/l2.partial" && ln -s ../victim/lock "$tmp/l2.partial/lock"
+"$R" run "$src/yaml/gmm_1d_two_modes.yaml" -o "$tmp/l2" -q --no-plots \
+  --set iterations=3000 --set checkpoint.every=100 2>/dev/null; rc=$?
+[ $rc -eq 2 ] && [ "$(cat "$tmp/victim/lock")" = precious ] && ok ||
+  bad "a linked DIR.partial/lock: exit $rc"
+
 # --- 4. concurrent --force replicates never mix their outputs ---
 "$R" run "$src/yaml/default.yaml" -o cc --force "${long[@]}" \
   --set iterations=150000 --set replicates=4 2>"$tmp/a.err" & pa=$!

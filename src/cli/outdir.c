@@ -120,7 +120,16 @@ int rx_cli_lock_partial(const char *partial)
 {
     char lp[PATH_MAX + 8];
     snprintf(lp, sizeof lp, "%s/lock", partial);
-    int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    /* never through a link: the lock file is truncated, written and at
+     * the end removed, which would hit whatever the link points to */
+    struct stat sb;
+    if (lstat(partial, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "replex: %s is %s, not a directory replex made: "
+                "remove it, or choose another -o\n", partial,
+                S_ISLNK(sb.st_mode) ? "a symbolic link" : "a file");
+        return -1;
+    }
+    int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (fd < 0) {
         fprintf(stderr, "replex: %s: cannot create: %s\n", lp,
                 strerror(errno));

@@ -258,6 +258,17 @@ static rx_status check_records(const rx_config *c, const rx__marks *mk,
                               (double)c->record.thin *
                               (c->record.all_positions ? (double)P : 1.0)
                         : 0.0;
+        if (idx > limit)
+            return rx__key_err(err, mk, "record.index_every",
+                           "the index process would take %.1f GiB in "
+                           "memory (limit %.0f GiB); raise index_every",
+                           idx / 1073741824.0, limit / 1073741824.0);
+        if (ns * dim * 4.0 > limit)
+            return rx__key_err(err, mk, "record.thin",
+                           "the samples would take %.1f GiB in memory "
+                           "(limit %.0f GiB); raise thin",
+                           ns * dim * 4.0 / 1073741824.0,
+                           limit / 1073741824.0);
         /* the trace: a row of 6 + 5 P doubles at most (sigma2 columns
          * included) every trace_every iterations */
         double tr = c->record.trace_every > 0
@@ -265,22 +276,11 @@ static rx_status check_records(const rx_config *c, const rx__marks *mk,
                                (double)c->record.trace_every +
                            1.0) * (6.0 + 5.0 * (double)P) * 8.0
                         : 0.0;
-        if (idx > limit)
-            return rx__key_err(err, mk, "record.index_every",
-                           "the index process would take %.1f GiB in "
-                           "memory (limit %.0f GiB); raise index_every",
-                           idx / 1073741824.0, limit / 1073741824.0);
         if (tr > limit)
             return rx__key_err(err, mk, "record.trace_every",
                            "the trace would take %.1f GiB in memory "
                            "(limit %.0f GiB); raise trace_every",
                            tr / 1073741824.0, limit / 1073741824.0);
-        if (ns * dim * 4.0 > limit)
-            return rx__key_err(err, mk, "record.thin",
-                           "the samples would take %.1f GiB in memory "
-                           "(limit %.0f GiB); raise thin",
-                           ns * dim * 4.0 / 1073741824.0,
-                           limit / 1073741824.0);
     }
     return RX_OK;
 }
