@@ -83,6 +83,24 @@ pat=x; case_ sgnht_quiet 0 'step: {target: sgnht, sgnht_mu: 1e-5, others: sgnht}
 '
 case_ sgnht_target_only 0 'step: {target: sgnht, sgnht_mu: 0.01}
 '
+# the spec's T1 setting (renhd.md: d 100, eta 0.01, c 0.1, mu 1, V 20,
+# tau 4), where the thermostat holds the kinetic temperature at 4.0000 and
+# <s> at s* = 0.0513 (sd 0.02, s* 2.6 sd): right samples, no warning
+z=$(printf '0, %.0s' $(seq 1 99))0; o=$(printf '1, %.0s' $(seq 1 99))1
+pat=x; case_ sgnht_t1 0 "target: {kind: gmm, weights: [1], means: [[$z]], scales: [[$o]], grad_noise_sd: 4.47213595499958}
+tempering: {n_chains: 1, scheme: none}
+ladder: {eta: 0.01, tau: 4}
+step: {target: sgnht, others: sgnht, sgnht_c: 0.1, sgnht_mu: 1}
+"
+# renhd.md 3.4's failing case (d 50, eta 0.01, mu 1, c 0.01, tau 1: s*
+# 0.0101 against sd 0.0141, energy variance 24 % too high): warned
+z=$(printf '0, %.0s' $(seq 1 49))0; o=$(printf '1, %.0s' $(seq 1 49))1
+pat="step.sgnht_mu: the SGNHT thermostat's noise \(sd about sqrt\(eta mu tau / d\) = 0.0141 at tau 1, eta 0.01, d 50\) is not small against its level s\* = 0.01"
+case_ sgnht_d50 1 "target: {kind: gmm, weights: [1], means: [[$z]], scales: [[$o]]}
+tempering: {n_chains: 1, scheme: none}
+ladder: {eta: 0.01, tau: 1}
+step: {target: sgnht, others: sgnht, sgnht_c: 0.01, sgnht_mu: 1}
+"
 # silent mistakes
 pat="^replex: warning: $f/burn_in.yaml:2:19: record.burn_in: 1000 >= iterations \(1000\): no sample will be kept"
 case_ burn_in 1 'iterations: 1000
