@@ -57,6 +57,21 @@ static int n_row_keys(void)
 
 int rx__key_count(void) { return rx__nkeys + n_row_keys(); }
 
+int rx__config_nkeys(void) { return rx__key_count(); }
+
+rx__keyinfo rx__config_key(int i)
+{
+    rx__keyinfo k = {NULL, NULL, NULL, NULL};
+    const rx__keydef *kd = rx__key_at(i);
+    if (kd) {
+        k.path = kd->path;
+        k.type = rx__kind_name(kd->kind);
+        k.deflt = kd->deflt;
+        k.doc = kd->doc;
+    }
+    return k;
+}
+
 const rx__keydef *rx__key_at(int i)
 {
     if (i < 0)

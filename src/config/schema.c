@@ -606,17 +606,3 @@ const char *rx__kind_name(rx__kkind k)
     return "?";
 }
 
-int rx__config_nkeys(void) { return rx__key_count(); }
-
-rx__keyinfo rx__config_key(int i)
-{
-    rx__keyinfo k = {NULL, NULL, NULL, NULL};
-    const rx__keydef *kd = rx__key_at(i);
-    if (kd) {
-        k.path = kd->path;
-        k.type = rx__kind_name(kd->kind);
-        k.deflt = kd->deflt;
-        k.doc = kd->doc;
-    }
-    return k;
-}
