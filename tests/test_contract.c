@@ -92,8 +92,26 @@ static int damped_decide(const rx__xconf *xc, const rx__xstate *xs, int a,
 {
     rx__xt_fresh(xc, xs, a, k, &ea, &eb);
     const double x = (xs->beta[a] - xs->beta[b]) * (ea - eb) - xc->wcorr;
-    *prob = xc->own.k[0].v[0] * (x >= 0.0 ? 1.0 : exp(x));
+    /* the factor as its per-run state holds it (size, init) */
+    *prob = *(const double *)xc->rstate * (x >= 0.0 ? 1.0 : exp(x));
     return u < *prob;
+}
+
+static size_t damped_size(const rx__rowvals *own)
+{
+    (void)own;
+    return sizeof(double);
+}
+
+static int damped_inits; /* init runs once per rx_create */
+
+static rx_status damped_init(void *state, const rx__rowrun *run,
+                             const rx__rowvals *own, rx_err *err)
+{
+    (void)err;
+    ++damped_inits;
+    *(double *)state = run->P > 1 ? own->k[0].v[0] : 0.0;
+    return RX_OK;
 }
 
 const rx__xtest_type rx__xt_test_row = {
@@ -104,6 +122,8 @@ const rx__xtest_type rx__xt_test_row = {
             .props = RX__XT_UNIFORM | RX__XT_ENERGY | RX__XT_LADDER |
                      RX__XT_WCORR | RX__XT_EXACT},
     .decide = damped_decide,
+    .size = damped_size,
+    .init = damped_init,
 };
 
 /* ---- helpers --------------------------------------------------------------*/
@@ -408,9 +428,12 @@ static void test_engine(void)
     CHECK(rx_config_load(write_yaml("e.yaml", good_yaml), NULL, 0, &c,
                          &err) == RX_OK);
     int64_t n1, n2, n3, nb, nr;
+    const int inits0 = damped_inits;
     float *a = run_samples(&c, 1, NULL, -1, NULL, &n1);
     float *b = run_samples(&c, 2, NULL, -1, NULL, &n2);
     float *t = run_samples(&c, 3, NULL, -1, NULL, &n3);
+    CHECK_MSG(damped_inits == inits0 + 3, "the row's init ran %d times "
+              "for 3 runs", damped_inits - inits0);
     CHECK(a && b && t && n1 == n2 && n1 == n3 && n1 > 0);
     if (a && b && t) {
         CHECK_MSG(!memcmp(a, b, sizeof(float) * (size_t)n1) &&

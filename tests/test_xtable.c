@@ -8,11 +8,15 @@
  * rx__deo_active.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../src/config/config.h"
 #include "../src/exchange/exchange.h"
 #include "check.h"
+
+/* The noise-aware row's inverse CDF (src/exchange/noise_aware.c). */
+double rx__na_quantile(const void *st, double u);
 
 /* The acceptance probability each rule should give (fresh_sd = 0). */
 static double expected_prob(rx_rule r, const rx__xconf *xc,
@@ -72,6 +76,26 @@ static void test_decisions(void)
     enum { NR = RX__XTEST_MAX };
     const int nr = rx__xtest_count();
     int n_acc[NR] = {0}, n_rej[NR] = {0};
+    /* the rows with per-run state: built as rx_create builds it, from the
+     * default config (their keys' defaults, no energy noise) */
+    void *rstate[NR] = {0};
+    rx__rowvals own[NR];
+    rx_config dc;
+    rx_config_default(&dc);
+    CHECK(rx__store_ensure(&dc) == RX_OK);
+    for (int r = 0; r < nr; ++r) {
+        const rx__xtest_type *t = rx__xtest_row((rx_rule)r);
+        rx__slot tmp[RX__ROW_MAX_KEYS];
+        rx__row_values(&dc, &rx__xtest_table, r, &own[r], tmp);
+        if (!t->size)
+            continue;
+        rx__rowrun run;
+        rx__row_run(&dc, &rx__xtest_table, r, 0, &run);
+        rx_err err = {{0}};
+        rstate[r] = calloc(1, t->size(&own[r]));
+        CHECK_MSG(rstate[r] && t->init(rstate[r], &run, &own[r], &err) ==
+                      RX_OK, "%s: %s", t->row.name, err.msg);
+    }
     for (int it = 0; it < 4000; ++it) {
         double v[5];
         for (int j = 0; j < 5; ++j) {
@@ -84,11 +108,27 @@ static void test_decisions(void)
         for (int r = 0; r < nr; ++r) {
             const rx__xtest_type *t = rx__xtest_row((rx_rule)r);
             xc.rule = (rx_rule)r;
+            xc.rstate = rstate[r];
+            xc.own = own[r];
             double prob = -1.0;
             int acc = t->decide(&xc, &xs, 0, 1, ea, eb, u, 1, &prob);
             rx__pairev e;
             rx__pair_stat(&xc, &xs, 0, ea, eb, 1, &u, &e);
-            const double want = expected_prob((rx_rule)r, &xc, &xs, ea, eb);
+            double want = expected_prob((rx_rule)r, &xc, &xs, ea, eb);
+            if (!strcmp(t->row.name, "noise_aware")) {
+                /* renhd.md 4.5 with E1's sign: dbeta (U_a - U_b) - c_W +
+                 * the top-up to sigma*^2 = 0.5 (no noise here) + the
+                 * correction's inverse CDF at u > 0 */
+                rx__stream st;
+                rx__stream_init(&st, xc.seed, 0, RX_STREAM_XTEST, 1);
+                st.normal = xc.normal;
+                const double x = (beta[0] - beta[1]) * (ea - eb) - xc.wcorr;
+                want = x + sqrt(0.5) * rx__normal(&st) +
+                                   rx__na_quantile(rstate[r], u) >
+                               0.0
+                           ? 1.0
+                           : 0.0;
+            }
             CHECK_MSG(prob == want && e.prob == want, "%s: %g %g, want %g",
                       t->row.name, prob, e.prob, want);
             CHECK_MSG(acc == e.cond && acc == (u < want || want >= 1.0),
@@ -104,6 +144,9 @@ static void test_decisions(void)
             n_rej[r] += !acc;
         }
     }
+    for (int r = 0; r < nr; ++r)
+        free(rstate[r]);
+    rx_config_free(&dc);
     for (int r = 0; r < nr; ++r) /* both outcomes seen */
         CHECK_MSG(n_acc[r] > 100 && n_rej[r] > 100, "rule %d: %d / %d", r,
                   n_acc[r], n_rej[r]);

@@ -80,7 +80,8 @@ static int biased(const rx_config *c, const rx__marks *mk, rx_logger log)
     const unsigned xp = rx__xtest_row(c->tempering.rule)->row.props;
     const char *rule = rx__rule_name(c->tempering.rule);
     /* an exact rule that does not correct for the energies' noise */
-    const int metro = (xp & RX__XT_EXACT) && !(xp & RX__XT_SIGMA2);
+    const int metro =
+        (xp & RX__XT_EXACT) && !(xp & (RX__XT_SIGMA2 | RX__XT_NOISE));
     /* and subtracts a window correction: biased under a gate without one */
     const int wcorr = metro && (xp & RX__XT_WCORR);
     const int W = rx_config_window(c);

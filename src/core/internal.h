@@ -53,7 +53,10 @@ enum {
                                reset on a move), apart from the step
                                stream, whose draws may be drawn ahead */
     RX_STREAM_RESAMPLE = 14,/* resampling of weighted samples         */
-    RX_STREAM_REPLICATE = 15 /* the seeds of replicate runs           */
+    RX_STREAM_REPLICATE = 15,/* the seeds of replicate runs           */
+    RX_STREAM_XTEST = 16    /* an exchange test's own draws for one
+                               comparison, beside its uniform (the
+                               noise-aware test's top-up noise)       */
 };
 
 /*

@@ -55,6 +55,26 @@ static void create_exchange(rx_ctx *c, const rx_config *cfg)
     }
 }
 
+/* The rule's per-run state, where its row declares one: allocated and
+ * filled once here, read by every thread's decisions through xc.rstate. */
+static rx_status create_xtest_state(rx_ctx *c, rx_err *err)
+{
+    const int r = (int)c->cfg.tempering.rule;
+    const rx__xtest_type *t = rx__xtest_row((rx_rule)r);
+    if (!t->size || !t->init)
+        return RX_OK;
+    const size_t n = t->size(&c->xc.own);
+    c->xt_state = rx__calloc_aligned(n > 0 ? n : 1, RX_CACHELINE);
+    if (!c->xt_state)
+        return rx__fail(err, RX_ENOMEM, "rx_create: out of memory for the "
+                        "%s rule's state", t->row.name);
+    rx__rowrun run;
+    rx__row_run(&c->cfg, &rx__xtest_table, r, c->dim, &run);
+    rx_status st = t->init(c->xt_state, &run, &c->xc.own, err);
+    c->xc.rstate = c->xt_state;
+    return st;
+}
+
 /* variance_reduction: its settings, and a target that supports it. */
 static rx_status create_vr(rx_ctx *c, const rx_config *cfg, rx_err *err)
 {
@@ -298,6 +318,9 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     if (st != RX_OK)
         goto fail;
     create_exchange(c, cfg);
+    st = create_xtest_state(c, err);
+    if (st != RX_OK)
+        goto fail;
     st = create_vr(c, cfg, err);
     if (st != RX_OK)
         goto fail;
@@ -359,6 +382,7 @@ void rx_destroy(rx_ctx **cp)
     free(c->logz_terms);
     free(c->res_bias);
     rx__bias_destroy(&c->bias);
+    rx__free_aligned(c->xt_state);
     for (int m = 0; m < 2; ++m) {
         free(c->ev.mean[m]);
         free(c->ev.lmax[m]);

@@ -162,6 +162,7 @@ struct rx_ctx {
     rx_err err;
     rx__target *target;
     rx__xconf xc;
+    void *xt_state;             /* the rule's per-run state (xc.rstate) */
     rx__aconf ac;
     rx__stepconf sc;
     rx__vrconf vc;

@@ -28,6 +28,8 @@ typedef struct rx__xconf {
     int sequential;     /* conditions after the swaps of lower pairs */
     uint64_t seed;
     rx__rowvals own;    /* the values of the rule's own keys */
+    const void *rstate; /* the rule's per-run state (its row's size and
+                         * init), or NULL */
 } rx__xconf;
 
 /* What happened to one adjacent pair in one iteration. */

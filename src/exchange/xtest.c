@@ -51,11 +51,13 @@ extern const rx__xtest_type rx__xt_test_row __attribute__((weak));
 /* The table: a row's index is its tempering.rule value. A new test is its
  * file and one line here (before the test row). */
 extern const rx__xtest_type rx__xt_barker; /* barker.c */
+extern const rx__xtest_type rx__xt_noise_aware; /* noise_aware.c */
 
 const rx__xtest_type *const rx__xtest_types[RX__XTEST_MAX] = {
     &rx__xt_metropolis, &rx__xt_bernoulli, &rx__xt_deterministic,
     &rx__xt_bias_corrected,
     &rx__xt_barker,
+    &rx__xt_noise_aware,
     &rx__xt_test_row, /* NULL unless a test defines it */
 };
 

@@ -31,11 +31,14 @@ enum {
     RX__XT_BUFFER_C = 32, /* reads the buffer C (xs->C), adapted every
                            * iteration from all pairs' condition rates
                            * under correction.adapt (a global step)    */
-    RX__XT_EXACT = 64     /* accepts with a probability that leaves each
+    RX__XT_EXACT = 64,    /* accepts with a probability that leaves each
                            * tempered (or pi_beta) distribution invariant
                            * (detailed balance given exact energies): valid
                            * on the reference path; Lambda's chain count
                            * applies to it                            */
+    RX__XT_NOISE = 128    /* corrects for the energies' noise itself (a
+                           * variance it knows): the warning about an
+                           * exact rule on noisy energies is not for it */
 };
 
 /* An exchange test's decision for the positions a < b whose occupants
@@ -49,10 +52,21 @@ typedef int (*rx__xt_decide_fn)(const rx__xconf *xc, const rx__xstate *xs,
 
 /* One exchange test (tempering.rule). decide is the out-of-line copy of
  * the row's static inline decision (xtest.h), which the pair loops
- * inline. */
+ * inline.
+ *
+ * A test that needs something computed once per run from its keys (a
+ * table its decision reads) declares size and init: rx_create allocates
+ * size(own) bytes (zeroed, cache-line aligned), calls init once with what
+ * the run is, and the decision reads the result as xc->rstate (read only,
+ * shared by every thread: nothing is allocated or written in the pair
+ * loop). init returns RX_OK, or an error with err->msg filled. Both NULL
+ * for a test without per-run state (xc->rstate is then NULL). */
 typedef struct rx__xtest_type {
     rx__rowdecl row;   /* the tempering.rule name, keys; props: RX__XT_* */
     rx__xt_decide_fn decide;
+    size_t (*size)(const rx__rowvals *own);
+    rx_status (*init)(void *state, const rx__rowrun *run,
+                      const rx__rowvals *own, rx_err *err);
 } rx__xtest_type;
 
 extern const rx__xtest_type rx__xt_metropolis, rx__xt_bernoulli,
