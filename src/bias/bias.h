@@ -31,7 +31,9 @@
  * consumed J(x_{k+1}): csgld.md 2.0's "SA before multiplier" order, which
  * the spec names equally valid, with one energy evaluation per iteration.
  *
- * How the four samplers map onto a row (only CSGLD is implemented):
+ * How the four samplers map onto a row (CSGLD, ICSGLD and AWSGLD with
+ * its interacting variant are rows: csgld.c, icsgld.c, awsgld.c; what
+ * they share is contour.h):
  *  - CSGLD, one chain or P independent chains (csgld.md 2.1):
  *    share = PER_POSITION (theta estimates the energy PDF at that
  *    position's temperature, so under swaps it stays with the position);
@@ -88,9 +90,10 @@ typedef struct rx__bias_sa {
 
 /*
  * The parameters of a bias: plain data the configuration fills (keys
- * bias.*). A row reads the fields it uses and ignores the rest; a new row
- * adds its own fields here (AWSGLD a target temperature, the
- * well-tempered ensemble gamma).
+ * bias.*) shared by the contour rows. A row reads the fields it uses and
+ * ignores the rest; a parameter of its own (AWSGLD's target temperature,
+ * the well-tempered ensemble's gamma) is a key the row declares
+ * (rx__rowdecl.keys), whose values it reads in `own`, never a field here.
  *
  * Partition (csgld.md 1.2): bins m >= 2, lower reference energy e_min,
  * width du > 0. Bin j of energy U is clamp(floor((U - e_min)/du), 0,
