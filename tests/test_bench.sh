@@ -297,7 +297,7 @@ expect bad_normal 'normals: [gaussian]' \
 expect syntax 'schemes: [deo' "^replex: $f/syntax.yaml:2:1: invalid YAML: "
 # the rule names are the exchange-test table's rows, none left out
 expect bad_rule 'rules: [metropolis, barkr]' \
-    "^replex: $f/bad_rule.yaml:1:21: rules\[1\]: unknown rule 'barkr'; did you mean 'barker'\? \(one of metropolis, bernoulli, deterministic, bias_corrected, barker\)"
+    "^replex: $f/bad_rule.yaml:1:21: rules\[1\]: unknown rule 'barkr'; did you mean 'barker'\? \(one of metropolis, bernoulli, deterministic, bias_corrected, barker(, [a-z_]+)*\)$"
 # a rule added as a row runs in a grid (one tiny cell)
 printf 'schemes: [deo]\nchains: [4]\ntargets: [gmm_cheap]\nrules: [barker]\niterations: 200\nreps: 1\n' > "$tmp/barker.yaml"
 if "$RX_REPLEX" bench "$tmp/barker.yaml" -o "$tmp/o_barker" -q --no-plots \

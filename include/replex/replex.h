@@ -576,7 +576,9 @@ typedef struct rx_config {
     struct rx_keystore *keys;
 } rx_config;
 
-/** Fill every field with its documented default. */
+/** Fill every field with its documented default (keys NULL: every key
+ *  of the rows at its default). It releases nothing: on a config that
+ *  owns arrays or a key store, call rx_config_free instead. */
 RX_API void rx_config_default(rx_config *c);
 /**
  * The seed of replicate r (0-based) of a run with `seed`: seed itself for
