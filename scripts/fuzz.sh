@@ -68,11 +68,15 @@ omp_flags() {
 build() {
   local t=$1 srcs deps libs
   if [ "$t" = config ]; then
-    # Only the loader and the status/message helpers: no OpenMP or BLAS.
+    # Only the loader, the rows of the type tables it reads (steps,
+    # exchange tests, biases: their names, keys and checks) and the
+    # status/message helpers: no OpenMP or BLAS.
     srcs=(fuzz/fuzz_config.c src/io/yaml.c src/io/config.c
-          src/io/config_leaf.c src/config/*.c src/bias/*.c src/core/status.c
-          src/core/names.c src/core/rng.c src/core/mem.c src/core/num.c)
-    deps=(src/io/config.h src/io/yaml.h src/config/config.h)
+          src/io/config_leaf.c src/config/*.c src/bias/*.c src/step/*.c
+          $(ls src/exchange/*.c | grep -v -e '/exchange\.c$' -e '/sched\.c$')
+          src/core/status.c src/core/names.c src/core/rng.c src/core/mem.c
+          src/core/num.c)
+    deps=(src/io/config.h src/io/yaml.h src/config/config.h src/core/row.h)
     libs=($(pkg-config --cflags --libs yaml-0.1) -lm)
   elif [ "$t" = resume ]; then
     # the whole library (not the CLI), with OpenMP, BLAS, libyaml, zlib
@@ -113,7 +117,8 @@ for t in "${targets[@]}"; do
 done
 [ "${RX_FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 
-# the dictionary: fuzz/config.dict plus the schema's names from schema.c
+# the dictionary: fuzz/config.dict, the schema's names from schema.c and
+# the rows' names and keys
 config_dict() {
   cat fuzz/config.dict
   grep -oE '^ +\{"[A-Za-z_0-9.]+", K_' src/config/schema.c |
@@ -125,6 +130,12 @@ config_dict() {
   awk '/^const char \*const rx__[a-z_]+\[\] = \{/,/NULL\};/' \
     src/config/schema.c | grep -oE '"[A-Za-z_0-9]+"' | sort -u |
     awk '{printf "word_%d=%s\n", NR, $1}'
+  # the rows' names and their own keys (src/core/row.h declarations)
+  grep -ohE '\.row = \{\.name = "[a-z_0-9]+"' src/*/*.c |
+    grep -oE '"[a-z_0-9]+"' | sort -u | awk '{printf "row_%d=%s\n", NR, $1}'
+  grep -ohE '^ *\{"[a-z_0-9]+\.[a-z_0-9.]+", K_' src/step/*.c src/exchange/*.c \
+    src/bias/*.c | grep -oE '"[^"]+"' | sort -u |
+    awk '{printf "rowkey_%d=%s\n", NR, $1}'
 }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
