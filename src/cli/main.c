@@ -623,6 +623,38 @@ static int validate_setup(const char *file, const rx_config *cfg)
     return create_exit(st);
 }
 
+/* The lines a completed run prints: its size and time, round trips,
+ * TV distance and log Z where they apply, then the diagnostics. */
+static void print_run(rx_ctx *ctx, const char *out)
+{
+    rx_results r;
+    rx_get_results(ctx, &r);
+    double tv;
+    printf("%s: %lld iterations x %d chains (W = %d) on %d threads in "
+           "%.3f s\n",
+           out, (long long)r.iterations, r.n_chains, r.window, r.threads,
+           r.wall_s);
+    printf("round trips: %lld (A.5), %lld (1->P->1), restarts %lld; "
+           "swaps %lld\n",
+           (long long)r.trips_a5, (long long)r.trips_l1,
+           (long long)r.restarts, (long long)r.total_swaps);
+    double tvw;
+    if (rx_density_tv(ctx, &tv) == RX_OK &&
+        rx__density_tv_weighted(ctx, &tvw))
+        printf("TV distance to the true density on the grid: %.4f "
+               "(weighted draws; the unweighted draws: %.4f)\n", tvw,
+               tv);
+    else if (rx_density_tv(ctx, &tv) == RX_OK)
+        printf("TV distance to the true density on the grid: %.4f\n", tv);
+    if (r.log_z.valid)
+        printf("log Z (stepping stone): %.4f +- %.4f (se)\n",
+               r.log_z.estimate, r.log_z.se);
+    else if (r.log_z.beta)
+        printf("log Z (stepping stone): not valid: %s\n",
+               r.log_z.reason ? r.log_z.reason : "unknown");
+    rx__rundiag_report(stdout, ctx);
+}
+
 static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                    int resuming)
 {
@@ -748,34 +780,8 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
     if (rc == EXIT_OK && !o->quiet &&
         rx__rundiag_unconverged(ctx, nc, sizeof nc))
         fprintf(stderr, "replex: warning: %s\n", nc);
-    if (rc == EXIT_OK && !o->quiet) {
-        rx_results r;
-        rx_get_results(ctx, &r);
-        double tv;
-        printf("%s: %lld iterations x %d chains (W = %d) on %d threads in "
-               "%.3f s\n",
-               out, (long long)r.iterations, r.n_chains, r.window, r.threads,
-               r.wall_s);
-        printf("round trips: %lld (A.5), %lld (1->P->1), restarts %lld; "
-               "swaps %lld\n",
-               (long long)r.trips_a5, (long long)r.trips_l1,
-               (long long)r.restarts, (long long)r.total_swaps);
-        double tvw;
-        if (rx_density_tv(ctx, &tv) == RX_OK &&
-            rx__density_tv_weighted(ctx, &tvw))
-            printf("TV distance to the true density on the grid: %.4f "
-                   "(weighted draws; the unweighted draws: %.4f)\n", tvw,
-                   tv);
-        else if (rx_density_tv(ctx, &tv) == RX_OK)
-            printf("TV distance to the true density on the grid: %.4f\n", tv);
-        if (r.log_z.valid)
-            printf("log Z (stepping stone): %.4f +- %.4f (se)\n",
-                   r.log_z.estimate, r.log_z.se);
-        else if (r.log_z.beta)
-            printf("log Z (stepping stone): not valid: %s\n",
-                   r.log_z.reason ? r.log_z.reason : "unknown");
-        rx__rundiag_report(stdout, ctx);
-    }
+    if (rc == EXIT_OK && !o->quiet)
+        print_run(ctx, out);
     rx_config_free(cfg);
     rx_destroy(&ctx);
     return rc;
