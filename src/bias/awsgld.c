@@ -141,21 +141,9 @@ static rx_status iaw_update(const rx__bias_params *par, void *state, int n,
         return RX_ENUMERIC;
     rx__cs_state *s = state;
     const int m = par->bins;
-    double *th = s->v, *visits = s->v + m, *acc = iaw_acc(par, state);
-    int ns = 0;
+    double *th = s->v, *acc = iaw_acc(par, state);
     double csum = 0.0;
-    for (int i = 0; i < n; ++i) {
-        int j = 0;
-        (void)rx__bias_bin(par, U[i], &j);
-        visits[j] += 1.0;
-        if (par->overflow_guard && j == m - 1) {
-            s->overflow++;
-            continue;
-        }
-        acc[j] += th[j]; /* theta_k(J_p): nothing written yet */
-        csum += th[j];
-        ns++;
-    }
+    const int ns = rx__cs_gather(par, s, n, U, acc, &csum);
     if (ns == 0)
         return RX_OK;
     const double omega = rx__bias_omega(&par->sa, k + 1);

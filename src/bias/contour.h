@@ -29,6 +29,13 @@ size_t rx__cs_size(const rx__bias_params *par);
 void rx__cs_init(const rx__bias_params *par, void *state);
 /* theta /= sum when the sum of theta[0..m-1] (given) drifted from 1. */
 void rx__cs_renorm(const rx__bias_params *par, double *theta, double sum);
+/* The shared rows' first pass over the n chains' energies (finite):
+ * each bin's visit counted; under the guard an energy in the overflow bin
+ * counted there and left out; for the others theta(J_p) added to acc[J_p]
+ * and to *csum, every theta read before any is written. Returns how many
+ * chains entered the field. */
+int rx__cs_gather(const rx__bias_params *par, rx__cs_state *s, int n,
+                  const double *U, double *acc, double *csum);
 /* The multiplier g = 1 + zeta tau / du (difference of log theta at the
  * bin of U), clamped; 1 in the overflow bin under the guard. */
 double rx__cs_grad_mult(const rx__bias_params *par, const void *state,

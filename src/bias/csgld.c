@@ -42,6 +42,27 @@ void rx__cs_init(const rx__bias_params *par, void *state)
     memset(th + m, 0, sizeof(double) * (size_t)m);
 }
 
+int rx__cs_gather(const rx__bias_params *par, rx__cs_state *s, int n,
+                  const double *U, double *acc, double *csum)
+{
+    const int m = par->bins;
+    double *th = s->v, *visits = s->v + m;
+    int ns = 0;
+    for (int i = 0; i < n; ++i) {
+        int j = 0;
+        (void)rx__bias_bin(par, U[i], &j);
+        visits[j] += 1.0;
+        if (par->overflow_guard && j == m - 1) {
+            s->overflow++;
+            continue;
+        }
+        acc[j] += th[j]; /* theta_k(J_p): nothing written yet */
+        *csum += th[j];
+        ns++;
+    }
+    return ns;
+}
+
 void rx__cs_renorm(const rx__bias_params *par, double *th, double sum)
 {
     if (fabs(sum - 1.0) > RX__CS_RENORM_TOL)

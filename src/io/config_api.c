@@ -183,6 +183,28 @@ static rx_status read_key(const char *fn, const rx_config *c,
     return RX_OK;
 }
 
+/* An integer-valued key's value (integers, booleans, names' indices, the
+ * window): 1 and *v, else 0. */
+static int int_value(const rx__keydef *kd, const void *b, int64_t *v)
+{
+    switch (kd->kind) {
+    case K_INT:
+    case K_BOOL:
+    case K_ENUM:
+    case K_WINDOW:
+        *v = *(const int *)b;
+        return 1;
+    case K_I64:
+        *v = *(const int64_t *)b;
+        return 1;
+    case K_U64:
+        *v = (int64_t)*(const uint64_t *)b;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 rx_status rx_config_get_real(const rx_config *c, const char *path,
                              double *out, rx_err *err)
 {
@@ -195,31 +217,20 @@ rx_status rx_config_get_real(const rx_config *c, const char *path,
         return st;
     if (!out)
         return rx__fail(err, RX_EINVAL, "rx_config_get_real: NULL out");
-    switch (kd->kind) {
-    case K_REAL:
-    case K_WCORR:
-    case K_SIGMA2:
-    case K_COEF:
-        *out = *(const double *)b;
-        return RX_OK;
-    case K_INT:
-    case K_BOOL:
-    case K_ENUM:
-    case K_WINDOW:
-        *out = (double)*(const int *)b;
-        return RX_OK;
-    case K_I64:
-        *out = (double)*(const int64_t *)b;
-        return RX_OK;
-    case K_U64:
+    int64_t iv;
+    if (kd->kind == K_U64) /* above 2^63 too */
         *out = (double)*(const uint64_t *)b;
-        return RX_OK;
-    default:
+    else if (int_value(kd, b, &iv))
+        *out = (double)iv;
+    else if (kd->kind == K_REAL || kd->kind == K_WCORR ||
+             kd->kind == K_SIGMA2 || kd->kind == K_COEF)
+        *out = *(const double *)b;
+    else
         return rx__fail(err, RX_EINVAL,
                         "rx_config_get_real: %s: is a %s, not a number "
                         "(rx_config_get gives it as text)",
                         path, rx__kind_name(kd->kind));
-    }
+    return RX_OK;
 }
 
 rx_status rx_config_get_int(const rx_config *c, const char *path,
@@ -234,25 +245,12 @@ rx_status rx_config_get_int(const rx_config *c, const char *path,
         return st;
     if (!out)
         return rx__fail(err, RX_EINVAL, "rx_config_get_int: NULL out");
-    switch (kd->kind) {
-    case K_INT:
-    case K_BOOL:
-    case K_ENUM:
-    case K_WINDOW:
-        *out = *(const int *)b;
-        return RX_OK;
-    case K_I64:
-        *out = *(const int64_t *)b;
-        return RX_OK;
-    case K_U64:
-        *out = (int64_t)*(const uint64_t *)b;
-        return RX_OK;
-    default:
+    if (!int_value(kd, b, out))
         return rx__fail(err, RX_EINVAL,
                         "rx_config_get_int: %s: is a %s, not an integer "
                         "(rx_config_get_real or rx_config_get)",
                         path, rx__kind_name(kd->kind));
-    }
+    return RX_OK;
 }
 
 rx_status rx_config_get_vec(const rx_config *c, const char *path,
