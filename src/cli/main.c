@@ -19,6 +19,7 @@
 #include "bench.h"
 #include "opts.h"
 #include "outdir.h"
+#include "../engine/ranks.h"
 #include "plots.h"
 #include "progress.h"
 #include "replicates.h"
@@ -411,7 +412,20 @@ typedef struct {
     int all;                /* validate --all */
     int64_t progress_every; /* -1 auto, 0 off */
     double progress_interval;
+    int mpi;                /* started under an MPI launcher (ranks.h) */
+    int rank, nranks;       /* this process's world rank, the world size */
+    int errfd;              /* ranks > 0: their stderr (stdio is muted) */
 } run_opts;
+
+/* Under a launcher, rank 0 leaves a run before it starts: the other
+ * ranks, waiting to start it, learn that it does not (rx__mpi_all_ok).
+ * Returns rc. */
+static int no_go(const run_opts *o, int rc)
+{
+    if (o->mpi)
+        rx__mpi_all_ok(0, NULL);
+    return rc;
+}
 
 /* The ids of the long-only options (>= 256; short ones are their letter). */
 enum {
@@ -655,9 +669,14 @@ static void print_run(rx_ctx *ctx, const char *out)
     rx__rundiag_report(stdout, ctx);
 }
 
+static int run_worker(const run_opts *o, rx_config *cfg, int resuming,
+                      int errfd);
+
 static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                    int resuming)
 {
+    if (o->mpi && o->rank != 0)
+        return run_worker(o, cfg, resuming, o->errfd);
     const char *out = o->out;
     struct stat sb;
     if (!o->force && stat(out, &sb) == 0) {
@@ -666,11 +685,11 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                 "--force\n",
                 out);
         rx_config_free(cfg);
-        return EXIT_BADINPUT;
+        return no_go(o, EXIT_BADINPUT);
     }
     if ((o->force || resuming) && rx_cli_force_ok(out) != 0) {
         rx_config_free(cfg);
-        return EXIT_BADINPUT;
+        return no_go(o, EXIT_BADINPUT);
     }
     rx_cli_progress pr;
     rx_cli_progress_init(&pr, o->quiet || o->progress_every == 0,
@@ -683,13 +702,20 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
     if (st != RX_OK) {
         rx_config_free(cfg);
         fprintf(stderr, "replex: %s: %s\n", o->file, err.msg);
-        return create_exit(st);
+        return no_go(o, create_exit(st));
+    }
+    /* under a launcher: the world's ranks, before anything is written */
+    if ((st = rx__ranks_attach_world(ctx)) != RX_OK) {
+        fprintf(stderr, "replex: %s: %s\n", o->file, rx_errmsg(ctx));
+        rx_config_free(cfg);
+        rx_destroy(&ctx);
+        return no_go(o, EXIT_BADINPUT);
     }
     /* after rx_create: a missing data file creates no directory */
     if (check_writable(out) != 0) {
         rx_config_free(cfg);
         rx_destroy(&ctx);
-        return EXIT_BADINPUT;
+        return no_go(o, EXIT_BADINPUT);
     }
     int rc = EXIT_OK;
     char pd[4200], pck[4200], pcf[4200], psr[4200];
@@ -699,25 +725,25 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
     if (resuming && (lock = rx_cli_lock_partial(pd)) < 0) {
         rx_config_free(cfg);
         rx_destroy(&ctx);
-        return EXIT_BADINPUT;
+        return no_go(o, EXIT_BADINPUT);
     }
     if (resuming && (st = rx_checkpoint_resume(ctx, pck)) != RX_OK) {
         fprintf(stderr, "replex: --resume %s: %s\n", out, rx_errmsg(ctx));
         rx_cli_unlock_partial(lock, pd, 0);
         rx_config_free(cfg);
         rx_destroy(&ctx);
-        return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
+        return no_go(o, st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT);
     }
     if (!resuming && ckpt && (rc = partial_start(o, cfg, source, &lock))) {
         rx_config_free(cfg);
         rx_destroy(&ctx);
-        return rc;
+        return no_go(o, rc);
     }
     /* without checkpoints too: one replex at a time writes out */
     if (!ckpt && (lock = rx_cli_lock_out(out)) < 0) {
         rx_config_free(cfg);
         rx_destroy(&ctx);
-        return EXIT_BADINPUT;
+        return no_go(o, EXIT_BADINPUT);
     }
     /* a killed run's temporaries beside out (out is ours now if locked) */
     rx_cli_clean_stale(out, 0, lock >= 0);
@@ -729,11 +755,22 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
     int sig_ok = rx_cli_signals_install() == 0;
     st = rx_cli_progress_attach(&pr, ctx, "run", cfg->iterations,
                                 cfg->tempering.n_chains);
-    if (st == RX_OK)
+    /* under a launcher: every rank ready, or none starts */
+    const int go = !o->mpi || rx__mpi_all_ok(st == RX_OK, NULL);
+    if (st == RX_OK && go)
         st = rx_run(ctx);
     rx_cli_progress_break(&pr);
     int sig = rx_cli_interrupted();
-    if (st == RX_EABORTED && sig && ckpt) {
+    if (!go) {
+        fprintf(stderr, "replex: another rank could not start the run "
+                "(its message is above); nothing written\n");
+        rc = EXIT_BADINPUT;
+        if (ckpt && !resuming) { /* DIR.partial as partial_start undoes */
+            rx_cli_unlock_partial(lock, pd, 1);
+            lock = -1;
+            partial_remove(out, 1);
+        }
+    } else if (st == RX_EABORTED && sig && ckpt) {
         fprintf(stderr, "replex: interrupted (%s): %s; continue with "
                 "`replex run --resume %s`\n", signame(sig), rx_errmsg(ctx),
                 out);
@@ -782,6 +819,42 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
         fprintf(stderr, "replex: warning: %s\n", nc);
     if (rc == EXIT_OK && !o->quiet)
         print_run(ctx, out);
+    rx_config_free(cfg);
+    rx_destroy(&ctx);
+    return rc;
+}
+
+/* Ranks other than 0 under a launcher: the same run from the same
+ * configuration (resumed from the checkpoint rank 0 reads too), with the
+ * same checkpoint period and stop flag, writing nothing; rank 0 writes
+ * the run directory. Their messages go to errfd (their stderr). */
+static int run_worker(const run_opts *o, rx_config *cfg, int resuming,
+                      int errfd)
+{
+    char pd[4200], pck[4200], pcf[4200], psr[4200];
+    partial_paths(o->out, pd, pck, pcf, psr, sizeof pd);
+    rx_ctx *ctx = NULL;
+    rx_err err = {""};
+    rx_status st = rx_create(&ctx, cfg, NULL, (rx_logger){0}, &err);
+    if (st == RX_OK && (st = rx__ranks_attach_world(ctx)) != RX_OK)
+        snprintf(err.msg, sizeof err.msg, "%s", rx_errmsg(ctx));
+    if (st == RX_OK && resuming &&
+        (st = rx_checkpoint_resume(ctx, pck)) != RX_OK)
+        snprintf(err.msg, sizeof err.msg, "--resume: %s", rx_errmsg(ctx));
+    if (st == RX_OK && (resuming || cfg->checkpoint.every > 0)) {
+        rx_checkpoint_enable(ctx, pck, cfg->checkpoint.every);
+        rx_set_stop_flag(ctx, rx_cli_signal_flag());
+    }
+    int rc = st == RX_OK ? EXIT_OK : create_exit(st);
+    int root_ok = 1;
+    if (!rx__mpi_all_ok(st == RX_OK, &root_ok)) {
+        /* rank 0 says what it saw; a failure of this rank's own, here */
+        if (st != RX_OK && root_ok)
+            dprintf(errfd, "replex: rank %d: %s\n", o->rank, err.msg);
+        rc = rc == EXIT_OK ? EXIT_BADINPUT : rc;
+    } else if (rx_run(ctx) != RX_OK) {
+        rc = EXIT_RUNFAIL;
+    }
     rx_config_free(cfg);
     rx_destroy(&ctx);
     return rc;
@@ -842,11 +915,48 @@ static int resume_run(const run_opts *o0)
     return run_one(&o, &cfg, source, 1);
 }
 
+static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
+                               run_opts *o0);
+
+/* run under an MPI launcher (mpirun -np R replex run ...): MPI started
+ * here, rank 0 is the replex a user sees (messages, the run directory),
+ * the other ranks step their chains and stay silent but for their own
+ * failures; the exit status is the largest of the ranks'. */
 static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
 {
-    int is_run = !strcmp(h->name, "run");
     run_opts o;
     memset(&o, 0, sizeof o);
+    o.errfd = 2;
+    o.nranks = 1;
+    if (!strcmp(h->name, "run")) {
+        rx_err me = {""};
+        o.mpi = rx__mpi_start(&argc, &argv, &o.rank, &o.nranks, &me);
+        if (o.mpi < 0 || me.msg[0]) {
+            fprintf(stderr, "replex: %s\n", me.msg);
+            if (o.mpi > 0)
+                rx__mpi_stop();
+            return o.mpi < 0 ? EXIT_BADINPUT : EXIT_RUNFAIL;
+        }
+    }
+    if (o.mpi && o.rank != 0) {
+        o.errfd = dup(2);
+        if (!freopen("/dev/null", "w", stdout) ||
+            !freopen("/dev/null", "w", stderr))
+            o.errfd = o.errfd < 0 ? 2 : o.errfd;
+    }
+    int rc = cmd_run_validate_in(argc, argv, h, &o);
+    if (o.mpi) {
+        rc = rx__mpi_max_int(rc);
+        rx__mpi_stop();
+    }
+    return rc;
+}
+
+static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
+                               run_opts *o0)
+{
+    int is_run = !strcmp(h->name, "run");
+    run_opts o = *o0;
     o.threads = -1;
     o.progress_every = -1;
     o.progress_interval = 10.0;
@@ -912,6 +1022,13 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     if (!o.out) {
         rx_cli_default_out(o.file, dflt, sizeof dflt);
         o.out = dflt;
+    }
+    if (o.mpi && o.rank != 0 && (cfg.replicates > 1 || sw.n_keys > 0)) {
+        /* replicate sets and sweeps run on rank 0 alone */
+        rx_config_free(&cfg);
+        rx_sweep_free(&sw);
+        free(o.sets);
+        return EXIT_OK;
     }
     if (cfg.replicates > 1) { /* DIR/rep-00 ... and the R-hat summary */
         rx_cli_progress pr;

@@ -46,6 +46,8 @@ int rx__key_index(const char *path);
 /* The tables whose rows the configuration names (steps, exchange tests,
  * biases), NULL-terminated. */
 extern const rx__table *const rx__tables[];
+/* Rows always in use, picked by no key (runkeys.c): how a run is spread. */
+extern const rx__table rx__run_table;
 /* For a row's key i: its table and row (1), else 0. */
 int rx__key_row(int i, const rx__table **t, int *row);
 /* Is row r of table t in use in c (a step at position 1 or 2..P, the

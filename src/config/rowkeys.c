@@ -21,7 +21,8 @@ struct rx_keystore {
 };
 
 const rx__table *const rx__tables[] = {&rx__step_table, &rx__xtest_table,
-                                       &rx__bias_table, NULL};
+                                       &rx__bias_table, &rx__run_table,
+                                       NULL};
 
 /* Row key j (0-based after rx__keys): its declaration, table and row. */
 static const rx__keydef *row_key(int j, const rx__table **tp, int *rp)
@@ -104,7 +105,7 @@ int rx__row_in_use(const rx_config *c, const rx__table *t, int r)
                (int)c->tempering.rule == r;
     if (t == &rx__bias_table)
         return r > 0 && (int)c->bias.kind == r;
-    return 0;
+    return t == &rx__run_table; /* picked by no key: always in use */
 }
 
 const rx__rowdecl *rx__row_of(const rx_config *c, const rx__table *t)
@@ -112,6 +113,7 @@ const rx__rowdecl *rx__row_of(const rx_config *c, const rx__table *t)
     int r = t == &rx__step_table    ? (int)c->step.target
             : t == &rx__xtest_table ? (int)c->tempering.rule
             : t == &rx__bias_table  ? (int)c->bias.kind
+            : t == &rx__run_table   ? 0
                                     : -1;
     return t->at(r);
 }

@@ -175,8 +175,10 @@ static rx_status create_buffers(rx_ctx *c, const rx_config *cfg,
         !c->final_at || !c->s2_final)
         return rx__fail(err, RX_ENOMEM, "rx_create: out of memory");
     if (ns > 0 && c->dim > 0) {
-        c->samples = malloc((size_t)(ns * per) * c->dim * sizeof(float));
-        c->senergy = malloc((size_t)(ns * per) * sizeof(double));
+        /* zeroed: on ranks a row is written by one rank and merged by a
+         * bitwise OR (ranks.c) */
+        c->samples = calloc((size_t)(ns * per) * c->dim, sizeof(float));
+        c->senergy = calloc((size_t)(ns * per), sizeof(double));
         if (!c->samples || !c->senergy)
             return rx__fail(err, RX_ENOMEM,
                             "rx_create: out of memory for %lld samples",
@@ -216,8 +218,8 @@ static rx_status create_path(rx_ctx *c, const rx_config *cfg, rx_err *err)
                         "in memory; raise thin",
                         bytes / 1073741824.0);
     if (c->logz_rows > 0) {
-        c->logz_u = malloc(sizeof(double) * (size_t)c->logz_rows *
-                           (size_t)P);
+        c->logz_u = calloc((size_t)c->logz_rows * (size_t)P,
+                           sizeof(double)); /* zeroed: see samples */
         if (!c->logz_u)
             return rx__fail(err, RX_ENOMEM,
                             "rx_create: out of memory for the log Z record");
@@ -244,7 +246,7 @@ static rx_status create_bias(rx_ctx *c, const rx_config *cfg, rx_err *err)
     if (st != RX_OK || !c->bias.type)
         return st;
     if (c->n_samples > 0) {
-        c->logw = malloc(sizeof(double) * (size_t)c->n_samples);
+        c->logw = calloc((size_t)c->n_samples, sizeof(double));
         if (!c->logw)
             return rx__fail(err, RX_ENOMEM,
                             "rx_create: out of memory for the weights");
@@ -358,6 +360,7 @@ void rx_destroy(rx_ctx **cp)
     if (!cp || !*cp)
         return;
     rx_ctx *c = *cp;
+    rx__ranks_free(c);
     if (c->parts)
         for (int i = 0; i < c->P; ++i)
             rx__free_aligned(c->parts[i]);

@@ -64,7 +64,10 @@ _Static_assert(offsetof(rx__particle, state) == RX_CACHELINE,
                "rx__particle: the hot fields fill the first cache line "
                "only");
 
-enum { RX_ZB = 8 }; /* iterations a particle's drawn-ahead normals hold */
+enum { RX_ZB = 8 };
+
+/* The run's MPI ranks (ranks.c; opaque elsewhere). */
+typedef struct rx__ranks rx__ranks; /* iterations a particle's drawn-ahead normals hold */
 
 /*
  * balance_noise: a chain's Langevin noise for one iteration, drawn ahead
@@ -269,6 +272,7 @@ struct rx_ctx {
                             C, sa_count, round, round_end, nonadj */
     double eval_s;
     double mem_data, mem_scratch; /* network: data sets, all scratch */
+    rx__ranks *mp;       /* the run's MPI ranks (ranks.c), or NULL */
 };
 
 /* Testing: on != 0 makes rx_run take the generic chain-step even where

@@ -205,7 +205,7 @@ static int partner_applies(const rx_ctx *c)
         c->bias.type && (c->bias.type->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE);
     return c->P >= 2 && rx__exchange_local(xc) && !global_x && !global_b &&
            c->ac.adapt == RX_ADAPT_NONE && !c->vc.on && !c->ckpt_fn &&
-           !c->resumed &&
+           !c->resumed && !c->mp && /* ranks: the barrier loop */
            c->cfg.step.cyclical_cycles == 0;
 }
 

@@ -216,7 +216,7 @@ int rx__window_note(char *buf, size_t cap, int P, int W, double S,
 /* The thread slot whose failure the run reports (deterministic): the
  * lowest slot with a failure that is not a particle's; else the earliest
  * particle failure (iteration, then particle); -1 when none failed. */
-static int pick_failure(const rx_ctx *c)
+int rx__pick_failure(const rx_ctx *c)
 {
     int pick = -1;
     for (int t = 0; t < c->nt_req && pick < 0; ++t)
@@ -340,7 +340,7 @@ static rx_status failure_message(rx_ctx *c, const rx__tstate *ts)
 
 rx_status rx__run_outcome(rx_ctx *c)
 {
-    const int pick = pick_failure(c);
+    const int pick = rx__pick_failure(c);
     if (pick >= 0)
         return failure_message(c, &c->ts[pick]);
     run_notes(c);

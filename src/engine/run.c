@@ -24,6 +24,7 @@
 
 #include "../model/model.h"
 #include "chain.h"
+#include "ranks.h"
 #include "wing.h"
 
 /* Before the threads start: the team's barrier and cuts, the design
@@ -91,7 +92,8 @@ static rx_status run_prepare(rx_ctx *c, rx__run *R)
         rx__partner_free(R);
         return rx__fail(&c->err, RX_ENOMEM, "rx_run: out of memory");
     }
-    c->zh = rx__zhelp_alloc(c);
+    /* on ranks a thread's neighbours may be another rank's: no helpers */
+    c->zh = c->mp ? NULL : rx__zhelp_alloc(c);
     if (c->zh)
         c->mem_scratch += 2.0 * sizeof(double) * (double)c->dim * P;
     /* BLAS single-threaded inside a chain: the team is the parallelism */
@@ -179,8 +181,11 @@ static double *thread_setup(rx_ctx *c, rx__tstate *ts, int t, int lo,
 }
 
 /* Thread t's particles lo..hi-1: allocated (first touch), then resumed or
- * evaluated at their initial points. */
-static void particles_init(rx_ctx *c, rx__tstate *ts, int lo, int hi)
+ * (with eval) evaluated at their initial points. On ranks, another rank's
+ * particles are allocated without eval: their energies arrive with the
+ * first iteration's, their state at checkpoints and the end. */
+static void particles_init(rx_ctx *c, rx__tstate *ts, int lo, int hi,
+                           int eval)
 {
     const size_t pstride = rx__part_stride(c);
     const int vr = c->vc.on;
@@ -197,6 +202,8 @@ static void particles_init(rx_ctx *c, rx__tstate *ts, int lo, int hi)
                 p->logw = c->res_bias[i];
             continue;
         }
+        if (!eval)
+            continue;
         rx_status st = rx__target_eval_pe(c->target, ts->tws, p->theta,
                                           &p->energy, p->grad, c->cfg.seed,
                                           (uint32_t)i, 0,
@@ -212,6 +219,15 @@ static void particles_init(rx_ctx *c, rx__tstate *ts, int lo, int hi)
     }
 }
 
+/* A stop request: this process's flag, or on ranks any rank's (as the
+ * last iteration's exchange of flags saw them: the same on every rank). */
+static int stop_asked(const rx_ctx *c)
+{
+    if (c->mp)
+        return rx__ranks_stop(c);
+    return c->stop_flag && *c->stop_flag;
+}
+
 /* Barrier design, at barrier k with a checkpoint flag set: every particle
  * is past the step phase of k and every exchange state past k - 1, a
  * consistent state; thread 0 writes the checkpoint while the others wait.
@@ -224,11 +240,18 @@ static int ckpt_sync(rx_ctx *c, rx__tstate *ts, rx__run *R, int t,
          * it: a slower thread reads stop_now after the barrier, and must
          * see what thread 0 saw (set later, in record_iter of k, it sent
          * that thread out of the loop while thread 0 went on to k + 1) */
-        if (c->stop_flag && *c->stop_flag)
+        if (stop_asked(c))
             c->stop_now = 1;
         if (c->ckpt_fn && !skip_step) {
-            rx_status cst = c->ckpt_fn(c, k, c->ckpt_path, c->ckpt_err,
-                                       sizeof c->ckpt_err);
+            /* on ranks: every rank's particles and rows, rank 0 writes */
+            rx_status cst = c->mp ? rx__ranks_gather(c, k, c->ckpt_err,
+                                                     sizeof c->ckpt_err)
+                                  : RX_OK;
+            if (cst == RX_OK && rx__ranks_rank(c) == 0)
+                cst = c->ckpt_fn(c, k, c->ckpt_path, c->ckpt_err,
+                                 sizeof c->ckpt_err);
+            if (c->mp)
+                cst = rx__ranks_ckpt_status(c, cst);
             if (cst != RX_OK) {
                 ts->st = cst;
                 ts->fail_particle = RX_FAIL_CKPT;
@@ -289,7 +312,7 @@ static void record_iter(rx_ctx *c, rx__tstate *ts, const rx__run *R,
         rx__report_progress(c, ts, k, R->t0);
     if (k + 1 < K &&
         ((c->ckpt_every > 0 && (k + 1) % c->ckpt_every == 0) ||
-         (c->stop_flag && *c->stop_flag))) {
+         stop_asked(c))) {
 #pragma omp atomic write
         c->ckpt_flag[(k + 1) & 1] = 1;
     }
@@ -365,6 +388,12 @@ static int barrier_loop(rx_ctx *c, rx__run *R, rx__tstate *ts, int t,
         else
             rx__barrier_wait(R->bar, sense);
         const double help_k = ts->help_s - help0;
+        if (c->mp) {
+            /* the ranks' energies, failures and stop requests of k */
+            if (t == 0)
+                rx__ranks_step_sync(c, ts, Ek, k);
+            rx__barrier_wait(R->bar, sense);
+        }
         if (wtime)
             ts->wait_s += rx__now() - tw0 - help_k;
 #pragma omp atomic read
@@ -452,9 +481,19 @@ static void thread_finish(rx_ctx *c, rx__run *R, rx__tstate *ts, int t,
         for (int i = lo_e; i < hi_e && row >= 0; ++i)
             store_row(c, ts, c->parts[i], ts->x.pos[i], row);
     }
+    if (c->mp) {
+        /* every rank's particles and rows, and the earliest failure */
+        rx__barrier_wait(R->bar, sense);
+        if (t == 0)
+            rx__ranks_finish(c, ts, k);
+        rx__barrier_wait(R->bar, sense);
+        qlo = (int)((int64_t)t * P / nthr); /* now every particle's */
+        qhi = (int)((int64_t)(t + 1) * P / nthr);
+    }
     if (!failed && c->ev.on) {
-        for (int u = c->partner ? qlo : lo_e;
-             u < (c->partner ? qhi : hi_e) && c->ev.ens_models; ++u) {
+        for (int u = c->partner || c->mp ? qlo : lo_e;
+             u < (c->partner || c->mp ? qhi : hi_e) && c->ev.ens_models;
+             ++u) {
             const int i = c->partner ? ts->x.at[u] : u;
             for (size_t j = 0; j < c->dim; ++j)
                 c->ev.ens_models[(size_t)i * c->dim + j] =
@@ -490,19 +529,33 @@ static void run_thread(rx_ctx *c, rx__run *R)
     const int P = c->P;
     rx__tstate *ts = &c->ts[t];
     ts->t_enter = rx__now();
-    const int lo = (int)((int64_t)t * P / nthr);
-    const int hi = (int)((int64_t)(t + 1) * P / nthr);
+    /* this rank's particles (all P without ranks), thread t's share */
+    int plo, phi;
+    rx__ranks_block(c, &plo, &phi);
+    const int lo = plo + (int)((int64_t)t * (phi - plo) / nthr);
+    const int hi = plo + (int)((int64_t)(t + 1) * (phi - plo) / nthr);
     int sense = 0;
     rx__pin pin = {.pinned = 0};
     if (R->pin_team && nthr == c->nt_req)
         rx__pin_thread(&pin, t);
     /* the barrier design's load balance moves chains between threads */
-    const int lb = c->cfg.balance && nthr > 1 && !c->partner;
+    const int lb = c->cfg.balance && nthr > 1 && !c->partner && !c->mp;
     if (t == 0)
         team_init(R, nthr, P);
     double *Eloc = thread_setup(c, ts, t, lo, hi, lb);
-    particles_init(c, ts, lo, hi);
+    particles_init(c, ts, lo, hi, 1);
+    if (c->mp) { /* the other ranks' particles: thread t's share of them */
+        const int a = (int)((int64_t)t * P / nthr);
+        const int b = (int)((int64_t)(t + 1) * P / nthr);
+        particles_init(c, ts, a, a > plo ? a : (b < plo ? b : plo), 0);
+        particles_init(c, ts, a > phi ? a : phi, b > phi ? b : phi, 0);
+    }
 #pragma omp barrier
+    if (c->mp) {
+        if (t == 0)
+            rx__ranks_setup_sync(c, ts);
+#pragma omp barrier
+    }
     int64_t k = c->k0;
     int failed = c->fail_flag[2];
     const double t_loop = rx__now();

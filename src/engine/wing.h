@@ -15,6 +15,7 @@
  *              summary's view, the accuracy diagnostics)
  *   report.c   failures and their messages, notes, progress, predictive
  *              evaluation
+ *   ranks.c    a run on MPI ranks (the only MPI user; ranks.h)
  * Files that include it define _GNU_SOURCE first (sched_yield, CPU sets).
  * Nothing outside src/engine/ includes it (nor ctx.h).
  */
@@ -330,5 +331,33 @@ void rx__evaluate_metrics(rx_ctx *c);
 /* After the parallel region: the run's failure message (deterministic
  * over thread counts), or its notes and the closing log line. */
 rx_status rx__run_outcome(rx_ctx *c);
+
+/* ---- ranks.c: a run on MPI ranks (thread 0 of each rank calls these
+ * while the rank's other threads wait; without ranks they do nothing) -- */
+
+/* Frees the run's ranks (rx_destroy). */
+void rx__ranks_free(rx_ctx *c);
+/* This rank's particles [*lo, *hi) (all P without ranks). */
+void rx__ranks_block(const rx_ctx *c, int *lo, int *hi);
+/* After set-up: any rank's set-up failure becomes every rank's
+ * (fail_flag[2]); returns it. */
+int rx__ranks_setup_sync(rx_ctx *c, rx__tstate *ts);
+/* After the step phase of k: every rank's energies into Ek (and the
+ * particles' energies and sigma^2 raw estimates of k), any rank's
+ * failure into fail_flag[k & 1], any rank's stop request into
+ * rx__ranks_stop. */
+void rx__ranks_step_sync(rx_ctx *c, rx__tstate *ts, double *Ek, int64_t k);
+/* Has any rank seen a stop request? */
+int rx__ranks_stop(const rx_ctx *c);
+/* Before a checkpoint at k: every rank's particles and kept rows on
+ * every rank; RX_OK, or a status and err. */
+rx_status rx__ranks_gather(rx_ctx *c, int64_t k, char *err, size_t cap);
+/* Rank 0's checkpoint status (and ckpt_err) on every rank. */
+rx_status rx__ranks_ckpt_status(rx_ctx *c, rx_status st);
+/* After the loop (left at k): particles and rows gathered, and the
+ * earliest failure of all ranks in every rank's thread slots. */
+void rx__ranks_finish(rx_ctx *c, rx__tstate *ts, int64_t k);
+/* The thread slot whose failure rx_run reports (report.c), or -1. */
+int rx__pick_failure(const rx_ctx *c);
 
 #endif

@@ -17,7 +17,7 @@
 
 static const char *const MAY_DIFFER[] = {
     "threads",          "sync",         "balance", "balance_noise",
-    "checkpoint.every", "record.phase_timing",
+    "checkpoint.every", "record.phase_timing", "mpi.ranks",
 };
 
 static int may_differ(const char *key)
