@@ -2,9 +2,9 @@
 # share/bash-completion/completions/replex; or `source` this file).
 # Completes the commands and each command's options as the replex being
 # completed lists them in its --help, experiment files (*.yaml, *.yml)
-# for run, validate and bench, directories for -o/--out/--resume, the key
-# paths of `replex keys` after --set, and the key sections after
-# `replex keys`. tests/package/test_completion.sh checks it.
+# for run, validate and bench, directories for -o/--out/--resume and
+# for summary, the key paths of `replex keys` after --set, and the key
+# sections after `replex keys`. tests/package/test_completion.sh checks it.
 
 # The commands of `replex --help` (the lines of its commands: block).
 _replex_commands()
@@ -78,6 +78,9 @@ _replex()
             compopt -o filenames 2>/dev/null
             mapfile -t COMPREPLY < <(compgen -f -X '!*.yaml' -- "$cur"
                 compgen -f -X '!*.yml' -- "$cur"; compgen -d -- "$cur") ;;
+        summary)
+            compopt -o filenames 2>/dev/null
+            mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
         keys)
             # the sections: the first part of every dotted key path
             mapfile -t COMPREPLY < <(compgen -W "$(_replex_keys "$exe" |

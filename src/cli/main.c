@@ -1,5 +1,5 @@
 /*
- * The `replex` program: run, validate, keys, info, bench, help. Exit status: 0
+ * The `replex` program: run, validate, summary, keys, info, bench, help. Exit status: 0
  * success, 1 the run failed (including an interrupt, a write error, out of
  * memory), 2 bad input (usage, file, YAML, key, value, output path). Every
  * path of main() returns one of these three.
@@ -23,6 +23,7 @@
 #include "plots.h"
 #include "progress.h"
 #include "replicates.h"
+#include "summary.h"
 #include "sweep.h"
 #include "replex/replex.h"
 
@@ -95,6 +96,18 @@ static const cmd_help CMDS[] = {
      "stdout and \"FILE: valid\" on stderr, or the first error as\n"
      "file:line:col: key.path: problem, exit 2. With --all the output is\n"
      "the run directory's config.yaml.\n"},
+    {"summary", "DIR",
+     "print the per-parameter table of a finished run directory",
+     "options:\n"
+     "  -h, --help             this help\n"
+     "\n"
+     "Prints the table `replex run` printed at the end of the run (mean,\n"
+     "sd, 5/50/95 % quantiles, MCSE, ESS for the mean, bulk and tail ESS,\n"
+     "R-hat, a network's test metrics, the warnings) from DIR/summary.json;\n"
+     "nothing is run. DIR is a run directory, a replicates directory (the\n"
+     "table over the copies) or a sweep directory (each run's table, headed\n"
+     "by its sweep values). Anything else, or a run that did not finish,\n"
+     "is refused with exit 2.\n"},
     {"keys", "[SECTION...]",
      "list the configuration keys with their type, default and meaning",
      "options:\n"
@@ -1094,6 +1107,17 @@ int main(int argc, char **argv)
             return rc;
         free(o.v);
         return cmd_info();
+    }
+    if (!strcmp(cmd, "summary")) {
+        if ((rc = parse_operands(argc - 1, argv + 1, h, 1, &o)) >= 0)
+            return rc;
+        if (o.n == 0)
+            rc = rx_cli_usage_error("summary", "missing DIR (a directory "
+                                    "`replex run` wrote)");
+        else
+            rc = rx_cli_summary(o.v[0]);
+        free(o.v);
+        return rc;
     }
     if (!strcmp(cmd, "keys")) {
         if ((rc = parse_operands(argc - 1, argv + 1, h, -1, &o)) >= 0)

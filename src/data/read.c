@@ -25,9 +25,19 @@ static rx_status read_raw(const char *path, unsigned char **out, size_t *len,
     *out = NULL;
     *len = 0;
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return rx__fail(err, RX_EIO, "%s: cannot open: %s", path,
-                        strerror(errno));
+    if (!f) {
+        const int e = errno;
+        /* the shipped files name the data sets as data/...: those come
+         * from scripts/fetch_data.sh, run in the repository's root */
+        const int shipped = e == ENOENT && !strncmp(path, "data/", 5);
+        return rx__fail(err, RX_EIO, "%s: cannot open: %s%s", path,
+                        strerror(e),
+                        shipped ? " (the data sets under data/ are "
+                                  "fetched by scripts/fetch_data.sh, run "
+                                  "in the repository's root; paths are "
+                                  "relative to the working directory)"
+                                : "");
+    }
     size_t cap = 1 << 16, n = 0;
     unsigned char *b = malloc(cap);
     if (!b) {

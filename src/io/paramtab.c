@@ -74,8 +74,7 @@ void rx__paramtab_free(rx__paramtab *t)
     t->n_rows = 0;
 }
 
-/* The smallest ESS and largest R-hat over the judged rows. */
-static void judge(rx__paramtab *t)
+void rx__paramtab_judge(rx__paramtab *t)
 {
     t->ess_min = t->rhat_max = NAN;
     t->ess_min_row = t->rhat_max_row = -1;
@@ -169,7 +168,7 @@ rx_status rx__paramtab_get(rx_ctx *const *runs, int n, rx__paramtab *t,
     }
     t->n_rows = st == RX_OK ? k : 0;
     if (st == RX_OK)
-        judge(t);
+        rx__paramtab_judge(t);
 rows_out:
     free(s);
     free(x);
@@ -226,9 +225,11 @@ static int warnings(const rx__paramtab *t, char w[2][400])
 void rx__paramtab_json(FILE *f, const rx__paramtab *t)
 {
     fprintf(f, "  \"parameters\": {\"chains\": %d, \"draws\": %lld, "
-            "\"weighted\": %s, \"rhat\": \"%s\", \"coordinates\": %zu, "
-            "\"coordinates_listed\": %d,\n    \"rows\": [",
+            "\"weighted\": %s, \"network\": %s, \"rhat\": \"%s\", "
+            "\"coordinates\": %zu, \"coordinates_listed\": %d,\n"
+            "    \"rows\": [",
             t->chains, (long long)t->draws, t->weighted ? "true" : "false",
+            t->network ? "true" : "false",
             t->chains > 1 ? "split, over the replicates"
                           : "split, the run's two halves",
             t->dim, t->n_rows - t->n_named);

@@ -53,6 +53,22 @@ rx_status rx__paramtab_get(rx_ctx *const *runs, int n, rx__paramtab *t,
                            rx_err *err);
 void rx__paramtab_free(rx__paramtab *t);
 
+/* Sets ess_min, rhat_max and their rows from t's rows (the warnings'
+ * figures). */
+void rx__paramtab_judge(rx__paramtab *t);
+
+/*
+ * The table a finished run or replicates directory stored, read back
+ * from its summary.json at path (paramtab_read.c): the "parameters"
+ * block (every number is written in its shortest exact form, so the
+ * rows are the bits rx__paramtab_get computed) and a run's "metrics"
+ * block, judged as rx__paramtab_get judges. RX_EIO: the file cannot be
+ * read; RX_ECONFIG: it is not such a summary (no "parameters" block, a
+ * missing or malformed field: "path:line:col: key: ..." in err);
+ * RX_ENOMEM. Free t with rx__paramtab_free.
+ */
+rx_status rx__paramtab_read(const char *path, rx__paramtab *t, rx_err *err);
+
 /* The summary's "parameters" block, a line ending in ",\n". */
 void rx__paramtab_json(FILE *f, const rx__paramtab *t);
 

@@ -41,13 +41,13 @@ has() {  # WORD WORDS...: the completions include WORD
   esac
 }
 
-expect "bench help info keys run validate" ""
+expect "bench help info keys run summary validate" ""
 expect "validate" va
 expect "--help --version -h" -
 expect "--threads" run --th
 expect "--no-plots" bench --no
 # every option `replex CMD --help` lists, and no other
-for c in run validate keys info bench; do
+for c in run validate summary keys info bench; do
   want=$("$exe" "$c" --help | grep -oE '^  -[a-z-]+(, --[a-z-]+)?' |
          grep -oE -- '-[a-z-]+' | sort | tr '\n' ' ' | sed 's/ $//')
   [ -n "$want" ] || { echo "FAILED: no options in replex $c --help"; fails=$((fails + 1)); }
@@ -67,6 +67,7 @@ fi
 expect "sub/d.yaml" run sub/
 expect "sp sub" run a.yaml -o ""
 expect "sp sub" run --resume ""
+expect "sp sub" summary ""
 expect "" run a.yaml --threads ""
 expect "tempering.n_chains=" run a.yaml --set tempering.n_ch
 expect "tempering.n_chains=" validate a.yaml --set tempering.n_ch
