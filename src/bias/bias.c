@@ -24,12 +24,14 @@ extern const rx__bias_type rx__bias_test_row __attribute__((weak));
  * and one line here (before the test row). */
 extern const rx__bias_type rx__bias_icsgld_row; /* icsgld.c */
 extern const rx__bias_type rx__bias_awsgld_row, rx__bias_iawsgld_row;
+extern const rx__bias_type rx__bias_wte_row; /* wte.c */
 
 const rx__bias_type *const rx__bias_types[RX__BIAS_MAX] = {
     &none_row,
     &rx__bias_csgld_row,
     &rx__bias_icsgld_row,
     &rx__bias_awsgld_row, &rx__bias_iawsgld_row, /* awsgld.c */
+    &rx__bias_wte_row,
     &rx__bias_test_row, /* NULL unless a test defines it */
 };
 

@@ -48,15 +48,16 @@
  *    theta[J]; the same g; log w = zeta log theta[J] - (1/T - 1/tau) U
  *    with a target temperature T in the parameters (the tau argument of
  *    log_weight is the position's temperature).
- *  - Well-tempered ensemble (renhd.md 5.3): state A[m]; update
- *    A[J] += h exp(-A[J] / ((gamma-1) tau)) (tau: the update's tau
- *    argument; h the constant SA step, sa.constant); g = 1 + (A[J+1] -
- *    A[J]) / du (forward difference, backward at the top bin); log w =
- *    A(U) / tau. share = PER_POSITION for the bias that stays with its
- *    temperature (renhd.md 5.4 W4 (b)), PER_PARTICLE for the paper's A
- *    arrays that swap with theta (W4 (a)); its exchange test also needs
- *    A(U), a later optional row function (energy_shift) that CSGLD leaves
- *    out.
+ *  - Well-tempered ensemble (renhd.md 5.3; the row wte.c): state A[m];
+ *    update A[J] += h exp(-A[J] / ((gamma-1) tau)) (tau: the update's tau
+ *    argument; gamma and h the row's own keys); g = 1 + (A[J+1] - A[J]) /
+ *    du (forward difference, backward at the top bin); log w = A(U) /
+ *    tau, A linear across a bin. share = PER_POSITION, the bias that
+ *    stays with its temperature (renhd.md 5.4 W4 (b)); PER_PARTICLE
+ *    would be the paper's A arrays that swap with theta (W4 (a)). A swap
+ *    under it also needs A(U) in the exchange test, a later optional row
+ *    function (energy_shift) the engine would call; until then the row
+ *    refuses swaps.
  */
 #ifndef RX_BIAS_H
 #define RX_BIAS_H
