@@ -657,10 +657,14 @@ static void print_run(rx_ctx *ctx, const char *out)
     rx_results r;
     rx_get_results(ctx, &r);
     double tv;
-    printf("%s: %lld iterations x %d chains (W = %d) on %d threads in "
+    const int ranks = rx__ranks_size(ctx);
+    char ranks_s[48] = "";
+    if (ranks > 1)
+        snprintf(ranks_s, sizeof ranks_s, "%d ranks x ", ranks);
+    printf("%s: %lld iterations x %d chains (W = %d) on %s%d threads in "
            "%.3f s\n",
-           out, (long long)r.iterations, r.n_chains, r.window, r.threads,
-           r.wall_s);
+           out, (long long)r.iterations, r.n_chains, r.window, ranks_s,
+           r.threads, r.wall_s);
     printf("round trips: %lld (A.5), %lld (1->P->1), restarts %lld; "
            "swaps %lld\n",
            (long long)r.trips_a5, (long long)r.trips_l1,

@@ -12,6 +12,7 @@
 #include "../record/diag.h"
 #include "../record/logz.h"
 #include "state.h"
+#include "ranks.h"
 #include "wing.h"
 
 /* A NULL argument of a call on context c: RX_EINVAL, with the message in
@@ -78,6 +79,7 @@ void rx__run_view(const rx_ctx *c, rx__runview *v)
     v->evaluated = c->ev.on;
     v->slen = c->parts && c->parts[0] && c->parts[0]->state ? c->slen : 0;
     v->final_cut = c->final_cut;
+    v->ranks = c->mp ? rx__ranks_size(c) : 1;
     v->energy = c->ran && c->samples ? c->senergy : NULL;
     v->pred_mean = c->ran && c->ev.on && c->ev.bma.valid ? c->ev.mean[0]
                                                          : NULL;

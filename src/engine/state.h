@@ -40,6 +40,7 @@ typedef struct rx__runview {
     size_t slen;               /* doubles of step-rule state per particle */
     const int *final_cut;      /* res.threads + 1 chain-range cuts at the
                                 * end, or NULL */
+    int ranks;                 /* MPI ranks the run ran on (1 without) */
     double mem_data, mem_scratch; /* network: bytes of data and scratch */
     /* variance_reduction (vr_on): settings and the particles' sums, in
      * particle order */

@@ -485,6 +485,7 @@ static void sum_timing(FILE *f, const rx__runview *v)
                 ? steps / (v->res.wall_s - v->res.eval_s)
                 : 0.0);
     fprintf(f, ", \"sync\": \"%s\"", v->res.partner ? "partner" : "barrier");
+    fprintf(f, ", \"ranks\": %d", v->ranks);
     if (v->final_cut) {
         fprintf(f, ", \"chains_per_thread\": [");
         for (int t = 0; t < v->res.threads; ++t)

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# A run on MPI ranks (docs/architecture.md, "Ranks"), under mpirun on this
+# machine's cores (oversubscribed):
+#  1. the same bits for any split: samples.npy, index.npy, trace.csv,
+#     weights.npy (where written), inference.nc and summary.json (but its
+#     "timing" line) of 1 x 4, 2 x 2, 4 x 1 and 3 x 1 ranks x threads
+#     equal those of one process on one thread, for an analytic DEO* run,
+#     a bias-corrected run on noisy energies, CSGLD chains under a ladder,
+#     the shared-bias row (ICSGLD), the MLP and a variance-reduced run;
+#  2. a checkpointing run on 2 ranks stopped by SIGTERM (mpirun passes it
+#     on: a non-zero exit, a checkpoint) resumes on 3 ranks x 1 thread, and one
+#     whose rank 1 is killed (SIGKILL) ends with the launcher's message and
+#     an intact checkpoint that resumes on 1 rank x 2 threads; both to the
+#     bits of an uninterrupted run;
+#  3. bad input, refused with exit 2 and nothing written: more ranks than
+#     chains; mpi.ranks other than the launch's rank count.
+set -u
+cd "$RX_SRCDIR"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { pass=$((pass+1)); }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+MPIRUN=${RX_MPIRUN:-mpirun}
+mpi() { # ranks, then replex's arguments
+  local n=$1; shift
+  "$MPIRUN" --allow-run-as-root --oversubscribe -np "$n" "$RX_REPLEX" "$@"
+}
+
+same_run() { # dir1 dir2 label
+  local x
+  for x in samples.npy index.npy trace.csv weights.npy inference.nc; do
+    [ -f "$1/$x" ] || [ -f "$2/$x" ] || continue
+    cmp -s "$1/$x" "$2/$x" && ok || bad "$3: $x differs"
+  done
+  if cmp -s <(grep -v '"timing"' "$1/summary.json") \
+            <(grep -v '"timing"' "$2/summary.json"); then ok
+  else bad "$3: summary.json differs"; fi
+}
+
+# --- 1. splits ---------------------------------------------------------
+splits() { # name file splits... -- sets...
+  local name=$1 file=$2; shift 2
+  local sp=() s
+  while [ "$1" != -- ]; do sp+=("$1"); shift; done; shift
+  "$RX_REPLEX" run "$file" -o "$tmp/$name.ref" -q --no-plots --threads 1 \
+    "$@" || { bad "$name: one-process run failed"; return; }
+  for s in "${sp[@]}"; do
+    local r=${s%x*} t=${s#*x}
+    mpi "$r" run "$file" -o "$tmp/$name.$s" -q --no-plots --threads "$t" \
+      "$@" >"$tmp/$name.$s.log" 2>&1 ||
+      { bad "$name: $s failed: $(head -n 3 "$tmp/$name.$s.log")"; continue; }
+    same_run "$tmp/$name.ref" "$tmp/$name.$s" "$name $s"
+    grep -q "\"ranks\": $r," "$tmp/$name.$s/summary.json" && ok ||
+      bad "$name $s: summary.json does not say $r ranks"
+  done
+}
+S4=(1x4 2x2 4x1 3x1)
+splits deo_star yaml/deo_star_sgd_2d.yaml "${S4[@]}" -- \
+  --set iterations=1000
+splits bias_corrected yaml/resgld_gmm_ex1.yaml "${S4[@]}" -- \
+  --set iterations=1000 --set record.burn_in=0 --set tempering.n_chains=4 \
+  --set 'ladder.tau=[1, 2, 4, 10]' --set tempering.scheme=deo
+splits csgld yaml/csgld_gmm_1d.yaml 2x2 3x1 -- \
+  --set iterations=1000 --set tempering.n_chains=4 \
+  --set tempering.scheme=deo --set 'ladder.tau=[1, 1.5, 2.5, 4]'
+splits icsgld yaml/icsgld_gmm_1d.yaml "${S4[@]}" -- --set iterations=1000
+splits mlp yaml/mlp_synthetic.yaml 2x2 4x1 3x1 -- \
+  --set iterations=100 --set record.burn_in=0
+splits vr yaml/vr_mixture_data.yaml 1x2 2x1 -- \
+  --set iterations=300 --set record.burn_in=0
+
+# --- 2. stop and kill, resume on another split -----------------------
+ck=(--set iterations=20000 --set checkpoint.every=500 --set record.burn_in=0)
+"$RX_REPLEX" run yaml/mlp_synthetic.yaml -o "$tmp/ck.ref" -q --no-plots \
+  --threads 2 "${ck[@]}" || bad "checkpointing reference run failed"
+wait_ckpt() {
+  for _ in $(seq 1 3000); do
+    [ -f "$1.partial/checkpoint.bin" ] && return 0; sleep 0.01
+  done
+  return 1
+}
+# until no rank of the job is left (the launcher may return first)
+wait_ranks() {
+  for _ in $(seq 1 500); do
+    pgrep -f -- "-o $1 " >/dev/null || return 0; sleep 0.02
+  done
+}
+# SIGTERM to mpirun: it passes it on to the ranks, which stop at one
+# iteration; rank 0 writes the checkpoint (the launcher may end before
+# forwarding their messages)
+for try in 1 2 3; do
+  rm -rf "$tmp/term" "$tmp/term.partial"
+  "$MPIRUN" --allow-run-as-root --oversubscribe -np 2 "$RX_REPLEX" run \
+    yaml/mlp_synthetic.yaml -o "$tmp/term" -q --no-plots --threads 1 \
+    "${ck[@]}" >"$tmp/term.log" 2>&1 &
+  pid=$!
+  wait_ckpt "$tmp/term"; sleep "0.$((RANDOM % 20))"
+  kill -TERM "$pid" 2>/dev/null; wait "$pid"; rc=$?
+  wait_ranks "$tmp/term"
+  [ -e "$tmp/term" ] || break # caught it running
+done
+[ "$rc" -ne 0 ] && ok || bad "SIGTERM: exit $rc"
+[ ! -e "$tmp/term" ] && ok || bad "SIGTERM: a run directory was written"
+if mpi 3 run --resume "$tmp/term" -q --no-plots --threads 1 \
+     >"$tmp/term.resume" 2>&1; then
+  same_run "$tmp/ck.ref" "$tmp/term" "SIGTERM, resumed on 3 x 1"
+else
+  bad "SIGTERM: resume on 3 ranks failed: $(head -n 3 "$tmp/term.resume")"
+fi
+# SIGKILL of rank 1: the launcher ends the job with a message naming the
+# rank and the signal; the last checkpoint is intact
+killed=0
+for try in 1 2 3 4 5; do
+  rm -rf "$tmp/kill" "$tmp/kill.partial"
+  "$MPIRUN" --allow-run-as-root --oversubscribe -np 2 "$RX_REPLEX" run \
+    yaml/mlp_synthetic.yaml -o "$tmp/kill" -q --no-plots --threads 1 \
+    "${ck[@]}" >"$tmp/kill.log" 2>&1 &
+  pid=$!
+  wait_ckpt "$tmp/kill"; sleep "0.$((RANDOM % 20))"
+  kids=($(pgrep -P "$pid"))
+  if [ "${#kids[@]}" -ge 2 ] && kill -9 "${kids[1]}" 2>/dev/null; then
+    wait "$pid"; rc=$?; killed=1; break
+  fi
+  wait "$pid"
+done
+if [ "$killed" -eq 1 ]; then
+  ok
+  wait_ranks "$tmp/kill"
+  [ "$rc" -ne 0 ] && ok || bad "SIGKILL: mpirun exited 0"
+  grep -q "rank 1 .*signal 9" "$tmp/kill.log" && ok ||
+    bad "SIGKILL: no message naming the rank and signal: $(head -n 5 "$tmp/kill.log")"
+  [ ! -e "$tmp/kill" ] && ok || bad "SIGKILL: a run directory was written"
+  if "$RX_REPLEX" run --resume "$tmp/kill" -q --no-plots --threads 2 \
+       >"$tmp/kill.resume" 2>&1; then
+    same_run "$tmp/ck.ref" "$tmp/kill" "SIGKILL, resumed on 1 x 2"
+  else
+    bad "SIGKILL: resume failed: $(head -n 3 "$tmp/kill.resume")"
+  fi
+else
+  bad "SIGKILL: never caught the run alive"
+fi
+
+# --- 3. bad input ------------------------------------------------------
+refuse() { # label expected-text ranks args...
+  local label=$1 want=$2 n=$3; shift 3
+  rm -rf "$tmp/bad" "$tmp/bad.partial"
+  mpi "$n" "$@" -o "$tmp/bad" -q --no-plots >"$tmp/bad.log" 2>&1; local rc=$?
+  [ "$rc" -eq 2 ] && ok || bad "$label: exit $rc, not 2"
+  grep -q -- "$want" "$tmp/bad.log" && ok ||
+    bad "$label: message lacks '$want': $(head -n 2 "$tmp/bad.log")"
+  [ "$(grep -c -- "$want" "$tmp/bad.log")" -eq 1 ] && ok ||
+    bad "$label: the message is printed more than once"
+  [ ! -e "$tmp/bad" ] && [ ! -e "$tmp/bad.partial" ] && ok ||
+    bad "$label: something was written"
+}
+refuse "5 ranks, 4 chains" "5 ranks for 4 chains" 5 run yaml/icsgld_gmm_1d.yaml \
+  --set iterations=100
+refuse "mpi.ranks 3 on 2" "mpi.ranks: the configuration asks for 3 ranks" 2 \
+  run yaml/icsgld_gmm_1d.yaml --set iterations=100 --set mpi.ranks=3
+refuse "checkpointing, too many ranks" "5 ranks for 4 chains" 5 run \
+  yaml/icsgld_gmm_1d.yaml --set iterations=100 --set checkpoint.every=10
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
