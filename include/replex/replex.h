@@ -312,7 +312,8 @@ typedef struct rx_config {
     /* target */
     struct {
         rx_target_kind kind;    ///< default mixture25
-        int dim;                ///< gmm: dimension (from means)
+        int dim;                ///< test functions (rastrigin ...): the
+                                ///< dimension; 0 = Table 7.1's (default 0)
         rx_vec weights;         ///< gmm: component weights (normalised)
         rx_mat means;           ///< gmm: n_components x dim
         rx_mat scales;          ///< gmm: n_components x dim std devs
@@ -574,6 +575,13 @@ typedef struct rx_config {
      *  it); NULL = every such key at its default. Adding a row to a table
      *  adds keys here, never fields to this struct. */
     struct rx_keystore *keys;
+
+    /* the hitting time of an optimisation run (Deng 2021, Table 7.1) */
+    struct {
+        double rho;   ///< >= 0: record each chain's first iteration with
+                      ///< U <= u_min + rho; < 0 off (default -1)
+        double u_min; ///< the energy's known minimum (default 0)
+    } hit;
 } rx_config;
 
 /** Fill every field with its documented default (keys NULL: every key

@@ -7,6 +7,7 @@
  */
 #include "../exchange/xtest.h"
 #include "../step/step.h"
+#include "../target/optfun.h"
 #include "applies.h"
 
 #include <string.h>
@@ -29,6 +30,11 @@ static int m25(const rx_config *c)
 static int mixd(const rx_config *c)
 {
     return c->target.kind == RX_TARGET_MIXTURE_DATA;
+}
+/* a test function of optimisation (rastrigin ... ackley) */
+static int optfun(const rx_config *c)
+{
+    return rx__optfun_index((int)c->target.kind) >= 0;
 }
 /* the data-model targets: minibatches, splits, per-example losses */
 static int net_or_mixd(const rx_config *c) { return net(c) || mixd(c); }
@@ -212,6 +218,7 @@ static int injecting(const rx_config *c)
     return c->faults.inject_iteration >= 0;
 }
 static int biased(const rx_config *c) { return (int)c->bias.kind != 0; }
+static int hit_on(const rx_config *c) { return c->hit.rho >= 0.0; }
 
 /* ---- the rules ----------------------------------------------------------*/
 
@@ -230,6 +237,7 @@ static const struct {
     {"target.data_sd", mixd},
     {"target.beta_true", mixd},
     {"target.prior_sd", mixd},
+    {"target.dim", optfun},
     {"data.", net},
     {"data.path", data_file},
     {"data.labels_path", idx},
@@ -292,6 +300,7 @@ static const struct {
     {"record.grid_bins", density},
     {"record.grid_low", density},
     {"record.grid_high", density},
+    {"hit.u_min", hit_on},
     {"bias.", biased},
     {"bias.kind", NULL}, /* always */
 };
