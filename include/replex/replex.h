@@ -312,7 +312,8 @@ typedef struct rx_config {
     /* target */
     struct {
         rx_target_kind kind;    ///< default mixture25
-        int dim;                ///< gmm: dimension (from means)
+        int dim;                ///< test functions (rastrigin ...): the
+                                ///< dimension; 0 = Table 7.1's (default 0)
         rx_vec weights;         ///< gmm: component weights (normalised)
         rx_mat means;           ///< gmm: n_components x dim
         rx_mat scales;          ///< gmm: n_components x dim std devs
@@ -574,6 +575,7 @@ typedef struct rx_config {
      *  it); NULL = every such key at its default. Adding a row to a table
      *  adds keys here, never fields to this struct. */
     struct rx_keystore *keys;
+
 } rx_config;
 
 /** Fill every field with its documented default (keys NULL: every key

@@ -43,20 +43,28 @@ static double *iaw_acc(const rx__bias_params *par, void *state)
     return ((rx__cs_state *)state)->v + 2 * (size_t)par->bins;
 }
 
-/* theta[i] = (i+1)/m: monotone, theta[m-1] = 1 exactly; no visits. */
-static void aw_init(const rx__bias_params *par, void *state)
+/* theta[i] = (i+1)/m, or 1 for every i (flat): monotone, theta[m-1] = 1
+ * exactly; no visits. */
+static void theta_start(const rx__bias_params *par, void *state, int flat)
 {
     rx__cs_state *s = state;
     const int m = par->bins;
     s->updates = s->overflow = 0;
     for (int i = 0; i < m; ++i)
-        s->v[i] = (double)(i + 1) / (double)m;
+        s->v[i] = flat ? 1.0 : (double)(i + 1) / (double)m;
     memset(s->v + m, 0, sizeof(double) * (size_t)m);
+}
+
+/* awsgld: its key bias.awsgld_theta_init (own->k[1]): 0 cdf, 1 flat. */
+static void aw_init(const rx__bias_params *par, void *state)
+{
+    const rx__pval *v = &par->own.k[1];
+    theta_start(par, state, v->v && v->n == 1 && v->v[0] == 1.0);
 }
 
 static void iaw_init(const rx__bias_params *par, void *state)
 {
-    aw_init(par, state);
+    theta_start(par, state, 0);
     memset(iaw_acc(par, state), 0, sizeof(double) * (size_t)par->bins);
 }
 
@@ -279,10 +287,16 @@ static const char *const aw_uses[] = {
     "bias.difference", "bias.multiplier_clamp", "bias.overflow_guard",
     "bias.theta_floor", "bias.sa.", "bias.resample", NULL};
 
+static const char *const aw_init_names[] = {"cdf", "flat", NULL};
+
 static const rx__keydef aw_keys[] = {
     {"bias.awsgld_temperature", K_REAL, 0, "0", 0, HUGE_VAL, 0, 0, NULL,
      "awsgld: the target temperature T <= tau the weights recover, log w "
      "= zeta log theta[J] - (1/T - 1/tau) U; 0 = tau (no tempering term)"},
+    {"bias.awsgld_theta_init", K_ENUM, 0, "cdf", 0, 0, 0, 0, aw_init_names,
+     "awsgld: theta at the start: cdf ((i+1)/m) or flat (1 in every bin: "
+     "multiplier 1 everywhere until theta learns, as the dissertation's "
+     "optimisation code, which starts from a constant theta)"},
 };
 
 static const rx__keydef iaw_keys[] = {
@@ -296,7 +310,7 @@ const rx__bias_type rx__bias_awsgld_row = {
             .doc = "adaptively weighted SGLD: theta learns the energy CDF "
                    "per position; weights theta(J)^zeta, tempered to T",
             .keys = aw_keys,
-            .nkeys = 1,
+            .nkeys = 2,
             .uses = aw_uses,
             .check = aw_check},
     .share = RX__BIAS_PER_POSITION,

@@ -7,6 +7,7 @@
  */
 #include "../exchange/xtest.h"
 #include "../step/step.h"
+#include "../target/optfun.h"
 #include "applies.h"
 
 #include <string.h>
@@ -29,6 +30,11 @@ static int m25(const rx_config *c)
 static int mixd(const rx_config *c)
 {
     return c->target.kind == RX_TARGET_MIXTURE_DATA;
+}
+/* a test function of optimisation (rastrigin ... ackley) */
+static int optfun(const rx_config *c)
+{
+    return rx__optfun_index((int)c->target.kind) >= 0;
 }
 /* the data-model targets: minibatches, splits, per-example losses */
 static int net_or_mixd(const rx_config *c) { return net(c) || mixd(c); }
@@ -213,6 +219,7 @@ static int injecting(const rx_config *c)
 }
 static int biased(const rx_config *c) { return (int)c->bias.kind != 0; }
 
+
 /* ---- the rules ----------------------------------------------------------*/
 
 static const struct {
@@ -230,6 +237,7 @@ static const struct {
     {"target.data_sd", mixd},
     {"target.beta_true", mixd},
     {"target.prior_sd", mixd},
+    {"target.dim", optfun},
     {"data.", net},
     {"data.path", data_file},
     {"data.labels_path", idx},

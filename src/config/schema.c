@@ -11,6 +11,7 @@
 #include "../bias/bias.h"
 #include "../exchange/xtest.h"
 #include "../step/step.h"
+#include "../target/optfun.h"
 #include "config.h"
 
 /* ------------------------------------------------------------------------ */
@@ -19,7 +20,9 @@
 
 const char *const rx__target_names[] = {"mixture25", "gmm", "none",
                                         "callback", "network",
-                                        "mixture_data", NULL};
+                                        "mixture_data",
+                                        RX__OPTFUN_LIST(RX__OPTFUN_NAME)
+                                        NULL};
 const char *const rx__format_names[] = {"csv", "idx", "mnist_json",
                                         "synthetic", NULL};
 const char *const rx__task_names[] = {"regression", "classification", NULL};
@@ -131,7 +134,10 @@ const rx__keydef rx__keys[] = {
      rx__target_names,
      "energy: mixture25 (25-mode 2-D), gmm (Gaussian mixture), none (no "
      "parameters; idealised swap model), network, mixture_data (scalar beta "
-     "of a two-component mixture likelihood on N data points)"},
+     "of a two-component mixture likelihood on N data points), or a test "
+     "function of optimisation (Deng 2021, Table 7.1): rastrigin, griewank, "
+     "sum_squares, rosenbrock, zakharov, powell, dixon_price, levy, sphere, "
+     "ackley (target.dim; minimum 0)"},
     {"target.weights", K_VEC, OFF(target.weights), "[]", 0, INF, 1, 0, NULL,
      "gmm: component weights (> 0, normalised internally)"},
     {"target.means", K_MAT, OFF(target.means), "[]", -INF, INF, 0, 0, NULL,
@@ -160,6 +166,9 @@ const rx__keydef rx__keys[] = {
      0, NULL, "mixture_data: the beta that generates the data"},
     {"target.prior_sd", K_REAL, OFF(target.prior_sd), "10", 0, INF, 1, 0,
      NULL, "mixture_data: prior beta ~ N(0, prior_sd^2)"},
+    {"target.dim", K_INT, OFF(target.dim), "0", 0, 1048576, 0, 0, NULL,
+     "test functions: the dimension d; 0 = Table 7.1's (20; powell 24, "
+     "dixon_price 25, levy, sphere and ackley 30)"},
     {"data.format", K_ENUM, OFF(data.format), "csv", 0, 0, 0, 0,
      rx__format_names,
      "network: csv (a file with a target column), idx (MNIST-layout images "

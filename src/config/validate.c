@@ -10,6 +10,7 @@
 #include "../core/num.h"
 #include "../exchange/xtest.h"
 #include "../step/step.h"
+#include "../target/optfun.h"
 #include "config.h"
 
 static rx_status check_ladder(const rx_ladder_spec *L, const char *path,
@@ -252,7 +253,7 @@ static rx_status check_records(const rx_config *c, const rx__marks *mk,
                      : c->target.kind == RX_TARGET_MIXTURE_DATA ? 1.0
                      : c->target.kind == RX_TARGET_GMM
                          ? (double)c->target.means.cols
-                         : 0.0;
+                         : (double)rx__optfun_dim(c);
         double ns = c->iterations > c->record.burn_in
                         ? (double)(c->iterations - c->record.burn_in) /
                               (double)c->record.thin *
@@ -318,6 +319,20 @@ static rx_status check_gmm(const rx_config *c, const rx__marks *mk,
                        : K                 ? "target.means"
                                            : "target.scales",
                        "only used with target.kind gmm");
+    }
+    return RX_OK;
+}
+
+/* A test function's dimension; the hitting-time threshold. */
+static rx_status check_optfun_hit(const rx_config *c, const rx__marks *mk,
+                                  rx_err *err)
+{
+    const int kind = (int)c->target.kind;
+    if (rx__optfun_index(kind) >= 0) {
+        const char *why = rx__optfun_dim_error(kind, rx__optfun_dim(c));
+        if (why)
+            return rx__key_err(err, mk, "target.dim", "%s, got %d", why,
+                               rx__optfun_dim(c));
     }
     return RX_OK;
 }
@@ -449,7 +464,7 @@ void rx__row_run(const rx_config *c, const rx__table *t, int r, size_t dim,
                : c->target.kind == RX_TARGET_GMM
                    ? (size_t)(c->target.means.cols > 0 ? c->target.means.cols
                                                       : 0)
-                   : 0;
+                   : (size_t)rx__optfun_dim(c);
     if (dim)
         run->dim = dim;
     run->tau_moves = c->ladder.adapt == RX_ADAPT_TAU ||
@@ -649,6 +664,8 @@ rx_status rx__config_check(const rx_config *c, const rx__marks *mk,
         st = check_records(c, mk, err);
     if (st == RX_OK)
         st = check_gmm(c, mk, err);
+    if (st == RX_OK)
+        st = check_optfun_hit(c, mk, err);
     if (st == RX_OK)
         st = check_swaps(c, mk, err);
     if (st == RX_OK)

@@ -344,6 +344,11 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     /* per-pair sigma^2 columns when the rule's sigma^2 moves */
     if (st == RX_OK && (c->s2_estimate || c->vc.on))
         st = rx__rec_trace_sigma2(&c->rec);
+    if (st == RX_OK) {
+        double rho, u_min;
+        rx__run_hit(cfg, &rho, &u_min);
+        st = rx__rec_hit_init(&c->rec, rho, u_min);
+    }
     if (st != RX_OK) {
         rx__fail(err, st, "rx_create: out of memory for the recorders");
         goto fail;

@@ -70,6 +70,7 @@ static inline void step_one(rx_ctx *c, rx__tstate *ts, int i, int q,
                           isfinite(p->energy) ? bad_coord(p->grad, c->dim)
                                               : -1);
     Ek[i] = p->energy;
+    rx__rec_hit(&c->rec, i, k, p->energy); /* hit.rho: hitting time */
     /* the partner design updates a bias here; the barrier design in its
      * step 3, after the barrier (rx__bias_step3) */
     if (c->bias.type && c->partner && st == RX_OK)

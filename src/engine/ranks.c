@@ -267,14 +267,12 @@ static rx_status attach(rx_ctx *c, MPI_Comm comm, const char *fn)
         MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
         return rx__fail(&c->err, RX_EINVAL, "%s: not a valid communicator",
                         fn);
-    int64_t want = 0;
-    if (rx_config_get_int(&c->cfg, "mpi.ranks", &want, NULL) != RX_OK)
-        want = 0;
+    const int want = rx__run_ranks(&c->cfg);
     if (want > 0 && size != want)
         return rx__fail(&c->err, RX_EINVAL,
                         "%s: mpi.ranks: the configuration asks for %d "
                         "ranks; the communicator has %d",
-                        fn, (int)want, size);
+                        fn, want, size);
     if (size > c->P)
         return rx__fail(&c->err, RX_EINVAL,
                         "%s: %d ranks for %d chains (tempering.n_chains): "

@@ -137,6 +137,8 @@ static void rec_io(rx__state_io f, void *u, rx__recorder *r,
     if (id->n_trace > 0)
         f(u, r->trace,
           sizeof(double) * (size_t)id->n_trace * (size_t)id->n_cols);
+    if (r->hit) /* hit.rho, part of the configuration */
+        f(u, r->hit, sizeof(rx__hitslot) * up);
 }
 
 rx_status rx__state_save(rx_ctx *c, const rx__ckident *id, rx__state_io put,
@@ -306,7 +308,7 @@ const char *rx__state_check(const rx_ctx *c, int64_t k)
             return "invalid pair counters";
     }
 #undef CK_CNT
-    return NULL;
+    return rx__rec_hit_check(r, k);
 }
 
 int rx__state_resume(rx_ctx *c, const rx__ckident *id)

@@ -434,6 +434,62 @@ static void sum_metrics(FILE *f, const rx__runview *v)
     sum_metrics_one(f, "metrics_final_ensemble", &v->res.ensemble);
 }
 
+/* hit.rho >= 0: each chain's (particle's) first iteration with U <=
+ * u_min + rho, counted from 1 (the number of iterations run), null when
+ * none, and its lowest energy; the first over the run and the mean over
+ * the chains that hit (Deng 2021, Table 7.1). */
+static void sum_hit(FILE *f, const rx__runview *v)
+{
+    const rx__recorder *r = v->rec;
+    if (!r->hit)
+        return;
+    const int P = r->P;
+    int n = 0, first = -1;
+    double sum = 0.0;
+    for (int i = 0; i < P; ++i) {
+        const int64_t h = atomic_load(&r->hit[i].k);
+        if (h < 0)
+            continue;
+        n++;
+        sum += (double)(h + 1);
+        if (first < 0 || h < atomic_load(&r->hit[first].k))
+            first = i;
+    }
+    double rho, u_min;
+    rx__run_hit(v->cfg, &rho, &u_min);
+    fputs("  \"hit\": {", f);
+    rx__json_kv(f, "u_min", u_min);
+    fputs(", ", f);
+    rx__json_kv(f, "rho", rho);
+    fputs(", ", f);
+    rx__json_kv(f, "threshold", r->hit_thr);
+    fprintf(f, ", \"chains\": %d, \"chains_hit\": %d, ", P, n);
+    if (first >= 0)
+        fprintf(f, "\"first_iteration\": %lld, \"first_chain\": %d, ",
+                (long long)atomic_load(&r->hit[first].k) + 1, first);
+    else
+        fputs("\"first_iteration\": null, \"first_chain\": null, ", f);
+    if (n)
+        rx__json_kv(f, "mean_iterations", sum / n);
+    else
+        fputs("\"mean_iterations\": null", f);
+    fputs(", \"iterations\": [", f);
+    for (int i = 0; i < P; ++i) {
+        const int64_t h = atomic_load(&r->hit[i].k);
+        if (h >= 0)
+            fprintf(f, "%s%lld", i ? ", " : "", (long long)h + 1);
+        else
+            fprintf(f, "%snull", i ? ", " : "");
+    }
+    fputs("], \"min_energy\": [", f);
+    for (int i = 0; i < P; ++i) {
+        if (i)
+            fputs(", ", f);
+        rx__json_num(f, NULL, r->hit[i].emin);
+    }
+    fputs("]},\n", f);
+}
+
 static void sum_faults(FILE *f, rx_ctx *c, const rx__runview *v)
 {
     if (v->cfg->faults.policy != 1)
@@ -605,6 +661,7 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     sum_ladder(f, v);
     sum_log_z(f, v);
     sum_samples(f, v);
+    sum_hit(f, v);
     rx__summary_bias(f, c);
     sum_density(f, c, v);
     sum_modes(f, c, v);

@@ -3,6 +3,7 @@
  * process and the trace is sized at init from K, so nothing allocates in
  * the run loop.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,54 @@ rx_status rx__rec_trace_sigma2(rx__recorder *r)
     return RX_OK;
 }
 
+rx_status rx__rec_hit_init(rx__recorder *r, double rho, double u_min)
+{
+    if (!(rho >= 0.0) || r->hit)
+        return RX_OK;
+    const int nc = r->n_trace_cols + 1;
+    if (r->cap_trace > 0) {
+        double *t = realloc(r->trace, (size_t)r->cap_trace * (size_t)nc *
+                                          sizeof(double));
+        if (!t)
+            return RX_ENOMEM;
+        r->trace = t;
+    }
+    r->n_trace_cols = nc;
+    r->hit = rx__calloc_aligned(sizeof(rx__hitslot) * (size_t)r->P,
+                                RX_CACHELINE);
+    if (!r->hit)
+        return RX_ENOMEM;
+    for (int i = 0; i < r->P; ++i) {
+        atomic_init(&r->hit[i].k, -1);
+        r->hit[i].emin = INFINITY;
+    }
+    r->hit_thr = u_min + rho;
+    return RX_OK;
+}
+
+const char *rx__rec_hit_check(const rx__recorder *r, int64_t k)
+{
+    for (int i = 0; r->hit && i < r->P; ++i) {
+        const int64_t h = atomic_load(&r->hit[i].k);
+        if (h < -1 || h > k || isnan(r->hit[i].emin))
+            return "a chain's hitting iteration or lowest energy is invalid";
+    }
+    return NULL;
+}
+
+/* The chains whose first hit is at or before iteration k: a particle
+ * stepped at k + 1 meanwhile has a later one. */
+static double hits_by(const rx__recorder *r, int64_t k)
+{
+    int n = 0;
+    for (int i = 0; i < r->P; ++i) {
+        const int64_t h =
+            atomic_load_explicit(&r->hit[i].k, memory_order_relaxed);
+        n += h >= 0 && h <= k;
+    }
+    return (double)n;
+}
+
 void rx__rec_free(rx__recorder *r)
 {
     free(r->visited);
@@ -83,6 +132,7 @@ void rx__rec_free(rx__recorder *r)
     free(r->index);
     free(r->index_iter);
     free(r->trace);
+    rx__free_aligned(r->hit);
     memset(r, 0, sizeof *r);
 }
 
@@ -187,6 +237,8 @@ void rx__rec_rows(rx__recorder *r, int64_t k, const rx__xstate *xs,
             row[c++] = tau[q];
         for (int p = 0; p < r->n_sigma2_cols; ++p)
             row[c++] = xs->s2hat[p];
+        if (r->hit)
+            row[c++] = hits_by(r, k);
         r->n_trace++;
         memset(r->win_cond, 0, sizeof(int64_t) * (size_t)P);
         memset(r->win_eval, 0, sizeof(int64_t) * (size_t)P);
@@ -209,6 +261,8 @@ void rx__rec_trace_header(const rx__recorder *r, char *buf, size_t cap)
         n += (size_t)snprintf(buf + n, cap - n, ",tau_%d", q);
     for (int p = 1; p <= r->n_sigma2_cols && n < cap; ++p)
         n += (size_t)snprintf(buf + n, cap - n, ",sigma2_%d", p);
+    if (r->hit && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, ",hits");
 }
 
 size_t rx__rec_trace_header_len(const rx__recorder *r)
@@ -221,5 +275,7 @@ size_t rx__rec_trace_header_len(const rx__recorder *r)
         n += (size_t)snprintf(tmp, sizeof tmp, ",eta_%d,tau_%d", q, q);
     for (int p = 1; p <= r->n_sigma2_cols; ++p)
         n += (size_t)snprintf(tmp, sizeof tmp, ",sigma2_%d", p);
+    if (r->hit)
+        n += strlen(",hits");
     return n;
 }

@@ -6,10 +6,22 @@
 #ifndef RX_RECORD_H
 #define RX_RECORD_H
 
+#include <stdatomic.h>
+
 #include "../core/internal.h"
 #include "../exchange/exchange.h"
 
 enum { RX_VIS_LOW = 1, RX_VIS_HIGH = 2 };
+
+/* hit.rho >= 0 (Deng 2021, Table 7.1): particle i's first iteration k
+ * with U <= u_min + rho (-1: none yet) and its lowest energy, written by
+ * the thread that steps it; k is atomic because a trace row reads every
+ * particle's while the others may step the next iteration. One cache
+ * line each. */
+typedef struct rx__hitslot {
+    alignas(RX_CACHELINE) _Atomic int64_t k;
+    double emin;
+} rx__hitslot;
 
 typedef struct rx__recorder {
     int P;
@@ -29,6 +41,10 @@ typedef struct rx__recorder {
     int n_sigma2_cols; /* 0, or P-1 trailing sigma_p^2 columns */
     double *trace;
     int64_t *win_cond, *win_eval, *win_swaps; /* since last trace row */
+    /* hit.rho >= 0: P slots (else NULL), the threshold u_min + rho, and
+     * the trace's last column `hits` */
+    rx__hitslot *hit;
+    double hit_thr;
 } rx__recorder;
 
 rx_status rx__rec_init(rx__recorder *r, int P, int64_t K,
@@ -42,6 +58,30 @@ void rx__rec_free(rx__recorder *r);
  * reduced; a second call does nothing.
  */
 rx_status rx__rec_trace_sigma2(rx__recorder *r);
+/*
+ * With rho >= 0 (hit.rho; hit.u_min): the P hit slots and the trace column `hits`
+ * (the chains whose first hit is at or before the row's iteration), after
+ * rx__rec_trace_sigma2; nothing otherwise. RX_ENOMEM.
+ */
+rx_status rx__rec_hit_init(rx__recorder *r, double rho, double u_min);
+/* Particle i's energy u after its step of iteration k (any thread: the
+ * one that steps i); nothing without hit slots. */
+static inline void rx__rec_hit(rx__recorder *r, int i, int64_t k, double u)
+{
+    rx__hitslot *h = r->hit;
+    if (!h)
+        return;
+    h += i;
+    if (u < h->emin)
+        h->emin = u;
+    if (u <= r->hit_thr &&
+        atomic_load_explicit(&h->k, memory_order_relaxed) < 0)
+        atomic_store_explicit(&h->k, k, memory_order_relaxed);
+}
+/* A resumed run's slots at iteration k: NULL, or what is invalid (a first
+ * hit after k or below -1, a NaN lowest energy). */
+const char *rx__rec_hit_check(const rx__recorder *r, int64_t k);
+
 /* After the exchange and adapt phases of iteration k. */
 void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs);
 /* The index (with_index) and trace rows due at iteration k (part of

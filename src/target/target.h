@@ -103,6 +103,9 @@ rx_status rx__m25_step_pre(const rx__target *t, double *theta, double *grad,
 void rx__m25_draws(const rx__target *t, uint64_t seed, uint32_t entity,
                    uint64_t k, double z[5]);
 rx_status rx__gmm_init(rx__target *t, const rx_config *cfg, rx_err *err);
+/* A test function of target.kind (optfun.c): t->dim and t->eval;
+ * RX_EINVAL for a kind that is none of them. */
+rx_status rx__optfun_init(rx__target *t, const rx_config *cfg, rx_err *err);
 
 rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err);
 rx_status rx__mixdata_init(rx__target *t, const rx_config *cfg, rx_err *err);
