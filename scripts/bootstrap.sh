@@ -7,8 +7,10 @@ cd "$(dirname "$0")/.."
 
 # gnuplot-nox draws the plots of `replex run` (optional for the library);
 # libnetcdf-dev writes inference.nc
+# libopenmpi-dev and openmpi-bin: runs on MPI ranks (mpirun -np R replex
+# run; the build finds Open MPI and enables it, docs/yaml.md "mpi")
 pkgs=(gcc meson ninja-build pkg-config libopenblas-dev libyaml-dev zlib1g-dev
-      libnetcdf-dev gnuplot-nox)
+      libnetcdf-dev gnuplot-nox libopenmpi-dev openmpi-bin)
 # for the tests only: xarray and netCDF4 read inference.nc back; cmake and
 # groff-base build the CMake consumer and check the man page (tests/package/)
 if [ "${1:-}" = --tests ]; then

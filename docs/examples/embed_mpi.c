@@ -49,7 +49,9 @@ static int make(rx_ctx **ctx, int chains, int ranks_key)
     cfg.record.burn_in = 1000;
     cfg.record.thin = 10;
     rx_err err;
-    if (rx_config_set(&cfg, "tempering.scheme", "deo_star", &err) != RX_OK ||
+    /* one chain: no exchange (scheme none) */
+    const char *scheme = chains > 1 ? "deo_star" : "none";
+    if (rx_config_set(&cfg, "tempering.scheme", scheme, &err) != RX_OK ||
         rx_config_set(&cfg, "ladder.eta", "0.005", &err) != RX_OK ||
         rx_config_set(&cfg, "ladder.tau", "{min: 1, max: 20}", &err) !=
             RX_OK ||

@@ -37,14 +37,37 @@ int rx__mpi_built(void) { return RX_HAVE_MPI; }
 
 #if !RX_HAVE_MPI
 
+/* A launcher's word for the job's size, set in each rank's environment
+ * (Open MPI's mpirun, PMI launchers), or 1. */
+static int launch_size(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                       NULL};
+    for (int j = 0; vars[j]; ++j) {
+        const char *v = getenv(vars[j]);
+        if (v && atoi(v) > 1)
+            return atoi(v);
+    }
+    return 1;
+}
+
 int rx__mpi_start(int *argc, char ***argv, int *rank, int *size,
                   rx_err *err)
 {
     (void)argc;
     (void)argv;
-    (void)err;
     *rank = 0;
     *size = 1;
+    const int n = launch_size();
+    if (n > 1) {
+        rx__fail(err, RX_EINVAL,
+                 "started as one of %d ranks, but this replex was built "
+                 "without MPI: every rank would run the whole run into the "
+                 "same directory (install libopenmpi-dev and reconfigure: "
+                 "meson setup --reconfigure -Dmpi=enabled)",
+                 n);
+        return -1;
+    }
     return 0;
 }
 int rx__mpi_all_ok(int ok, int *root_ok)

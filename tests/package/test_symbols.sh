@@ -3,15 +3,16 @@
 # replex.h declares RX_API: every one starts with rx_, none with the
 # internal prefix rx__ (visibility and src/libreplex.map keep those local).
 #
-# usage: test_symbols.sh LIBREPLEX.so REPLEX.h
+# usage: test_symbols.sh LIBREPLEX.so REPLEX.h [REPLEX_MPI.h]
+# (an MPI build also exports what replex_mpi.h declares)
 set -u
-lib=$1 header=$2
+lib=$1 header=$2 mpi_header=${3:-}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 command -v nm > /dev/null || { echo "nm not found: skipped"; exit 77; }
 nm -D --defined-only "$lib" | awk 'NF == 3 { print $3 }' | sort -u \
   > "$tmp/exported" || { echo "nm -D failed on $lib"; exit 1; }
 # RX_API TYPE [*]NAME(  -> NAME (the declaration may continue on more lines)
-grep -o '^RX_API[^(;]*(' "$header" | sed 's/ *($//; s/.*[ *]//' | sort -u \
+grep -ho '^RX_API[^(;]*(' "$header" $mpi_header | sed 's/ *($//; s/.*[ *]//' | sort -u \
   > "$tmp/declared"
 fail=0
 n=$(wc -l < "$tmp/exported")
