@@ -7,6 +7,7 @@
 #     equal those of one process on one thread, for an analytic DEO* run,
 #     a bias-corrected run on noisy energies, CSGLD chains under a ladder,
 #     the shared-bias row (ICSGLD), the MLP and a variance-reduced run;
+#     a sweep's runs spread over 3 ranks give the one-process directories;
 #  2. a checkpointing run on 2 ranks stopped by SIGTERM (mpirun passes it
 #     on: a non-zero exit, a checkpoint) resumes on 3 ranks x 1 thread, and one
 #     whose rank 1 is killed (SIGKILL) ends with the launcher's message and
@@ -68,6 +69,23 @@ splits mlp yaml/mlp_synthetic.yaml 2x2 4x1 3x1 -- \
   --set iterations=100 --set record.burn_in=0
 splits vr yaml/vr_mixture_data.yaml 1x2 2x1 -- \
   --set iterations=300 --set record.burn_in=0
+
+# a sweep's runs spread over 3 ranks (run r on rank r mod 3): the same
+# run directories and sweep table (but its wall_s column)
+"$RX_REPLEX" run yaml/sweep_s_2d.yaml -o "$tmp/sw.ref" -q --no-plots \
+  --threads 1 --set iterations=1000 || bad "sweep: one-process run failed"
+if mpi 3 run yaml/sweep_s_2d.yaml -o "$tmp/sw.3" -q --no-plots --threads 1 \
+     --set iterations=1000 >"$tmp/sw.log" 2>&1; then
+  for d in "$tmp"/sw.ref/run-*; do
+    b=$(basename "$d")
+    same_run "$d" "$tmp/sw.3/$b" "sweep on 3 ranks, $b"
+  done
+  cmp -s <(cut -d, -f1-10 "$tmp/sw.ref/sweep.csv") \
+         <(cut -d, -f1-10 "$tmp/sw.3/sweep.csv") && ok ||
+    bad "sweep on 3 ranks: sweep.csv differs"
+else
+  bad "sweep on 3 ranks failed: $(head -n 3 "$tmp/sw.log")"
+fi
 
 # --- 2. stop and kill, resume on another split -----------------------
 ck=(--set iterations=20000 --set checkpoint.every=500 --set record.burn_in=0)

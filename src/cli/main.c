@@ -1040,8 +1040,8 @@ static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
         rx_cli_default_out(o.file, dflt, sizeof dflt);
         o.out = dflt;
     }
-    if (o.mpi && o.rank != 0 && (cfg.replicates > 1 || sw.n_keys > 0)) {
-        /* replicate sets and sweeps run on rank 0 alone */
+    if (o.mpi && o.rank != 0 && cfg.replicates > 1) {
+        /* replicate sets run on rank 0 alone */
         rx_config_free(&cfg);
         rx_sweep_free(&sw);
         free(o.sets);
@@ -1067,9 +1067,11 @@ static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
         rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0,
                              o.progress_every, o.progress_interval);
         int sig_ok = rx_cli_signals_install() == 0;
+        /* under a launcher the runs are spread over the ranks */
         rc = rx_cli_sweep(o.file, (const char *const *)o.sets, o.nsets, &sw,
                           o.out, o.threads, o.force, o.quiet, !o.no_plots,
-                          &pr);
+                          o.rank == 0 ? &pr : NULL, o.mpi ? o.rank : 0,
+                          o.mpi ? o.nranks : 1);
         if (sig_ok)
             rx_cli_signals_restore();
         rx_sweep_free(&sw);

@@ -15,6 +15,7 @@
 
 #include "../io/marker.h"
 #include "outdir.h"
+#include "../engine/ranks.h"
 #include "plots.h"
 #include "progress.h"
 #include "sweep.h"
@@ -442,7 +443,8 @@ static int sweep_tables(const sweep_t *s)
 
 int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
                  const rx_sweep *sw, const char *out, int threads, int force,
-                 int quiet, int plots, rx_cli_progress *pr)
+                 int quiet, int plots, rx_cli_progress *pr, int rank,
+                 int nranks)
 {
     sweep_t s = {.file = file, .out = out, .sw = sw, .threads = threads,
                  .force = force, .quiet = quiet, .pr = pr};
@@ -451,17 +453,35 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
     int rc = sweep_expand(&s, sets, nsets);
     if (rc == 0)
         rc = sweep_check(&s, &c0, &ctx0);
-    int lock = rc == 0 ? rx_cli_lock_out(out) : -1; /* held to the end */
-    if (rc == 0 && lock < 0)
+    /* rank 0 alone takes the lock and makes out; the others wait for
+     * its word (every rank checked the same inputs) */
+    int lock = -1;
+    if (rank == 0 && rc == 0 && (lock = rx_cli_lock_out(out)) < 0)
         rc = EXIT_BADINPUT;
-    if (rc == 0 && rx_cli_make_multi_dir(out, force, RX_MARKER_SWEEP) != 0)
+    if (rank == 0 && rc == 0 &&
+        rx_cli_make_multi_dir(out, force, RX_MARKER_SWEEP) != 0)
         rc = EXIT_BADINPUT;
-    if (rc != 0 && ctx0) {
+    if (nranks > 1 && !rx__mpi_all_ok(rc == 0, NULL) && rc == 0)
+        rc = EXIT_BADINPUT; /* another rank's reason is above */
+    /* run 0 is rank 0's; its context was made by the check */
+    if ((rc != 0 || rank != 0) && ctx0) {
         rx_destroy(&ctx0);
         rx_config_free(&c0);
     }
-    for (long r = 0; r < s.n && rc == 0; ++r)
+    for (long r = rank; r < s.n && rc == 0; r += nranks)
         rc = sweep_run_one(&s, r, &c0, ctx0);
+    if (nranks > 1) {
+        /* every rank's rows to every rank: a row is written by the one
+         * rank that ran it into zeroed memory, so OR merges them */
+        rc = rx__mpi_max_int(rc);
+        if (rc == 0 &&
+            rx__mpi_or_bytes(s.rows, sizeof *s.rows * (size_t)s.n) != 0)
+            rc = EXIT_RUNFAIL;
+    }
+    if (rank != 0) {
+        sweep_free(&s);
+        return rc;
+    }
     if (rc == 0)
         rc = sweep_tables(&s);
     if (rc == 0 && plots) {

@@ -78,6 +78,12 @@ int rx__mpi_all_ok(int ok, int *root_ok)
 }
 int rx__mpi_max_int(int v) { return v; }
 void rx__mpi_stop(void) {}
+int rx__mpi_or_bytes(void *p, size_t n)
+{
+    (void)p;
+    (void)n;
+    return 0;
+}
 int rx__mpi_world_size(void) { return 1; }
 rx_status rx__ranks_attach_world(rx_ctx *c)
 {
@@ -93,6 +99,11 @@ int rx__ranks_size(const rx_ctx *c)
 {
     (void)c;
     return 1;
+}
+double rx__ranks_sync_s(const rx_ctx *c)
+{
+    (void)c;
+    return 0.0;
 }
 void rx__ranks_free(rx_ctx *c) { (void)c; }
 void rx__ranks_block(const rx_ctx *c, int *lo, int *hi)
@@ -146,6 +157,7 @@ struct rx__ranks {
     int *cnt, *dsp; /* size each: allgatherv counts and displacements */
     double *sync;   /* the iteration's allgather: 2 P + 2 size doubles */
     int stop;       /* some rank has seen a stop request */
+    double sync_s;  /* seconds in the iterations' allgathers */
 };
 
 /* The environment variables by which launchers tell a process it is one
@@ -225,6 +237,15 @@ void rx__mpi_stop(void)
 {
     if (mpi_live())
         MPI_Finalize();
+}
+
+static int or_bytes_on(MPI_Comm comm, void *p, size_t n);
+
+int rx__mpi_or_bytes(void *p, size_t n)
+{
+    if (!mpi_live())
+        return 0;
+    return or_bytes_on(MPI_COMM_WORLD, p, n) == MPI_SUCCESS ? 0 : -1;
 }
 
 int rx__mpi_world_size(void)
@@ -347,6 +368,7 @@ rx_status rx__ranks_attach_world(rx_ctx *c)
 }
 
 int rx__ranks_rank(const rx_ctx *c) { return c && c->mp ? c->mp->rank : 0; }
+double rx__ranks_sync_s(const rx_ctx *c) { return c && c->mp ? c->mp->sync_s : 0.0; }
 int rx__ranks_size(const rx_ctx *c) { return c && c->mp ? c->mp->size : 1; }
 
 void rx__ranks_block(const rx_ctx *c, int *lo, int *hi)
@@ -420,8 +442,10 @@ void rx__ranks_step_sync(rx_ctx *c, rx__tstate *ts, double *Ek, int64_t k)
     f = c->fail_flag[slot];
     mine[0] = f ? 1.0 : 0.0;
     mine[1] = c->stop_flag && *c->stop_flag ? 1.0 : 0.0;
+    const double t0 = rx__now();
     const int rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s,
                                   m->cnt, m->dsp, MPI_DOUBLE, m->comm);
+    m->sync_s += rx__now() - t0;
     if (rc != MPI_SUCCESS) {
         if (ts->st == RX_OK)
             mpi_fail(c, ts, "MPI_Allgatherv (energies)", rc);
@@ -496,20 +520,25 @@ static int share_particles(rx_ctx *c, rx__tstate *ts)
     return rc == MPI_SUCCESS ? 0 : -1;
 }
 
-/* n bytes at p OR-ed over the ranks, in pieces of at most 1 GiB. */
-static int or_bytes(rx__ranks *m, void *p, size_t n)
+/* n bytes at p OR-ed over the ranks of comm, in pieces of at most 1 GiB. */
+static int or_bytes_on(MPI_Comm comm, void *p, size_t n)
 {
     unsigned char *b = p;
     while (n > 0) {
         const size_t piece = n < ((size_t)1 << 30) ? n : (size_t)1 << 30;
         const int rc = MPI_Allreduce(MPI_IN_PLACE, b, (int)piece, MPI_BYTE,
-                                     MPI_BOR, m->comm);
+                                     MPI_BOR, comm);
         if (rc != MPI_SUCCESS)
             return rc;
         b += piece;
         n -= piece;
     }
     return MPI_SUCCESS;
+}
+
+static int or_bytes(rx__ranks *m, void *p, size_t n)
+{
+    return or_bytes_on(m->comm, p, n);
 }
 
 /* The rows kept before iteration k (all of them at k = K) merged: each

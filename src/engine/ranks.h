@@ -18,6 +18,7 @@
 #ifndef RX_ENGINE_RANKS_H
 #define RX_ENGINE_RANKS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../core/internal.h"
@@ -40,6 +41,10 @@ int rx__mpi_started(void);
 int rx__mpi_all_ok(int ok, int *root_ok);
 /* The world's largest value of v (an exit status, say). */
 int rx__mpi_max_int(int v);
+/* n bytes at p OR-ed over the world's ranks, in place (each rank wrote
+ * its own part into zeroed memory): 0, or -1 on an MPI error. Without
+ * MPI: 0. */
+int rx__mpi_or_bytes(void *p, size_t n);
 /* Ends MPI if rx__mpi_start started it. */
 void rx__mpi_stop(void);
 /* Ranks of the world communicator (1 without MPI). */
@@ -54,5 +59,8 @@ rx_status rx__ranks_attach_world(rx_ctx *c);
 /* The run's rank and rank count (0 and 1 without ranks). */
 int rx__ranks_rank(const rx_ctx *c);
 int rx__ranks_size(const rx_ctx *c);
+/* Rank 0's (this rank's) seconds in the iterations' allgathers: the
+ * exchange phase's communication (0 without ranks). */
+double rx__ranks_sync_s(const rx_ctx *c);
 
 #endif

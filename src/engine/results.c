@@ -80,6 +80,7 @@ void rx__run_view(const rx_ctx *c, rx__runview *v)
     v->slen = c->parts && c->parts[0] && c->parts[0]->state ? c->slen : 0;
     v->final_cut = c->final_cut;
     v->ranks = c->mp ? rx__ranks_size(c) : 1;
+    v->ranks_sync_s = rx__ranks_sync_s(c);
     v->energy = c->ran && c->samples ? c->senergy : NULL;
     v->pred_mean = c->ran && c->ev.on && c->ev.bma.valid ? c->ev.mean[0]
                                                          : NULL;

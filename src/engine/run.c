@@ -597,9 +597,16 @@ static void run_collect(rx_ctx *c, rx__run *R)
         rx__blas_set_threads(R->blas_prev);
     c->final_cut = nt_used > 0 ? malloc(sizeof(int) * (size_t)(nt_used + 1))
                                : NULL;
-    if (c->final_cut)
+    if (c->final_cut && c->mp) { /* this rank's block, split evenly */
+        int plo, phi;
+        rx__ranks_block(c, &plo, &phi);
+        for (int t = 0; t <= nt_used; ++t)
+            c->final_cut[t] =
+                plo + (int)((int64_t)t * (phi - plo) / nt_used);
+    } else if (c->final_cut) {
         memcpy(c->final_cut, R->cuts + (size_t)(c->iters_done & 1) * R->ncut,
                sizeof(int) * (size_t)(nt_used + 1));
+    }
     rx__free_aligned(R->bar);
     rx__free_aligned(R->cuts);
     rx__partner_free(R);

@@ -41,6 +41,8 @@ typedef struct rx__runview {
     const int *final_cut;      /* res.threads + 1 chain-range cuts at the
                                 * end, or NULL */
     int ranks;                 /* MPI ranks the run ran on (1 without) */
+    double ranks_sync_s;       /* and this rank's seconds in their
+                                * per-iteration allgathers */
     double mem_data, mem_scratch; /* network: bytes of data and scratch */
     /* variance_reduction (vr_on): settings and the particles' sums, in
      * particle order */

@@ -542,6 +542,8 @@ static void sum_timing(FILE *f, const rx__runview *v)
                 : 0.0);
     fprintf(f, ", \"sync\": \"%s\"", v->res.partner ? "partner" : "barrier");
     fprintf(f, ", \"ranks\": %d", v->ranks);
+    if (v->ranks > 1)
+        fprintf(f, ", \"ranks_sync_s\": %.6f", v->ranks_sync_s);
     if (v->final_cut) {
         fprintf(f, ", \"chains_per_thread\": [");
         for (int t = 0; t < v->res.threads; ++t)

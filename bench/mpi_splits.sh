@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Chain-steps per second of one run on R x T splits (MPI ranks x threads
+# per rank), alternating the splits round by round so that a noisy host
+# weighs on all of them alike. For docs/performance.md, "On MPI ranks".
+# Usage (from anywhere; BUILD relative to the repository root):
+#   bash bench/mpi_splits.sh FILE.yaml "RxT RxT ..." [ROUNDS] [BUILD] -- [--set k=v ...]
+# e.g. bash bench/mpi_splits.sh yaml/mlp_synthetic.yaml "1x2 2x1" 5
+# Prints, per split: the median of chain_steps_per_s (summary.json
+# timing), of wall_s, and of the share of rank 0's loop spent in the
+# iterations' allgathers (timing.ranks_sync_s / wall_s: waiting for the
+# other ranks included), then each split's median against the first
+# split's. Outputs are checked to be the same bits on every split.
+# MPIRUN (default mpirun) launches; as root add nothing: the script
+# passes --allow-run-as-root and --oversubscribe.
+set -u
+[ $# -ge 2 ] || { sed -n 2,14p "$0" >&2; exit 2; }
+file=$1 splits=$2; shift 2
+rounds=5 build=build
+[ $# -gt 0 ] && [ "$1" != -- ] && { rounds=$1; shift; }
+[ $# -gt 0 ] && [ "$1" != -- ] && { build=$1; shift; }
+[ $# -gt 0 ] && [ "$1" = -- ] && shift
+cd "$(dirname "$0")/.." || exit 1
+B=$build/replex
+[ -x "$B" ] || { echo "mpi_splits.sh: $B missing (build first)" >&2; exit 2; }
+MPIRUN=${MPIRUN:-mpirun}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+for r in $(seq 1 "$rounds"); do
+  for s in $splits; do
+    R=${s%x*} T=${s#*x}
+    out=$tmp/$s.$r
+    "$MPIRUN" --allow-run-as-root --oversubscribe -np "$R" "$B" run "$file" \
+      -o "$out" -q --no-plots --threads "$T" "$@" ||
+      { echo "mpi_splits.sh: $s failed" >&2; exit 1; }
+    /usr/bin/python3 - "$out/summary.json" >>"$tmp/$s.txt" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["timing"]
+w = t["wall_s"]
+print(t["chain_steps_per_s"], w, t.get("ranks_sync_s", 0.0) / w if w else 0)
+PY
+    cat "$out/samples.npy" "$out/index.npy" "$out/trace.csv" 2>/dev/null |
+      sha256sum | cut -c1-16 >>"$tmp/digests"
+  done
+done
+/usr/bin/python3 - "$tmp" $splits <<'PY'
+import statistics, sys
+d, splits = sys.argv[1], sys.argv[2:]
+base = None
+print("%-6s %14s %10s %12s %8s" % ("split", "chain-steps/s", "wall_s",
+                                   "allgather", "ratio"))
+for s in splits:
+    rows = [list(map(float, l.split())) for l in open(f"{d}/{s}.txt")]
+    cs = statistics.median(r[0] for r in rows)
+    w = statistics.median(r[1] for r in rows)
+    g = statistics.median(r[2] for r in rows)
+    base = base or cs
+    print("%-6s %14.0f %10.4f %11.1f%% %8.3f" % (s, cs, w, 100 * g, cs / base))
+PY
+n=$(sort -u "$tmp/digests" | wc -l)
+[ "$n" -eq 1 ] && echo "outputs: the same bits on every split and round" ||
+  { echo "outputs: DIFFER across splits ($n digests)"; exit 1; }
