@@ -189,6 +189,27 @@ grep -q '^  path: "d.csv #2"' out/run-001/config.yaml 2>/dev/null && ok ||
   bad "a sweep value with '#' was cut at its comment"
 cd "$src" || exit 1
 
+# --- 10. log Z is not valid when the beta = 0 chain cannot sample its
+# reference: the 2-D gmm (log Z = 0) with reference sd 100 and 1000 gave
+# 1.20 +- 0.28 and 5.85 +- 0.28, "valid"; sd 3 is right and stays valid ---
+for sd in 3 100 1000; do
+  "$R" run yaml/gmm_2d.yaml -o "$tmp/lz$sd" --no-plots --set ladder.path=reference \
+    --set ladder.reference_sd=$sd >"$tmp/lz.out" 2>/dev/null ||
+    bad "the reference-path run with reference_sd $sd failed"
+  if [ $sd = 3 ]; then
+    grep -q '"log_z": {"valid": true, "estimate"' "$tmp/lz$sd/summary.json" &&
+      grep -q '^log Z (stepping stone): -\{0,1\}[0-9.]* +- [0-9.]* (se)$' \
+        "$tmp/lz.out" && ok || bad "reference sd 3: log Z not valid"
+  else
+    why='the beta = 0 chain does not sample its reference: the mean of its U_0'
+    grep -q "\"log_z\": {\"valid\": false, \"reason\": \"$why" \
+      "$tmp/lz$sd/summary.json" &&
+      grep -q "^log Z (stepping stone): not valid: $why .*narrower than the reference" \
+        "$tmp/lz.out" && ok ||
+      bad "reference sd $sd: log Z valid: $(grep '^log Z' "$tmp/lz.out")"
+  fi
+done
+
 # --- 11. lp in inference.nc is the log target density on both paths ---
 pync=python3; /usr/bin/python3 -c 'import netCDF4, yaml' 2>/dev/null && pync=/usr/bin/python3
 for path in reference temperature; do

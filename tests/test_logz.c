@@ -11,8 +11,14 @@
  *     gmm's energy is normalised, so log Z = 0;
  * and the configurations the path refuses, with their messages: among
  * them every step rule that draws no noise (the step table's own
- * declaration), at position 1 and at the others; and the minimum of kept
- * rows below which log Z is reported as not valid, with its reason.
+ * declaration), at position 1 and at the others; the minimum of kept
+ * rows below which log Z is reported as not valid, with its reason; and
+ *  5. the check of the beta = 0 chain against its reference (its U_0
+ *     against chi^2_d / 2 + the normaliser): alone on exact draws, then a
+ *     run whose chain samples pi_0 (valid) and three whose chain cannot
+ *     (references too wide for the run's length, a step size too large
+ *     at beta = 0), each reported as valid without the check, two of
+ *     them with a log Z many se off.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -481,8 +487,150 @@ static void check_min_rows(void)
     min_rows_case(1990, 1, 10, 0);  /* 3 batches */
     min_rows_case(1000, 100, 10, 0);
     min_rows_case(1901, 1, 99, 0);  /* 9 batches */
-    min_rows_case(1900, 1, 100, 1); /* 10 batches of 10 */
-    min_rows_case(0, 20, 100, 1);
+    /* 99 and 100 rows spread over the run (100 consecutive rows hold too
+     * few independent draws of the beta = 0 chain to show that it samples
+     * its reference: over 100 seeds 42 were not valid for that reason) */
+    min_rows_case(20, 20, 99, 0);
+    min_rows_case(0, 20, 100, 1); /* 10 batches of 10 */
+}
+
+/* ---- 5. the beta = 0 chain against its reference ---------------------- */
+
+/* U_0 of n draws of a Gaussian reference in d coordinates whose sd is
+ * `scale` times the reference's (1: exact draws) */
+static void ref_draws(double *u0, int n, int d, double scale, double lognorm,
+                      uint64_t seed)
+{
+    rx__stream st;
+    rx__stream_init(&st, seed, 2, RX_STREAM_DATA, 0);
+    for (int r = 0; r < n; ++r) {
+        double q = 0.0;
+        for (int j = 0; j < d; ++j) {
+            double z = scale * rx__normal(&st);
+            q += z * z;
+        }
+        u0[r] = lognorm + 0.5 * q;
+    }
+}
+
+static void check_ref_stat(void)
+{
+    enum { N = 4000, Dm = 2 };
+    const double lognorm = Dm * (0.5 * LOG_2PI + log(3.0)),
+                 want = lognorm + 0.5 * Dm, want_sd = sqrt(0.5 * Dm);
+    double *u0 = malloc(sizeof(double) * N);
+    rx__logz_ref r;
+    /* exact draws over 20 seeds: within 4 se every time (about 1 in
+     * 15,000 would not be), the ESS near N, the moments near pi_0's */
+    double zmax = 0.0;
+    for (uint64_t s = 1; s <= 20; ++s) {
+        ref_draws(u0, N, Dm, 1.0, lognorm, s);
+        CHECK(rx__logz_ref_check(u0, N, want, want_sd, &r) == RX_OK);
+        zmax = fmax(zmax, fabs(r.z));
+        CHECK_MSG(r.ess > 0.8 * N && r.ess <= N, "ess %g", r.ess);
+        CHECK(fabs(r.sd - want_sd) < 0.1 && r.want == want);
+    }
+    printf("reference check on exact draws: max |z| %.2f over 20 seeds\n",
+           zmax);
+    CHECK(zmax < RX__LOGZ_REF_Z);
+    /* draws 10 % too narrow or too wide: E[U_0] moves by -0.19 / +0.21,
+     * 9 se of 4,000 draws */
+    ref_draws(u0, N, Dm, 0.9, lognorm, 1);
+    CHECK(rx__logz_ref_check(u0, N, want, want_sd, &r) == RX_OK);
+    CHECK_MSG(r.z < -RX__LOGZ_REF_Z, "narrow: z %g", r.z);
+    ref_draws(u0, N, Dm, 1.1, lognorm, 1);
+    CHECK(rx__logz_ref_check(u0, N, want, want_sd, &r) == RX_OK);
+    CHECK_MSG(r.z > RX__LOGZ_REF_Z, "wide: z %g", r.z);
+    /* a chain that never moves: z infinite, unless it sits at the mean */
+    for (int i = 0; i < N; ++i)
+        u0[i] = lognorm;
+    CHECK(rx__logz_ref_check(u0, N, want, want_sd, &r) == RX_OK);
+    CHECK(isinf(r.z) && r.z < 0 && r.sd == 0.0);
+    for (int i = 0; i < N; ++i)
+        u0[i] = want;
+    CHECK(rx__logz_ref_check(u0, N, want, want_sd, &r) == RX_OK);
+    CHECK(r.z == 0.0);
+    u0[9] = NAN;
+    CHECK(rx__logz_ref_check(u0, N, want, want_sd, &r) == RX_ENUMERIC);
+    CHECK(rx__logz_ref_check(u0, 3, want, want_sd, &r) == RX_ENUMERIC);
+    free(u0);
+}
+
+/* The 2-D gmm (log Z = 0) on 12 positions, 20,000 iterations, 1,900 kept
+ * rows per position; eta_p: the step size at beta = 0 (0: the geometric
+ * ladder 0.003 .. 0.3). */
+static rx_log_z ref_run(double ref_sd, double eta_p, rx_results *res,
+                        rx_ctx **ctx)
+{
+    rx_config c;
+    gmm_path_config(&c, 31);
+    c.iterations = 20000;
+    c.record.burn_in = 1000;
+    c.record.thin = 10;
+    c.ladder.reference_sd = ref_sd;
+    if (eta_p > 0.0) {
+        const int P = c.tempering.n_chains;
+        c.ladder.eta.kind = RX_LADDER_LIST;
+        c.ladder.eta.values.v = malloc(sizeof(double) * (size_t)P);
+        c.ladder.eta.values.n = P;
+        for (int q = 0; q < P - 1; ++q) /* the geometric ladder's */
+            c.ladder.eta.values.v[q] = 0.003 * pow(100.0, q / (P - 1.0));
+        c.ladder.eta.values.v[P - 1] = eta_p;
+    }
+    rx_err err;
+    rx_status st = rx_create(ctx, &c, NULL, (rx_logger){0}, &err);
+    CHECK_MSG(st == RX_OK, "%s", err.msg);
+    rx_config_free(&c);
+    memset(res, 0, sizeof *res);
+    if (st == RX_OK && rx_run(*ctx) == RX_OK)
+        rx_get_results(*ctx, res);
+    CHECK(res->log_z.beta != NULL);
+    return res->log_z;
+}
+
+static void check_ref_runs(void)
+{
+    rx_results r;
+    rx_ctx *ctx = NULL;
+    /* the reference N(0.5, 3^2): its chain samples it */
+    rx_log_z z = ref_run(3.0, 0.0, &r, &ctx);
+    printf("reference sd 3: log Z %.4f +- %.4f, valid %d %s\n", z.estimate,
+           z.se, z.valid, z.reason ? z.reason : "");
+    CHECK_MSG(z.valid, "%s", z.reason ? z.reason : "");
+    CHECK(fabs(z.estimate) < 4.0 * z.se);
+    rx_destroy(&ctx);
+    /* sd 100 and 1000: the beta = 0 chain, at eta 0.3, would need ~10^5
+     * and ~10^7 steps to cross them; it crawls out from where it started
+     * (at 100 its mean U_0 passes near pi_0's by chance, with an ESS of 2
+     * in 1,900 rows, and log Z is within its se of 0 by chance too: no
+     * number rests on that chain) */
+    z = ref_run(100.0, 0.0, &r, &ctx);
+    printf("reference sd 100: log Z %.4f +- %.4f, valid %d: %s\n",
+           z.estimate, z.se, z.valid, z.reason ? z.reason : "");
+    CHECK(!z.valid && z.reason &&
+          strstr(z.reason, "the beta = 0 chain does not show that it "
+                           "samples its reference") &&
+          strstr(z.reason, "ESS") && strstr(z.reason, "iterations"));
+    rx_destroy(&ctx);
+    z = ref_run(1000.0, 0.0, &r, &ctx);
+    printf("reference sd 1000: log Z %.4f +- %.4f, valid %d: %s\n",
+           z.estimate, z.se, z.valid, z.reason ? z.reason : "");
+    CHECK(fabs(z.estimate) > 4.0 * z.se); /* what valid would claim */
+    CHECK(!z.valid && z.reason &&
+          strstr(z.reason, "the beta = 0 chain does not sample its "
+                           "reference") &&
+          strstr(z.reason, "narrower") && strstr(z.reason, "iterations"));
+    rx_destroy(&ctx);
+    /* eta 9 at beta = 0 on N(0.5, 3^2): SGLD's draws have variance
+     * 9 / (1 - 9 / 18), twice pi_0's */
+    z = ref_run(3.0, 9.0, &r, &ctx);
+    printf("eta 9 at beta = 0: log Z %.4f +- %.4f, valid %d: %s\n",
+           z.estimate, z.se, z.valid, z.reason ? z.reason : "");
+    CHECK(fabs(z.estimate) > 4.0 * z.se);
+    CHECK(!z.valid && z.reason &&
+          strstr(z.reason, "does not sample its reference") &&
+          strstr(z.reason, "wider") && strstr(z.reason, "step size"));
+    rx_destroy(&ctx);
 }
 
 int main(void)
@@ -493,5 +641,7 @@ int main(void)
     check_conjugate();
     check_mixture();
     check_gmm();
+    check_ref_stat();
+    check_ref_runs();
     return check_done();
 }

@@ -211,15 +211,16 @@ static rx_status create_path(rx_ctx *c, const rx_config *cfg, rx_err *err)
         c->tau[q] = 1.0;
     const int64_t per = cfg->record.all_positions ? (int64_t)P : 1;
     c->logz_rows = c->n_samples / per;
-    const double bytes = (double)c->logz_rows * (double)P * 8.0;
+    const double bytes = (double)c->logz_rows * (double)(P + 1) * 8.0;
     if (bytes > RX_RECORD_LIMIT_BYTES)
         return rx__fail(err, RX_ECONFIG,
                         "record.thin: the log Z record would take %.1f GiB "
                         "in memory; raise thin",
                         bytes / 1073741824.0);
     if (c->logz_rows > 0) {
-        c->logz_u = calloc((size_t)c->logz_rows * (size_t)P,
-                           sizeof(double)); /* zeroed: see samples */
+        /* zeroed: on ranks rows are merged by OR (see samples) */
+        c->logz_u = calloc((size_t)c->logz_rows * (size_t)(P + 1),
+                           sizeof(double));
         if (!c->logz_u)
             return rx__fail(err, RX_ENOMEM,
                             "rx_create: out of memory for the log Z record");

@@ -410,8 +410,10 @@ rx_status rx__path_energy(const rx_ctx *c, rx__particle *p)
  * The log Z record of kept row `row` at position q: the particle's
  * U_like where it is exact (an analytic or callback target without
  * injected energy noise), else the exact one (the network: the full-data
- * sum of its losses, which a minibatch's exp-average would bias). A
- * failure leaves NaN, which the estimate reports as not valid.
+ * sum of its losses, which a minibatch's exp-average would bias); at
+ * position P (beta = 0) also its reference energy U_0, which the end of
+ * the run checks against the reference's own law. A failure leaves NaN,
+ * which the estimate reports as not valid.
  */
 void rx__path_record(rx_ctx *c, rx__tstate *ts, const rx__particle *p,
                      int q, int64_t row)
@@ -422,4 +424,10 @@ void rx__path_record(rx_ctx *c, rx__tstate *ts, const rx__particle *p,
         rx__target_like_exact(t, ts->tws, p->theta, &u) != RX_OK)
         u = NAN;
     c->logz_u[(size_t)row * (size_t)c->P + (size_t)q] = u;
+    if (q == c->P - 1) {
+        double u0;
+        if (rx__target_ref(t, p->theta, &u0, NULL) != RX_OK)
+            u0 = NAN;
+        c->logz_u[(size_t)c->logz_rows * (size_t)c->P + (size_t)row] = u0;
+    }
 }

@@ -196,11 +196,13 @@ struct rx_ctx {
     int path;
     double *pbeta;              /* P: the betas by position */
     double *logz_u;             /* rows x P: the exact U_like of each
-                                 * kept row by position, or NULL */
+                                 * kept row by position, then rows: the
+                                 * reference energy U_0 of position P
+                                 * (beta = 0) by kept row; or NULL */
     int64_t logz_rows;          /* rows logz_u holds */
     double *logz_terms;         /* 2 (P-1): terms, then their se */
     rx_log_z logz;              /* the estimate after the run */
-    char logz_reason[192];      /* logz.reason's text */
+    char logz_reason[512];      /* logz.reason's text */
     int ran;
     int64_t iters_done;
     double wall_s;

@@ -559,6 +559,10 @@ static int merge_rows(rx_ctx *c, rx__tstate *ts, int64_t k)
         rc = or_bytes(m, c->logw, sizeof(double) * rows * per);
     if (rc == MPI_SUCCESS && rows > 0 && c->logz_u)
         rc = or_bytes(m, c->logz_u, sizeof(double) * rows * (size_t)c->P);
+    /* and the beta = 0 position's reference energies, after all rows */
+    if (rc == MPI_SUCCESS && rows > 0 && c->logz_u)
+        rc = or_bytes(m, c->logz_u + (size_t)c->logz_rows * (size_t)c->P,
+                      sizeof(double) * rows);
     if (rc != MPI_SUCCESS) {
         if (ts->st == RX_OK)
             mpi_fail(c, ts, "MPI_Allreduce (kept rows)", rc);

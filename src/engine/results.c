@@ -189,6 +189,55 @@ static const char *logz_invalid(rx_ctx *c, rx_status st)
     return finite ? NULL : "the standard error is not finite";
 }
 
+/* Whether the beta = 0 position sampled its reference: the mean of its
+ * rows' U_0 against what pi_0 gives, within RX__LOGZ_REF_Z Monte-Carlo
+ * standard errors, from an ESS of at least RX__LOGZ_REF_ESS (NULL: it
+ * did, or the reference's law is not known). A chain that cannot sample
+ * pi_0 biases the last terms of the estimate, often without a sign in
+ * their standard errors. */
+static const char *logz_reference(rx_ctx *c)
+{
+    double want, want_sd;
+    if (!rx__target_ref_law(c->target, &want, &want_sd))
+        return NULL;
+    const double *u0 = c->logz_u + (size_t)c->logz_rows * (size_t)c->P;
+    rx__logz_ref r;
+    rx_status st = rx__logz_ref_check(u0, c->logz_rows, want, want_sd, &r);
+    if (st == RX_ENOMEM)
+        return "out of memory for the check of the reference";
+    if (st != RX_OK)
+        return "a kept row's reference energy U_0 at beta = 0 is not finite";
+    if (fabs(r.z) <= RX__LOGZ_REF_Z && r.ess >= RX__LOGZ_REF_ESS)
+        return NULL;
+    if (fabs(r.z) <= RX__LOGZ_REF_Z) {
+        snprintf(c->logz_reason, sizeof c->logz_reason,
+                 "the beta = 0 chain does not show that it samples its "
+                 "reference: its U_0 has an ESS of %.3g in %lld kept rows "
+                 "(at least %.0f needed; the mean of U_0 %.4g, the "
+                 "reference's %.4g): it moves too slowly across the "
+                 "reference (raise iterations or the step size at beta = "
+                 "0, ladder.eta, or narrow the reference)",
+                 r.ess, (long long)c->logz_rows, RX__LOGZ_REF_ESS, r.mean,
+                 want);
+        return c->logz_reason;
+    }
+    snprintf(c->logz_reason, sizeof c->logz_reason,
+             "the beta = 0 chain does not sample its reference: the mean of "
+             "its U_0 is %.4g where the reference gives %.4g (%.3g Monte-"
+             "Carlo standard errors, ESS %.0f; the sd of U_0 %.3g, the "
+             "reference's %.3g): %s",
+             r.mean, want, fabs(r.z), r.ess, r.sd, want_sd,
+             r.mean < want
+                 ? "its draws stay narrower than the reference: too few "
+                   "iterations for its step size to cross the reference's "
+                   "width (raise iterations or the step size at beta = 0, "
+                   "ladder.eta, or narrow the reference)"
+                 : "its draws are wider than the reference or off its "
+                   "centre: a step size too large at beta = 0 (ladder.eta) "
+                   "or a chain still coming in (raise record.burn_in)");
+    return c->logz_reason;
+}
+
 void rx__logz_finish(rx_ctx *c)
 {
     rx_log_z *z = &c->logz;
@@ -215,5 +264,7 @@ void rx__logz_finish(rx_ctx *c)
         c->logz_u, c->logz_rows, c->P, c->pbeta, c->logz_terms,
         c->logz_terms + (c->P - 1), &z->estimate, &z->se, &z->batches);
     z->reason = logz_invalid(c, st);
+    if (!z->reason)
+        z->reason = logz_reference(c);
     z->valid = z->reason == NULL;
 }

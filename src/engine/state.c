@@ -161,9 +161,12 @@ rx_status rx__state_save(rx_ctx *c, const rx__ckident *id, rx__state_io put,
         put(user, c->senergy,
             sizeof(double) * (size_t)id->rows * (size_t)id->per);
     }
-    if (id->rows > 0 && c->logz_u)
+    if (id->rows > 0 && c->logz_u) {
         put(user, c->logz_u,
             sizeof(double) * (size_t)id->rows * (size_t)id->P);
+        put(user, c->logz_u + (size_t)c->logz_rows * (size_t)c->P,
+            sizeof(double) * (size_t)id->rows);
+    }
     const size_t nb = bias_len(c);
     if (nb > 0) {
         const rx__bias_type *T = c->bias.type;
@@ -218,9 +221,12 @@ rx_status rx__state_load(rx_ctx *c, const rx__ckident *id, rx__state_io get,
         get(user, c->senergy,
             sizeof(double) * (size_t)id->rows * (size_t)id->per);
     }
-    if (id->rows > 0 && c->samples && c->logz_u)
+    if (id->rows > 0 && c->samples && c->logz_u) {
         get(user, c->logz_u,
             sizeof(double) * (size_t)id->rows * (size_t)id->P);
+        get(user, c->logz_u + (size_t)c->logz_rows * (size_t)c->P,
+            sizeof(double) * (size_t)id->rows);
+    }
     const size_t nb = bias_len(c);
     if (nb > 0) {
         free(c->res_bias);

@@ -102,7 +102,7 @@ typedef void (*rx__state_io)(void *user, void *p, size_t n);
 /* The state's blocks in order through put: the P packed particles, the
  * exchange state, the recorders (id's counts), id->rows rows of samples
  * and their energies (on the reference path then id->rows x P U_like
- * values of log Z);
+ * values of log Z and id->rows U_0 values of position P);
  * with a bias, then the particles' P log-weights, the bias states packed
  * (the row's pack, pack_len doubles each) and the samples' log-weights.
  * Called by the checkpoint writer on thread 0 while the other threads

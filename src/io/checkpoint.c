@@ -34,7 +34,8 @@
 #include "digest.h"
 
 static const char MAGIC[8] = {'R', 'X', 'C', 'K', 'P', 'T', 0, 1};
-#define CK_VERSION 4u /* 3: samples' energies; 4: rounds' Lambda, log Z */
+#define CK_VERSION 5u /* 3: samples' energies; 4: rounds' Lambda, log Z;
+                        * 5: U_0 of the beta = 0 rows */
 #define CK_CFG_MAX (1u << 20) /* bytes of configuration text */
 #define CK_BOM 0x01020304u
 

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "ess.h"
 #include "logz.h"
 
 /* Sample variance (ddof 1) of x[0..n-1]. */
@@ -105,4 +106,36 @@ rx_status rx__logz_estimate(const double *u, int64_t n, int P,
     free(mb);
     free(z);
     return st;
+}
+
+rx_status rx__logz_ref_check(const double *u0, int64_t n, double mean,
+                             double sd, rx__logz_ref *out)
+{
+    out->want = mean;
+    out->want_sd = sd;
+    out->mean = out->sd = out->ess = out->z = NAN;
+    if (n < 4)
+        return RX_ENUMERIC;
+    double m = 0.0, q = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+        if (!isfinite(u0[i]))
+            return RX_ENUMERIC;
+        const double d = u0[i] - m;
+        m += d / (double)(i + 1);
+        q += d * (u0[i] - m);
+    }
+    out->mean = m;
+    out->sd = sqrt(q / (double)(n - 1));
+    const double off = m - mean;
+    if (!(out->sd > 0.0)) { /* never moved */
+        out->z = off == 0.0 ? 0.0 : copysign(INFINITY, off);
+        return RX_OK;
+    }
+    rx_ess_info e;
+    rx_status st = rx__ess(u0, 1, n, &e);
+    if (st != RX_OK)
+        return st;
+    out->ess = e.ess_mean < (double)n ? e.ess_mean : (double)n;
+    out->z = off / (out->sd / sqrt(out->ess));
+    return RX_OK;
 }

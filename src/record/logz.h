@@ -29,4 +29,34 @@ rx_status rx__logz_estimate(const double *u, int64_t n, int P,
                             double *term_se, double *est, double *se,
                             int *batches);
 
+/*
+ * Does the beta = 0 position sample its reference? u0: the reference
+ * energy U_0 of its n kept rows (time order); mean, sd: what U_0 of a
+ * draw from pi_0 has (a Gaussian reference of k coordinates: lognorm +
+ * k/2 and sqrt(k/2)). Fills the rows' mean of U_0, its sd (ddof 1), the
+ * split-chain ESS of the mean (at most n) and
+ *   z = (mean of U_0 - mean) / (sd of U_0 / sqrt ESS),
+ * the distance in Monte-Carlo standard errors. A constant series (a chain
+ * that never moves) has ESS NaN and z +-inf (0 when it sits at mean).
+ * RX_ENUMERIC for a non-finite u0 or n < 4 (z NaN), RX_ENOMEM.
+ */
+typedef struct rx__logz_ref {
+    double mean, sd;         /* of the rows' U_0 */
+    double want, want_sd;    /* the reference's */
+    double ess, z;
+} rx__logz_ref;
+
+/* |z| beyond this many standard errors: the chain at beta = 0 does not
+ * sample its reference (a false alarm on a right chain is then about 1
+ * in 15,000 where the ESS is well estimated). */
+#define RX__LOGZ_REF_Z 4.0
+/* Fewer effective draws than this: too few to show that it does (a
+ * chain that crawls across its reference can pass the mean by chance,
+ * with an se as poor as its ESS; over 40 seeds of one such run 14 had
+ * |z| < 4, all of them an ESS below 10). */
+#define RX__LOGZ_REF_ESS 10.0
+
+rx_status rx__logz_ref_check(const double *u0, int64_t n, double mean,
+                             double sd, rx__logz_ref *out);
+
 #endif

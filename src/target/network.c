@@ -419,6 +419,18 @@ rx_status rx__network_prior(const rx__target *t, const double *theta,
     return RX_OK;
 }
 
+int rx__network_prior_law(const rx__target *t, double *mean, double *sd)
+{
+    const rx__netdata *nd = t->u.net;
+    if (nd->hyper || nd->learn_prec)
+        return 0;
+    /* U_0 = (1/2) sum_j lambda_j theta_j^2 + prior_norm[0], theta_j ~
+     * N(0, 1 / lambda_j): chi^2_nw / 2 + the normaliser */
+    *mean = nd->prior_norm[0] + 0.5 * (double)nd->nw;
+    *sd = sqrt(0.5 * (double)nd->nw);
+    return 1;
+}
+
 /* sum_{i=1}^N l_i(theta) over the training set, bs rows at a time. */
 rx_status rx__network_like_full(const rx__target *t, rx__tws *w,
                                 const double *theta, double *u_like)

@@ -80,6 +80,18 @@ rx_status rx__target_ref(const rx__target *t, const double *theta,
     return st;
 }
 
+int rx__target_ref_law(const rx__target *t, double *mean, double *sd)
+{
+    if (t->ref.eval == ref_gauss) {
+        *mean = t->ref.lognorm + 0.5 * (double)t->dim;
+        *sd = sqrt(0.5 * (double)t->dim);
+        return 1;
+    }
+    if (t->ref.eval == rx__network_prior)
+        return rx__network_prior_law(t, mean, sd);
+    return 0;
+}
+
 rx_status rx__target_like_exact(const rx__target *t, rx__tws *w,
                                 const double *theta, double *u_like)
 {

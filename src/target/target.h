@@ -179,6 +179,12 @@ rx_status rx__target_ref_init(rx__target *t, const rx_config *cfg,
  * g0 != NULL, its gradient; RX_ENUMERIC when not finite. */
 rx_status rx__target_ref(const rx__target *t, const double *theta,
                          double *u0, double *g0);
+/* What U_0 of a draw from pi_0 has, where the reference is known: for a
+ * Gaussian one of k coordinates (the gmm and mixture25 reference, the
+ * network's fixed Gaussian prior) U_0 - lognorm is chi^2_k / 2, mean
+ * lognorm + k/2, sd sqrt(k/2). Returns 0 where not known (a callback's
+ * prior, the network's hierarchical prior or learnt noise precision). */
+int rx__target_ref_law(const rx__target *t, double *mean, double *sd);
 /* The exact likelihood term at theta for the estimate of log Z: U - U_0
  * without injected noise; networks: the sum of the per-example losses
  * over the whole training set (with w, the calling thread's scratch). */
@@ -188,6 +194,9 @@ rx_status rx__target_like_exact(const rx__target *t, rx__tws *w,
  * sum of the per-example losses. */
 rx_status rx__network_prior(const rx__target *t, const double *theta,
                             double *u0, double *g0);
+/* rx__target_ref_law of the network's prior: known for the fixed
+ * Gaussian prior only (no hierarchical prior, no learnt precision). */
+int rx__network_prior_law(const rx__target *t, double *mean, double *sd);
 rx_status rx__network_like_full(const rx__target *t, rx__tws *w,
                                 const double *theta, double *u_like);
 
