@@ -6,7 +6,8 @@
 #     "timing" line) of 1 x 4, 2 x 2, 4 x 1 and 3 x 1 ranks x threads
 #     equal those of one process on one thread, for an analytic DEO* run,
 #     a bias-corrected run on noisy energies, CSGLD chains under a ladder,
-#     the shared-bias row (ICSGLD), the MLP and a variance-reduced run;
+#     the shared-bias row (ICSGLD), the MLP, a variance-reduced run and
+#     log Z on the reference path (where data/uci is there);
 #     a sweep's runs spread over 3 ranks give the one-process directories;
 #  2. a checkpointing run on 2 ranks stopped by SIGTERM (mpirun passes it
 #     on: a non-zero exit, a checkpoint) resumes on 3 ranks x 1 thread, and one
@@ -69,6 +70,11 @@ splits mlp yaml/mlp_synthetic.yaml 2x2 4x1 3x1 -- \
   --set iterations=100 --set record.burn_in=0
 splits vr yaml/vr_mixture_data.yaml 1x2 2x1 -- \
   --set iterations=300 --set record.burn_in=0
+# the reference path and log Z (its check of the beta = 0 chain included)
+if [ -f data/uci/diabetes.csv ]; then
+  splits logz yaml/logz_diabetes.yaml 2x1 3x1 -- \
+    --set iterations=400 --set record.burn_in=0 --set record.thin=2
+fi
 
 # a sweep's runs spread over 3 ranks (run r on rank r mod 3): the same
 # run directories and sweep table (but its wall_s column)
