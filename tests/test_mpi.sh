@@ -8,7 +8,8 @@
 #     a bias-corrected run on noisy energies, CSGLD chains under a ladder,
 #     the shared-bias row (ICSGLD), the MLP, a variance-reduced run and
 #     log Z on the reference path (where data/uci is there);
-#     a sweep's runs spread over 3 ranks give the one-process directories;
+#     a sweep's runs spread over 3 ranks and replicates over 2 give the
+#     one-process directories and tables;
 #  2. a checkpointing run on 2 ranks stopped by SIGTERM (mpirun passes it
 #     on: a non-zero exit, a checkpoint) resumes on 3 ranks x 1 thread, and one
 #     whose rank 1 is killed (SIGKILL) ends with the launcher's message and
@@ -91,6 +92,22 @@ if mpi 3 run yaml/sweep_s_2d.yaml -o "$tmp/sw.3" -q --no-plots --threads 1 \
     bad "sweep on 3 ranks: sweep.csv differs"
 else
   bad "sweep on 3 ranks failed: $(head -n 3 "$tmp/sw.log")"
+fi
+
+# replicates on 2 ranks (each replicate's chains over both): the same
+# rep-NN directories and R-hat summary
+printf 'iterations: 1000\nreplicates: 3\ntempering:\n  n_chains: 4\n' \
+  > "$tmp/rep.yaml"
+"$RX_REPLEX" run "$tmp/rep.yaml" -o "$tmp/rep.ref" -q --no-plots \
+  --threads 1 || bad "replicates: one-process run failed"
+if mpi 2 run "$tmp/rep.yaml" -o "$tmp/rep.2" -q --no-plots --threads 1 \
+     >"$tmp/rep.log" 2>&1; then
+  for r in rep-00 rep-01 rep-02; do
+    same_run "$tmp/rep.ref/$r" "$tmp/rep.2/$r" "replicates on 2 ranks, $r"
+  done
+  same_run "$tmp/rep.ref" "$tmp/rep.2" "replicates on 2 ranks, the summary"
+else
+  bad "replicates on 2 ranks failed: $(head -n 3 "$tmp/rep.log")"
 fi
 
 # --- 2. stop and kill, resume on another split -----------------------

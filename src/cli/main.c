@@ -1040,20 +1040,16 @@ static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
         rx_cli_default_out(o.file, dflt, sizeof dflt);
         o.out = dflt;
     }
-    if (o.mpi && o.rank != 0 && cfg.replicates > 1) {
-        /* replicate sets run on rank 0 alone */
-        rx_config_free(&cfg);
-        rx_sweep_free(&sw);
-        free(o.sets);
-        return EXIT_OK;
-    }
     if (cfg.replicates > 1) { /* DIR/rep-00 ... and the R-hat summary */
         rx_cli_progress pr;
         rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0,
                              o.progress_every, o.progress_interval);
         int sig_ok = rx_cli_signals_install() == 0;
+        /* under a launcher each replicate's chains spread over the
+         * ranks, one replicate after the other */
         rc = rx_cli_replicates(o.file, &cfg, o.out, o.force, o.quiet,
-                               !o.no_plots, &pr);
+                               !o.no_plots, o.rank == 0 ? &pr : NULL,
+                               o.mpi ? o.rank : 0, o.mpi ? o.nranks : 1);
         if (sig_ok)
             rx_cli_signals_restore();
         rx_config_free(&cfg);

@@ -15,6 +15,7 @@
 #include "../io/marker.h"
 #include "../io/rundiag.h"
 #include "outdir.h"
+#include "../engine/ranks.h"
 #include "plots.h"
 #include "replicates.h"
 
@@ -66,13 +67,17 @@ static int replicates_finish(rx_ctx *const *runs, const char *const *dirs,
  * the caller made it) and is kept. */
 static int run_rep(const rx_config *cfg, int r, int n, const char *out,
                    const char *dir, const char *source, int force, int quiet,
-                   int plots, rx_cli_progress *pr, rx_ctx **ctx)
+                   int plots, rx_cli_progress *pr, rx_ctx **ctx, int rank)
 {
     rx_config c;
     rx_err err = {""};
     rx_status st = rep_config(cfg, r, &c);
-    if (st == RX_OK && !*ctx)
+    if (st == RX_OK && !*ctx) {
         st = rx_create(ctx, &c, NULL, (rx_logger){0}, &err);
+        /* under a launcher: its chains spread over the ranks */
+        if (st == RX_OK && (st = rx__ranks_attach_world(*ctx)) != RX_OK)
+            snprintf(err.msg, sizeof err.msg, "%s", rx_errmsg(*ctx));
+    }
     if (st != RX_OK) {
         fprintf(stderr, "replex: replicate %d: %s\n", r + 1,
                 err.msg[0] ? err.msg : rx_strerror(st));
@@ -94,16 +99,16 @@ static int run_rep(const rx_config *cfg, int r, int n, const char *out,
         else
             fprintf(stderr, "replex: replicate %d failed: %s\n", r + 1,
                     rx_errmsg(*ctx));
-    } else if (st == RX_OK &&
+    } else if (st == RX_OK && rank == 0 &&
                (st = rx_write_rundir(*ctx, path, force, source)) != RX_OK) {
         fprintf(stderr, "replex: %s\n", rx_errmsg(*ctx));
     }
-    if (st == RX_OK && plots) {
+    if (st == RX_OK && plots && rank == 0) {
         char why[256];
         if (rx_cli_plots(*ctx, &c, path, why, sizeof why) != 0 && !quiet)
             fprintf(stderr, "replex: %s\n", why);
     }
-    if (st == RX_OK && !quiet) {
+    if (st == RX_OK && !quiet && rank == 0) {
         rx_results res;
         rx_get_results(*ctx, &res);
         printf("%s: seed %llu, round trips %lld (A.5)", path,
@@ -119,7 +124,7 @@ static int run_rep(const rx_config *cfg, int r, int n, const char *out,
 
 int rx_cli_replicates(const char *file, const rx_config *cfg,
                       const char *out, int force, int quiet, int plots,
-                      rx_cli_progress *pr)
+                      rx_cli_progress *pr, int rank, int nranks)
 {
     const int n = cfg->replicates;
     rx_ctx **runs = calloc((size_t)n, sizeof *runs);
@@ -143,6 +148,8 @@ int rx_cli_replicates(const char *file, const rx_config *cfg,
     rx_status st = rep_config(cfg, 0, &c0);
     if (st == RX_OK)
         st = rx_create(&runs[0], &c0, NULL, (rx_logger){0}, &err);
+    if (st == RX_OK && (st = rx__ranks_attach_world(runs[0])) != RX_OK)
+        snprintf(err.msg, sizeof err.msg, "%s", rx_errmsg(runs[0]));
     rx_config_free(&c0);
     int rc = 0;
     if (st != RX_OK) {
@@ -152,15 +159,20 @@ int rx_cli_replicates(const char *file, const rx_config *cfg,
     }
     /* held to the end: a second replex writing out (replicates, a run,
      * --force or not) is refused, never mixed in */
-    int lock = rc == 0 ? rx_cli_lock_out(out) : -1;
-    if (rc == 0 && lock < 0)
+    int lock = rc == 0 && rank == 0 ? rx_cli_lock_out(out) : -1;
+    if (rc == 0 && rank == 0 && lock < 0)
         rc = EXIT_BADINPUT;
-    if (rc == 0 && rx_cli_make_multi_dir(out, force, RX_MARKER_REPLICATES))
+    if (rc == 0 && rank == 0 &&
+        rx_cli_make_multi_dir(out, force, RX_MARKER_REPLICATES))
+        rc = EXIT_BADINPUT;
+    /* under a launcher every rank takes part in every replicate (its
+     * chains spread over the ranks); rank 0 writes */
+    if (nranks > 1 && !rx__mpi_all_ok(rc == 0, NULL) && rc == 0)
         rc = EXIT_BADINPUT;
     for (int r = 0; r < n && rc == 0; ++r)
         rc = run_rep(cfg, r, n, out, dirs[r], file, force, quiet, plots, pr,
-                     &runs[r]);
-    if (rc == 0)
+                     &runs[r], rank);
+    if (rc == 0 && rank == 0)
         rc = replicates_finish(runs, dirs, n, out, file, quiet);
     rx_cli_unlock_out(lock, out);
     for (int r = 0; r < n; ++r)

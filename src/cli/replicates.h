@@ -14,6 +14,6 @@
  * progress display and interrupt check of every run. */
 int rx_cli_replicates(const char *file, const rx_config *cfg,
                       const char *out, int force, int quiet, int plots,
-                      rx_cli_progress *pr);
+                      rx_cli_progress *pr, int rank, int nranks);
 
 #endif
