@@ -6,10 +6,12 @@
 #   bash bench/mpi_splits.sh FILE.yaml "RxT RxT ..." [ROUNDS] [BUILD] -- [--set k=v ...]
 # e.g. bash bench/mpi_splits.sh yaml/mlp_synthetic.yaml "1x2 2x1" 5
 # Prints, per split: the median of chain_steps_per_s (summary.json
-# timing), of wall_s, and of the share of rank 0's loop spent in the
-# iterations' allgathers (timing.ranks_sync_s / wall_s: waiting for the
-# other ranks included), then each split's median against the first
-# split's. Outputs are checked to be the same bits on every split.
+# timing), of wall_s and wall_s per iteration, and of the share of rank
+# 0's run spent in the iterations' allgathers (timing.ranks_sync_s /
+# wall_s: waiting for the other ranks included) and that time per
+# iteration, then each split's median chain-steps/s against the first
+# split's. With `--set target.kind=none --set tempering.rule=bernoulli`
+# an iteration has no step work: the exchange phase alone. Outputs are checked to be the same bits on every split.
 # MPIRUN (default mpirun) launches; as root add nothing: the script
 # passes --allow-run-as-root and --oversubscribe.
 set -u
@@ -33,9 +35,11 @@ for r in $(seq 1 "$rounds"); do
       { echo "mpi_splits.sh: $s failed" >&2; exit 1; }
     /usr/bin/python3 - "$out/summary.json" >>"$tmp/$s.txt" <<'PY'
 import json, sys
-t = json.load(open(sys.argv[1]))["timing"]
+d = json.load(open(sys.argv[1]))
+t, K = d["timing"], d["iterations"]
 w = t["wall_s"]
-print(t["chain_steps_per_s"], w, t.get("ranks_sync_s", 0.0) / w if w else 0)
+print(t["chain_steps_per_s"], w, t.get("ranks_sync_s", 0.0) / w if w else 0,
+      1e6 * w / K, 1e6 * t.get("ranks_sync_s", 0.0) / K)
 PY
     cat "$out/samples.npy" "$out/index.npy" "$out/trace.csv" 2>/dev/null |
       sha256sum | cut -c1-16 >>"$tmp/digests"
@@ -45,15 +49,19 @@ done
 import statistics, sys
 d, splits = sys.argv[1], sys.argv[2:]
 base = None
-print("%-6s %14s %10s %12s %8s" % ("split", "chain-steps/s", "wall_s",
-                                   "allgather", "ratio"))
+print("%-6s %14s %10s %10s %12s %14s %8s" % (
+    "split", "chain-steps/s", "wall_s", "us/iter", "allgather",
+    "allgather us", "ratio"))
 for s in splits:
     rows = [list(map(float, l.split())) for l in open(f"{d}/{s}.txt")]
     cs = statistics.median(r[0] for r in rows)
     w = statistics.median(r[1] for r in rows)
     g = statistics.median(r[2] for r in rows)
+    ui = statistics.median(r[3] for r in rows)
+    ug = statistics.median(r[4] for r in rows)
     base = base or cs
-    print("%-6s %14.0f %10.4f %11.1f%% %8.3f" % (s, cs, w, 100 * g, cs / base))
+    print("%-6s %14.0f %10.4f %10.2f %11.1f%% %14.2f %8.3f" % (
+        s, cs, w, ui, 100 * g, ug, cs / base))
 PY
 n=$(sort -u "$tmp/digests" | wc -l)
 [ "$n" -eq 1 ] && echo "outputs: the same bits on every split and round" ||

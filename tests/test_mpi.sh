@@ -7,7 +7,9 @@
 #     equal those of one process on one thread, for an analytic DEO* run,
 #     a bias-corrected run on noisy energies, CSGLD chains under a ladder,
 #     the shared-bias row (ICSGLD), the MLP, a variance-reduced run and
-#     log Z on the reference path (where data/uci is there);
+#     log Z on the reference path (where data/uci is there), and on one
+#     split each the deterministic rule with adaptive C and ladder,
+#     Barker's test, the noise-aware test and SGNHT;
 #     a sweep's runs spread over 3 ranks and replicates over 2 give the
 #     one-process directories and tables;
 #  2. a checkpointing run on 2 ranks stopped by SIGTERM (mpirun passes it
@@ -71,6 +73,13 @@ splits mlp yaml/mlp_synthetic.yaml 2x2 4x1 3x1 -- \
   --set iterations=100 --set record.burn_in=0
 splits vr yaml/vr_mixture_data.yaml 1x2 2x1 -- \
   --set iterations=300 --set record.burn_in=0
+# more kinds of the tables, one split each: the deterministic rule with
+# adaptive C and ladder, Barker's test, the noise-aware test, SGNHT
+splits adaptive yaml/deo_sgd_2d.yaml 3x1 -- --set iterations=1000
+splits barker yaml/mixture25_deo.yaml 3x1 -- --set iterations=1000 \
+  --set tempering.rule=barker
+splits noise_aware yaml/noise_aware_t9.yaml 3x1 -- --set iterations=1000
+splits sgnht yaml/sgnht_gmm_2d.yaml 2x1 -- --set iterations=1000
 # the reference path and log Z (its check of the beta = 0 chain included)
 if [ -f data/uci/diabetes.csv ]; then
   splits logz yaml/logz_diabetes.yaml 2x1 3x1 -- \
