@@ -80,6 +80,9 @@ splits barker yaml/mixture25_deo.yaml 3x1 -- --set iterations=1000 \
   --set tempering.rule=barker
 splits noise_aware yaml/noise_aware_t9.yaml 3x1 -- --set iterations=1000
 splits sgnht yaml/sgnht_gmm_2d.yaml 2x1 -- --set iterations=1000
+# the hitting-time record: every rank's chains (from the gathered energies)
+splits hit yaml/deo_star_sgd_2d.yaml 2x1 -- --set iterations=1000 \
+  --set hit.rho=0.5 --set hit.u_min=-2
 # the reference path and log Z (its check of the beta = 0 chain included)
 if [ -f data/uci/diabetes.csv ]; then
   splits logz yaml/logz_diabetes.yaml 2x1 3x1 -- \
@@ -205,10 +208,35 @@ refuse() { # label expected-text ranks args...
 }
 refuse "5 ranks, 4 chains" "5 ranks for 4 chains" 5 run yaml/icsgld_gmm_1d.yaml \
   --set iterations=100
-refuse "mpi.ranks 3 on 2" "mpi.ranks: the configuration asks for 3 ranks" 2 \
+refuse "mpi.ranks 3 on 2" "mpi.ranks: the file asks for 3 ranks" 2 \
   run yaml/icsgld_gmm_1d.yaml --set iterations=100 --set mpi.ranks=3
 refuse "checkpointing, too many ranks" "5 ranks for 4 chains" 5 run \
   yaml/icsgld_gmm_1d.yaml --set iterations=100 --set checkpoint.every=10
+
+# rank 0 refuses before the go (DIR exists): no rank waits for it
+mkdir -p "$tmp/exists"; : > "$tmp/exists/x"
+timeout 120 "$MPIRUN" --allow-run-as-root --oversubscribe -np 2 "$RX_REPLEX" \
+  run yaml/icsgld_gmm_1d.yaml -o "$tmp/exists" -q --no-plots \
+  --set iterations=100 >"$tmp/ex.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && ok || bad "DIR exists on 2 ranks: exit $rc (124: a hang)"
+# a particle that fails at its initial point (set-up): the one message of
+# one process, exit 1, nothing written, no crash
+rm -rf "$tmp/ini"
+timeout 120 "$MPIRUN" --allow-run-as-root --oversubscribe -np 2 "$RX_REPLEX" \
+  run yaml/deo_star_sgd_2d.yaml -o "$tmp/ini" -q --no-plots \
+  --set init.low=1e200 --set init.high=2e200 >"$tmp/ini.log" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] && ok || bad "initial-point failure on 2 ranks: exit $rc"
+grep -q "particle 0: non-finite energy or gradient at its initial point" \
+  "$tmp/ini.log" && ok || bad "initial-point failure: $(head -n 2 "$tmp/ini.log")"
+[ ! -e "$tmp/ini" ] && ok || bad "initial-point failure: a directory was written"
+# mpi.ranks without a launcher: one process is not 3 ranks
+"$RX_REPLEX" run yaml/icsgld_gmm_1d.yaml -o "$tmp/one" -q --no-plots \
+  --set iterations=100 --set mpi.ranks=3 2>"$tmp/one.log"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "mpi.ranks: the file asks for 3 ranks" "$tmp/one.log" &&
+  [ ! -e "$tmp/one" ] && ok || bad "mpi.ranks 3 on one process: exit $rc: $(cat "$tmp/one.log")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -428,6 +428,8 @@ typedef struct {
     int mpi;                /* started under an MPI launcher (ranks.h) */
     int rank, nranks;       /* this process's world rank, the world size */
     int errfd;              /* ranks > 0: their stderr (stdio is muted) */
+    int *agreed;            /* set once this rank has taken part in the
+                             * ranks' go / no-go (rx__mpi_all_ok) */
 } run_opts;
 
 /* Under a launcher, rank 0 leaves a run before it starts: the other
@@ -435,8 +437,10 @@ typedef struct {
  * Returns rc. */
 static int no_go(const run_opts *o, int rc)
 {
-    if (o->mpi)
+    if (o->mpi) {
         rx__mpi_all_ok(0, NULL);
+        *o->agreed = 1;
+    }
     return rc;
 }
 
@@ -774,6 +778,8 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
                                 cfg->tempering.n_chains);
     /* under a launcher: every rank ready, or none starts */
     const int go = !o->mpi || rx__mpi_all_ok(st == RX_OK, NULL);
+    if (o->mpi)
+        *o->agreed = 1;
     if (st == RX_OK && go)
         st = rx_run(ctx);
     rx_cli_progress_break(&pr);
@@ -864,7 +870,12 @@ static int run_worker(const run_opts *o, rx_config *cfg, int resuming,
     }
     int rc = st == RX_OK ? EXIT_OK : create_exit(st);
     int root_ok = 1;
-    if (!rx__mpi_all_ok(st == RX_OK, &root_ok)) {
+    const int go = rx__mpi_all_ok(st == RX_OK, &root_ok);
+    *o->agreed = 1;
+    /* as rank 0 does: a signal stops the run at one iteration, never
+     * kills this rank (mpirun passes SIGINT and SIGTERM on) */
+    const int sig_ok = rx_cli_signals_install() == 0;
+    if (!go) {
         /* rank 0 says what it saw; a failure of this rank's own, here */
         if (st != RX_OK && root_ok)
             dprintf(errfd, "replex: rank %d: %s\n", o->rank, err.msg);
@@ -872,6 +883,8 @@ static int run_worker(const run_opts *o, rx_config *cfg, int resuming,
     } else if (rx_run(ctx) != RX_OK) {
         rc = EXIT_RUNFAIL;
     }
+    if (sig_ok)
+        rx_cli_signals_restore();
     rx_config_free(cfg);
     rx_destroy(&ctx);
     return rc;
@@ -945,6 +958,8 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     memset(&o, 0, sizeof o);
     o.errfd = 2;
     o.nranks = 1;
+    int agreed = 0;
+    o.agreed = &agreed;
     if (!strcmp(h->name, "run")) {
         rx_err me = {""};
         o.mpi = rx__mpi_start(&argc, &argv, &o.rank, &o.nranks, &me);
@@ -963,6 +978,10 @@ static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
     }
     int rc = cmd_run_validate_in(argc, argv, h, &o);
     if (o.mpi) {
+        /* a rank that left before the go / no-go (its file, its data)
+         * says no there, as the others wait for it */
+        if (!agreed)
+            rx__mpi_all_ok(0, NULL);
         rc = rx__mpi_max_int(rc);
         rx__mpi_stop();
     }
@@ -1005,6 +1024,17 @@ static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
     }
     if (o.threads >= 0)
         cfg.threads = o.threads;
+    /* mpi.ranks against the launch (rx_set_comm checks it against a
+     * program's communicator) */
+    const int want = rx__run_ranks(&cfg);
+    if (is_run && want > 0 && want != o.nranks) {
+        fprintf(stderr, "replex: %s: mpi.ranks: the file asks for %d "
+                "ranks; this run was started as %d (mpirun -np %d replex "
+                "run ...)\n", o.file, want, o.nranks, want);
+        rx_config_free(&cfg);
+        free(o.sets);
+        return EXIT_BADINPUT;
+    }
     rx_sweep sw;
     if ((st = rx_sweep_load(o.file, &sw, &err)) != RX_OK) {
         fprintf(stderr, "replex: %s\n", err.msg);
@@ -1047,6 +1077,7 @@ static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
         int sig_ok = rx_cli_signals_install() == 0;
         /* under a launcher each replicate's chains spread over the
          * ranks, one replicate after the other */
+        *o.agreed = 1; /* it takes part in the go / no-go */
         rc = rx_cli_replicates(o.file, &cfg, o.out, o.force, o.quiet,
                                !o.no_plots, o.rank == 0 ? &pr : NULL,
                                o.mpi ? o.rank : 0, o.mpi ? o.nranks : 1);
@@ -1063,11 +1094,18 @@ static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
         rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0,
                              o.progress_every, o.progress_interval);
         int sig_ok = rx_cli_signals_install() == 0;
-        /* under a launcher the runs are spread over the ranks */
+        /* under a launcher the runs are spread over the ranks; a rank's
+         * own runs fail with their own messages (its stderr back), and a
+         * signal stops them (a quiet progress: the interrupt check) */
+        *o.agreed = 1; /* it takes part in the go / no-go */
+        if (o.mpi && o.rank != 0) {
+            dup2(o.errfd, 2);
+            rx_cli_progress_init(&pr, 1, o.progress_every,
+                                 o.progress_interval);
+        }
         rc = rx_cli_sweep(o.file, (const char *const *)o.sets, o.nsets, &sw,
                           o.out, o.threads, o.force, o.quiet, !o.no_plots,
-                          o.rank == 0 ? &pr : NULL, o.mpi ? o.rank : 0,
-                          o.mpi ? o.nranks : 1);
+                          &pr, o.mpi ? o.rank : 0, o.mpi ? o.nranks : 1);
         if (sig_ok)
             rx_cli_signals_restore();
         rx_sweep_free(&sw);

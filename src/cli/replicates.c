@@ -169,9 +169,14 @@ int rx_cli_replicates(const char *file, const rx_config *cfg,
      * chains spread over the ranks); rank 0 writes */
     if (nranks > 1 && !rx__mpi_all_ok(rc == 0, NULL) && rc == 0)
         rc = EXIT_BADINPUT;
-    for (int r = 0; r < n && rc == 0; ++r)
+    for (int r = 0; r < n && rc == 0; ++r) {
         rc = run_rep(cfg, r, n, out, dirs[r], file, force, quiet, plots, pr,
                      &runs[r], rank);
+        /* rank 0 may fail writing a replicate the others ran: all go on
+         * or all stop */
+        if (nranks > 1)
+            rc = rx__mpi_max_int(rc);
+    }
     if (rc == 0 && rank == 0)
         rc = replicates_finish(runs, dirs, n, out, file, quiet);
     rx_cli_unlock_out(lock, out);

@@ -461,7 +461,8 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
     if (rank == 0 && rc == 0 &&
         rx_cli_make_multi_dir(out, force, RX_MARKER_SWEEP) != 0)
         rc = EXIT_BADINPUT;
-    if (nranks > 1 && !rx__mpi_all_ok(rc == 0, NULL) && rc == 0)
+    const int go = nranks < 2 || rx__mpi_all_ok(rc == 0, NULL);
+    if (!go && rc == 0)
         rc = EXIT_BADINPUT; /* another rank's reason is above */
     /* run 0 is rank 0's; its context was made by the check */
     if ((rc != 0 || rank != 0) && ctx0) {
@@ -470,9 +471,10 @@ int rx_cli_sweep(const char *file, const char *const *sets, int nsets,
     }
     for (long r = rank; r < s.n && rc == 0; r += nranks)
         rc = sweep_run_one(&s, r, &c0, ctx0);
-    if (nranks > 1) {
+    if (nranks > 1 && go) {
         /* every rank's rows to every rank: a row is written by the one
-         * rank that ran it into zeroed memory, so OR merges them */
+         * rank that ran it into zeroed memory, so OR merges them (after
+         * a failed go no rank comes here) */
         rc = rx__mpi_max_int(rc);
         if (rc == 0 &&
             rx__mpi_or_bytes(s.rows, sizeof *s.rows * (size_t)s.n) != 0)

@@ -116,8 +116,15 @@ int rx__ranks_setup_sync(rx_ctx *c, rx__tstate *ts)
     (void)ts;
     return c->fail_flag[2];
 }
-void rx__ranks_step_sync(rx_ctx *c, rx__tstate *ts, double *Ek, int64_t k)
+rx_status rx__ranks_open(rx_ctx *c)
 {
+    (void)c;
+    return RX_OK;
+}
+void rx__ranks_step_sync(rx_ctx *c, rx__tstate *ts, double *Ek, int64_t k,
+                         int skip)
+{
+    (void)skip;
     (void)c;
     (void)ts;
     (void)Ek;
@@ -151,7 +158,8 @@ void rx__ranks_finish(rx_ctx *c, rx__tstate *ts, int64_t k)
 #else /* RX_HAVE_MPI */
 
 struct rx__ranks {
-    MPI_Comm comm;
+    MPI_Comm user;  /* the communicator given; duplicated by rx_run */
+    MPI_Comm comm;  /* the run's own (MPI_COMM_NULL until rx_run) */
     int rank, size;
     int plo, phi; /* this rank's particles */
     int *cnt, *dsp; /* size each: allgatherv counts and displacements */
@@ -280,7 +288,7 @@ void rx__ranks_free(rx_ctx *c)
     rx__ranks *m = c->mp;
     if (!m)
         return;
-    if (mpi_live())
+    if (mpi_live() && m->comm != MPI_COMM_NULL)
         MPI_Comm_free(&m->comm);
     free(m->cnt);
     free(m->dsp);
@@ -289,8 +297,10 @@ void rx__ranks_free(rx_ctx *c)
     c->mp = NULL;
 }
 
-/* Attaches comm (duplicated: the run's messages never meet the
- * program's) after checking that the split fits the run. */
+/* Attaches comm after checking that the split fits the run; no
+ * communication (rx_run duplicates comm: the run's messages never meet
+ * the program's), so one rank refusing or leaving before rx_run leaves
+ * no other rank waiting in here. */
 static rx_status attach(rx_ctx *c, MPI_Comm comm, const char *fn)
 {
     if (!c)
@@ -333,12 +343,8 @@ static rx_status attach(rx_ctx *c, MPI_Comm comm, const char *fn)
     rx__ranks *m = calloc(1, sizeof *m);
     if (!m)
         return rx__fail(&c->err, RX_ENOMEM, "%s: out of memory", fn);
-    if (MPI_Comm_dup(comm, &m->comm) != MPI_SUCCESS) {
-        free(m);
-        return rx__fail(&c->err, RX_EINVAL,
-                        "%s: MPI_Comm_dup failed", fn);
-    }
-    MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN);
+    m->user = comm;
+    m->comm = MPI_COMM_NULL;
     m->rank = rank;
     m->size = size;
     m->plo = (int)((int64_t)rank * c->P / size);
@@ -363,7 +369,7 @@ rx_status rx_set_comm(rx_ctx *c, MPI_Comm comm)
 rx_status rx__ranks_attach_world(rx_ctx *c)
 {
     if (!mpi_live())
-        return RX_OK;
+        return RX_OK; /* mpi.ranks against 1: the tool's check */
     return attach(c, MPI_COMM_WORLD, "MPI ranks");
 }
 
@@ -386,6 +392,35 @@ static void block_of(const rx__ranks *m, int P, int r, int *lo, int *hi)
     *hi = (int)((int64_t)(r + 1) * P / m->size);
 }
 
+rx_status rx__ranks_open(rx_ctx *c)
+{
+    rx__ranks *m = c->mp;
+    if (!m || m->comm != MPI_COMM_NULL)
+        return RX_OK;
+    int main_thread = 0;
+    MPI_Is_thread_main(&main_thread);
+    if (!main_thread)
+        return rx__fail(&c->err, RX_EINVAL,
+                        "rx_run: on ranks, rx_run must be called from the "
+                        "thread that initialised MPI");
+    const int rc = MPI_Comm_dup(m->user, &m->comm);
+    if (rc != MPI_SUCCESS) {
+        m->comm = MPI_COMM_NULL;
+        mpi_fail(c, NULL, "rx_run: MPI_Comm_dup", rc);
+        return RX_EIO;
+    }
+    MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN);
+    return RX_OK;
+}
+
+/* What every rank must agree on before the first iteration: a rank that
+ * resumed, checkpoints or runs another length than the others would make
+ * other collective calls than they do. */
+typedef struct run_sig {
+    int64_t K, k0, every, P, dim, resumed, setup_failed;
+    uint64_t seed;
+} run_sig;
+
 int rx__ranks_setup_sync(rx_ctx *c, rx__tstate *ts)
 {
     int f;
@@ -393,25 +428,46 @@ int rx__ranks_setup_sync(rx_ctx *c, rx__tstate *ts)
     f = c->fail_flag[2];
     if (!c->mp)
         return f;
-    int main_thread = 0;
-    MPI_Is_thread_main(&main_thread);
-    if (!main_thread && ts->st == RX_OK) {
-        rx__fail(&ts->err, RX_EINVAL,
-                 "rx_run: on ranks, rx_run must be called from the thread "
-                 "that initialised MPI");
-        ts->st = RX_EINVAL;
-        ts->fail_particle = RX_FAIL_SETUP;
-        ts->fail_k = -1;
-        f = 1;
-    }
+    rx__ranks *m = c->mp;
+    run_sig mine = {c->cfg.iterations, c->k0, c->ckpt_fn ? c->ckpt_every : 0,
+                    c->P, (int64_t)c->dim, c->resumed, f, c->cfg.seed};
+    run_sig *all = malloc(sizeof(run_sig) * (size_t)m->size);
     int any = 0;
-    const int rc =
-        MPI_Allreduce(&f, &any, 1, MPI_INT, MPI_MAX, c->mp->comm);
+    const int rc = all ? MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE,
+                                       all, (int)sizeof mine, MPI_BYTE,
+                                       m->comm)
+                       : MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) {
         if (ts->st == RX_OK)
-            mpi_fail(c, ts, "MPI_Allreduce (set-up)", rc);
+            mpi_fail(c, ts, "MPI_Allgather (set-up)", rc);
         any = 1;
     }
+    for (int r = 0; rc == MPI_SUCCESS && r < m->size; ++r) {
+        any |= all[r].setup_failed != 0;
+        run_sig a = all[r], b = mine;
+        a.setup_failed = b.setup_failed = 0;
+        if (memcmp(&a, &b, sizeof a) != 0 && ts->st == RX_OK) {
+            rx__fail(&ts->err, RX_EINVAL,
+                     "rx_run: rank %d and rank %d run different runs "
+                     "(iterations %lld / %lld, resumed at %lld / %lld, "
+                     "checkpoint every %lld / %lld, chains %lld / %lld, "
+                     "seed %llu / %llu): every rank creates the same run, "
+                     "resumes from the same checkpoint and enables the same "
+                     "checkpoints",
+                     m->rank, r, (long long)b.K, (long long)a.K,
+                     (long long)b.k0, (long long)a.k0, (long long)b.every,
+                     (long long)a.every, (long long)b.P, (long long)a.P,
+                     (unsigned long long)b.seed,
+                     (unsigned long long)a.seed);
+            ts->st = RX_EINVAL;
+            ts->fail_particle = RX_FAIL_SETUP;
+            ts->fail_k = -1;
+        }
+    }
+    free(all);
+    /* a disagreement is seen alike by every rank: all leave */
+    if (ts->st != RX_OK)
+        any = 1;
     if (any) {
 #pragma omp atomic write
         c->fail_flag[2] = 1;
@@ -419,7 +475,8 @@ int rx__ranks_setup_sync(rx_ctx *c, rx__tstate *ts)
     return any;
 }
 
-void rx__ranks_step_sync(rx_ctx *c, rx__tstate *ts, double *Ek, int64_t k)
+void rx__ranks_step_sync(rx_ctx *c, rx__tstate *ts, double *Ek, int64_t k,
+                         int skip)
 {
     rx__ranks *m = c->mp;
     const int P = c->P, R = m->size;
@@ -464,6 +521,8 @@ void rx__ranks_step_sync(rx_ctx *c, rx__tstate *ts, double *Ek, int64_t k)
             Ek[i] = in[0];
             c->parts[i]->energy = in[0];
             c->parts[i]->var_raw[slot] = in[1];
+            if (!skip)
+                rx__rec_hit(&c->rec, i, k, in[0]); /* as step_one does */
         }
         any |= in[0] != 0.0;
         m->stop |= in[1] != 0.0;
@@ -505,12 +564,14 @@ static int share_particles(rx_ctx *c, rx__tstate *ts)
         m->dsp[r] = (int)((size_t)lo * stride);
     }
     for (int i = m->plo; i < m->phi; ++i)
-        rx__part_pack(c->parts[i], c->dim, c->slen, buf + (size_t)i * stride);
+        if (c->parts[i])
+            rx__part_pack(c->parts[i], c->dim, c->slen,
+                          buf + (size_t)i * stride);
     const int rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf,
                                   m->cnt, m->dsp, MPI_DOUBLE, m->comm);
     if (rc == MPI_SUCCESS) {
         for (int i = 0; i < P; ++i)
-            if (i < m->plo || i >= m->phi)
+            if ((i < m->plo || i >= m->phi) && c->parts[i])
                 rx__part_unpack(c->parts[i], c->dim, c->slen,
                                 buf + (size_t)i * stride);
     } else if (ts->st == RX_OK) {
@@ -645,10 +706,13 @@ void rx__ranks_finish(rx_ctx *c, rx__tstate *ts, int64_t k)
     rx__ranks *m = c->mp;
     if (!m)
         return;
-    /* the particles and rows even after a failure: its message reads the
-     * failing particle */
-    share_particles(c, ts);
-    merge_rows(c, ts, k);
+    /* the particles and rows even after a failure in the iterations: its
+     * message reads the failing particle; after a set-up failure (agreed
+     * by every rank) some particles may not exist */
+    if (!c->fail_flag[2]) {
+        share_particles(c, ts);
+        merge_rows(c, ts, k);
+    }
     wire_fail mine, *all = malloc(sizeof(wire_fail) * (size_t)m->size);
     local_fail(c, &mine);
     if (!all)

@@ -391,7 +391,7 @@ static int barrier_loop(rx_ctx *c, rx__run *R, rx__tstate *ts, int t,
         if (c->mp) {
             /* the ranks' energies, failures and stop requests of k */
             if (t == 0)
-                rx__ranks_step_sync(c, ts, Ek, k);
+                rx__ranks_step_sync(c, ts, Ek, k, skip_step);
             rx__barrier_wait(R->bar, sense);
         }
         if (wtime)
@@ -647,7 +647,10 @@ rx_status rx_run(rx_ctx *c)
                         "one");
     c->ran = 1;
     rx__run R;
-    rx_status st = run_prepare(c, &R);
+    /* on ranks: the run's own communicator, before anything else */
+    rx_status st = rx__ranks_open(c);
+    if (st == RX_OK)
+        st = run_prepare(c, &R);
     if (st != RX_OK)
         return st;
 #pragma omp parallel num_threads(c->nt_req)

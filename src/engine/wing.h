@@ -339,14 +339,20 @@ rx_status rx__run_outcome(rx_ctx *c);
 void rx__ranks_free(rx_ctx *c);
 /* This rank's particles [*lo, *hi) (all P without ranks). */
 void rx__ranks_block(const rx_ctx *c, int *lo, int *hi);
-/* After set-up: any rank's set-up failure becomes every rank's
- * (fail_flag[2]); returns it. */
+/* Before the threads start (rx_run, the calling thread): the run's own
+ * duplicate of the communicator; RX_OK or a status and c->err. */
+rx_status rx__ranks_open(rx_ctx *c);
+/* After set-up: any rank's set-up failure, or ranks that run different
+ * runs (length, resumption, checkpoints, chains, seed), becomes every
+ * rank's failure (fail_flag[2]); returns it. */
 int rx__ranks_setup_sync(rx_ctx *c, rx__tstate *ts);
 /* After the step phase of k: every rank's energies into Ek (and the
- * particles' energies and sigma^2 raw estimates of k), any rank's
- * failure into fail_flag[k & 1], any rank's stop request into
+ * particles' energies and sigma^2 raw estimates of k, and unless skip
+ * (the resumed iteration) the other ranks' particles' hitting times),
+ * any rank's failure into fail_flag[k & 1], any rank's stop request into
  * rx__ranks_stop. */
-void rx__ranks_step_sync(rx_ctx *c, rx__tstate *ts, double *Ek, int64_t k);
+void rx__ranks_step_sync(rx_ctx *c, rx__tstate *ts, double *Ek, int64_t k,
+                         int skip);
 /* Has any rank seen a stop request? */
 int rx__ranks_stop(const rx_ctx *c);
 /* Before a checkpoint at k: every rank's particles and kept rows on
