@@ -21,6 +21,11 @@ for i in $(seq 1 "$N"); do
   d="$tmp/r$i"
   "$R" run "$src/yaml/default.yaml" -o "$d" --no-plots -q --threads "$th" \
     --set iterations=400000 --set checkpoint.every=$every 2>/dev/null & p=$!
+  # from the moment the run has started (DIR.partial: its handlers are
+  # about to be installed), not from the process's start: a loaded
+  # machine can take longer than the delay to load the libraries, and a
+  # signal then kills a process that has no handler yet (exit 143)
+  for _ in $(seq 1 300); do [ -e "$d.partial" ] && break; sleep 0.01; done
   sleep "0.$(( RANDOM % 40 + 10 ))"
   kill -$sig $p 2>/dev/null
   for _ in $(seq 1 100); do kill -0 $p 2>/dev/null || break; sleep 0.1; done

@@ -4,9 +4,9 @@
  * every rank ends with the whole result. Build against an installed
  * replex built with MPI:
  *   mpicc embed_mpi.c $(pkg-config --cflags --libs replex) -o embed_mpi
- *   mpirun -np 2 ./embed_mpi
+ *   mpirun -np 2 ./embed_mpi [THREADS]
  * (meson builds it and runs it as the test `example_embed_mpi` on 2
- * ranks).
+ * ranks of 1 thread: on a 2-core machine more would oversubscribe it).
  *
  * The program runs the same DEO* sampler on a 2-D double well twice: on
  * a communicator of all ranks (each steps a block of the 8 chains), and
@@ -15,6 +15,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
@@ -38,13 +39,13 @@ static rx_status energy(void *user, const double *x, size_t d, double *e,
 }
 
 /* The sampler, its keys by name as in a YAML file. */
-static int make(rx_ctx **ctx, int chains, int ranks_key)
+static int make(rx_ctx **ctx, int chains, int ranks_key, int threads)
 {
     rx_config cfg;
     rx_config_default(&cfg);
     cfg.target.kind = RX_TARGET_CALLBACK;
     cfg.iterations = 20000;
-    cfg.threads = 2;
+    cfg.threads = threads;
     cfg.tempering.n_chains = chains;
     cfg.record.burn_in = 1000;
     cfg.record.thin = 10;
@@ -77,10 +78,11 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &level);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const int threads = argc > 1 && atoi(argv[1]) > 0 ? atoi(argv[1]) : 2;
 
     /* 1. the 8 chains on all ranks, then on this rank alone */
     rx_ctx *all = NULL, *self = NULL;
-    if (make(&all, 8, 0) || make(&self, 8, 0))
+    if (make(&all, 8, 0, threads) || make(&self, 8, 0, threads))
         MPI_Abort(MPI_COMM_WORLD, 1); /* the host's choice, not replex's */
     if (rx_set_comm(all, MPI_COMM_WORLD) != RX_OK ||
         rx_set_comm(self, MPI_COMM_SELF) != RX_OK) {
@@ -117,16 +119,16 @@ int main(int argc, char **argv)
 
     /* 2. what rx_set_comm refuses, with a message (RX_EINVAL) */
     rx_ctx *c = NULL;
-    if (make(&c, 8, 0) == 0) {
+    if (make(&c, 8, 0, threads) == 0) {
         fails += rx_set_comm(c, MPI_COMM_NULL) != RX_EINVAL;
         rx_destroy(&c);
     }
-    if (size > 1 && make(&c, 1, 0) == 0) { /* more ranks than chains */
+    if (size > 1 && make(&c, 1, 0, threads) == 0) { /* more ranks than chains */
         fails += rx_set_comm(c, MPI_COMM_WORLD) != RX_EINVAL ||
                  !strstr(rx_errmsg(c), "ranks for 1 chains");
         rx_destroy(&c);
     }
-    if (make(&c, 8, size + 1) == 0) { /* mpi.ranks: a communicator of
+    if (make(&c, 8, size + 1, threads) == 0) { /* mpi.ranks: a comm of
                                        * another size */
         fails += rx_set_comm(c, MPI_COMM_WORLD) != RX_EINVAL ||
                  !strstr(rx_errmsg(c), "mpi.ranks");

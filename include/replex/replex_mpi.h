@@ -9,8 +9,10 @@
  * when the run has more than one thread). Rank r steps the chains
  * [P r / R, P (r + 1) / R) with its threads; after rx_run every rank
  * holds the whole result (samples, index, trace, weights, summary), the
- * same bits for any split of ranks x threads. The library duplicates comm
- * (its messages never meet yours), sets MPI_ERRORS_RETURN on its copy,
+ * same bits for any split of ranks x threads. rx_set_comm talks to no
+ * other rank; rx_run duplicates comm (keep it valid until rx_run
+ * returns; the run's messages never meet yours), sets MPI_ERRORS_RETURN
+ * on its copy and checks that every rank runs the same run. The library
  * never calls MPI_Init, MPI_Finalize or MPI_Abort, and returns an error
  * status where a rank cannot go on.
  */
