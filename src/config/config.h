@@ -49,9 +49,11 @@ extern const rx__table *const rx__tables[];
 /* Rows always in use, picked by no key (runkeys.c): how a run is spread,
  * what it records besides. */
 extern const rx__table rx__run_table;
-/* Their values: hit.rho and hit.u_min; mpi.ranks. */
+/* Their values: hit.rho and hit.u_min; mpi.ranks; tempering.every and
+ * step.reset_every. */
 void rx__run_hit(const rx_config *c, double *rho, double *u_min);
 int rx__run_ranks(const rx_config *c);
+void rx__run_rounds(const rx_config *c, int64_t *every, int64_t *reset);
 /* For a row's key i: its table and row (1), else 0. */
 int rx__key_row(int i, const rx__table **t, int *row);
 /* Is row r of table t in use in c (a step at position 1 or 2..P, the

@@ -5,12 +5,16 @@
  * `replex keys`, config.yaml and rx_config_set/get like a row's, and a
  * key added here moves no field of the public rx_config. Rows: `mpi`,
  * the ranks of an MPI run (docs/yaml.md, "mpi"); `hit`, the hitting time
- * of an optimisation run (docs/yaml.md, "hit").
+ * of an optimisation run (docs/yaml.md, "hit"); `rounds`, trajectory
+ * rounds (the replica-exchange Nose-Hoover paper, Alg. 2-3): swaps tried
+ * only at the end of every tempering.every iterations, the step rules'
+ * state made fresh at the start of every step.reset_every iterations.
  */
 #include <math.h>
 #include <stdio.h>
 
 #include "../core/internal.h"
+#include "../step/step.h"
 #include "config.h"
 
 #ifndef RX_HAVE_MPI
@@ -78,13 +82,77 @@ static const rx__rowdecl HIT_ROW = {
     HIT_KEYS, (int)(sizeof HIT_KEYS / sizeof HIT_KEYS[0]), NULL, 0,
     hit_check, NULL};
 
-enum { ROW_MPI, ROW_HIT, N_ROWS };
+/* Trajectory rounds: both are functions of the iteration k alone, so
+ * every thread and every MPI rank makes the same decision. */
+static const rx__keydef ROUNDS_KEYS[] = {
+    {"tempering.every", K_INT, 0, "1", 1, 1e9, 0, 0, NULL,
+     "L >= 1: swaps are tried only at the last iteration of every L (k + 1 "
+     "a multiple of L, after the round's steps); the schedule counts "
+     "attempts (deo alternates its parity, a window W is W attempts). 1: "
+     "every iteration"},
+    {"step.reset_every", K_INT, 0, "0", 0, 1e9, 0, 0, NULL,
+     "N >= 1: at the start of every N iterations (k = N, 2N, ...) every "
+     "particle's step state is made fresh at its position, as at the "
+     "start of the run (sgnht: v ~ N(0, tau eta), s = c / tau, the "
+     "trajectory reset of the replica-exchange Nose-Hoover paper); 0: "
+     "never"},
+};
+
+/* A reset that zeroes a velocity narrows the samples as state_on_swap:
+ * reset does (warn.c); with no state in use it does nothing. */
+static int rounds_warn(const rx__rowrun *run, const rx__rowvals *own,
+                       const char **key, char *msg, size_t cap)
+{
+    const rx_config *c = run->cfg;
+    if (!(own->k[1].v[0] > 0.0))
+        return 0;
+    int mom = 0, state = 0;
+    for (int r = 0; r < rx__step_count(); ++r) {
+        if (!rx__row_in_use(c, &rx__step_table, r))
+            continue;
+        mom |= (rx__step_types[r]->row.props & RX__STEP_MOMENTUM) != 0;
+        state |= rx__step_types[r]->state_len != NULL;
+    }
+    *key = "step.reset_every";
+    if (mom)
+        snprintf(msg, cap,
+                 "BIASED: a fresh state zeroes the momentum of every "
+                 "particle every %.0f iterations, which narrows SGHMC's "
+                 "samples (as state_on_swap: reset does); use sgnht, whose "
+                 "fresh state draws v at the temperature",
+                 own->k[1].v[0]);
+    else if (!state)
+        snprintf(msg, cap,
+                 "the step rules in use (step.target, step.others) keep no "
+                 "state: the reset every %.0f iterations does nothing",
+                 own->k[1].v[0]);
+    return mom || !state;
+}
+
+static const rx__rowdecl ROUNDS_ROW = {
+    "rounds", "trajectory rounds: swaps every L iterations, fresh states",
+    ROUNDS_KEYS, (int)(sizeof ROUNDS_KEYS / sizeof ROUNDS_KEYS[0]), NULL, 0,
+    NULL, rounds_warn};
+
+enum { ROW_MPI, ROW_HIT, ROW_ROUNDS, N_ROWS };
 
 static int run_count(void) { return N_ROWS; }
 
 static const rx__rowdecl *run_at(int i)
 {
-    return i == ROW_MPI ? &MPI_ROW : i == ROW_HIT ? &HIT_ROW : NULL;
+    return i == ROW_MPI      ? &MPI_ROW
+           : i == ROW_HIT    ? &HIT_ROW
+           : i == ROW_ROUNDS ? &ROUNDS_ROW
+                             : NULL;
+}
+
+void rx__run_rounds(const rx_config *c, int64_t *every, int64_t *reset)
+{
+    rx__rowvals own;
+    rx__slot tmp[RX__ROW_MAX_KEYS];
+    rx__row_values(c, &rx__run_table, ROW_ROUNDS, &own, tmp);
+    *every = (int64_t)own.k[0].v[0];
+    *reset = (int64_t)own.k[1].v[0];
 }
 
 void rx__run_hit(const rx_config *c, double *rho, double *u_min)

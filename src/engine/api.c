@@ -112,6 +112,8 @@ static void create_step_ladder(rx_ctx *c, const rx_config *cfg)
     c->sc.sghmc_vhat = cfg->step.sghmc_vhat;
     c->sc.sgnht_c = cfg->step.sgnht_c;
     c->sc.sgnht_mu = cfg->step.sgnht_mu;
+    /* trajectory rounds (runkeys.c): swaps every L, fresh states every N */
+    rx__run_rounds(cfg, &c->xc.every, &c->sc.reset_every);
     /* the per-particle state: the longest of the rules in use */
     const size_t l0 = rx__step_state_len(cfg->step.target, c->dim);
     const size_t l1 = rx__step_state_len(cfg->step.others, c->dim);

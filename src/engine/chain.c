@@ -338,7 +338,10 @@ rx_status rx__step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
                     (uint64_t)k);
     s.normal = (int)c->cfg.rng.normal;
     rx_step_kind kind = q == 0 ? kind_target : kind_other;
-    if (q != p->last_q && p->state) {
+    /* a trajectory round starts at k (step.reset_every): a fresh state
+     * at q, whatever the particle held or where it was */
+    const int fresh = p->state && rx__step_round_start(&c->sc, k);
+    if ((q != p->last_q || fresh) && p->state) {
         /* a fresh state's random parts: their own stream, keyed by the
          * iteration (the step stream's draws may be drawn ahead) */
         int q0 = p->last_q;
@@ -346,10 +349,14 @@ rx_status rx__step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
         rx__stream_init(&sm, seed, (uint32_t)i, RX_STREAM_STATE,
                         (uint64_t)k + 1);
         sm.normal = s.normal;
-        rx__step_move(c->cfg.step.state_on_swap,
-                      q0 == 0 ? kind_target : kind_other, kind, &c->sc,
-                      p->state, c->dim, ts->x.eta[q0], ts->x.tau[q0],
-                      ts->x.eta[q], ts->x.tau[q], &sm);
+        if (fresh)
+            rx__step_init(kind, &c->sc, p->state, c->dim, ts->x.eta[q],
+                          ts->x.tau[q], &sm);
+        else
+            rx__step_move(c->cfg.step.state_on_swap,
+                          q0 == 0 ? kind_target : kind_other, kind, &c->sc,
+                          p->state, c->dim, ts->x.eta[q0], ts->x.tau[q0],
+                          ts->x.eta[q], ts->x.tau[q], &sm);
     }
     p->last_q = q;
     if (c->cfg.faults.policy == 1)

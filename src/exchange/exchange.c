@@ -70,12 +70,26 @@ int rx__exchange_sched(const rx__xconf *xc, rx__xstate *xs, int64_t k,
                        int glo, int phi)
 {
     const rx__sched_type *t = rx__sched_row(xc->scheme);
+    if (!rx__exchange_at(xc, k))
+        return -1; /* no pair is active */
+    const int64_t r = xc->every > 1 ? k / xc->every : k; /* the attempt */
     const int W = t->flags & RX__SC_WINDOW ? xc->W : 1;
-    const int par = t->parity ? t->parity(xc, k) : 0;
-    if (k % W == 0)
+    const int par = t->parity ? t->parity(xc, r) : 0;
+    if (r % W == 0)
         for (int p = glo; p <= phi; ++p)
             xs->gate[p] = 1;
     return par;
+}
+
+/* No swap is tried at k (tempering.every) under a pattern that evaluates
+ * only what it attempts (ADJ, APE): nothing evaluated. */
+static int idle_at(const rx__xconf *xc, rx__xstate *xs, int64_t k)
+{
+    if (rx__exchange_at(xc, k))
+        return 0;
+    for (int p = 0; p < xc->P - 1; ++p)
+        clear_ev(&xs->ev[p]);
+    return 1;
 }
 
 /* ADJ: a sequential sweep, each pair sees the current occupants (no
@@ -91,6 +105,8 @@ void rx__xpattern_sweep(const rx__xconf *xc, rx__xstate *xs,
                         const double *E, int64_t k, int full)
 {
     (void)full;
+    if (idle_at(xc, xs, k))
+        return;
     if (uses_u(xc))
         draw_uniforms(xc, xs, k, xc->P - 1);
 #define CALL(dec) sweep_t(xc, xs, E, k, dec)
@@ -104,6 +120,8 @@ void rx__xpattern_one_pair(const rx__xconf *xc, rx__xstate *xs,
                            const double *E, int64_t k, int full)
 {
     (void)full;
+    if (idle_at(xc, xs, k))
+        return;
     for (int p = 0; p < xc->P - 1; ++p)
         clear_ev(&xs->ev[p]);
     rx__stream s;
@@ -198,6 +216,8 @@ void rx__xpattern_evenodd(const rx__xconf *xc, rx__xstate *xs,
     if (need_u && !lazy)
         draw_uniforms(xc, xs, k, np);
     const int par = rx__exchange_sched(xc, xs, k, 0, np - 1);
+    if (lazy && par < 0)
+        return; /* no swap tried at k (tempering.every): maps unchanged */
     if (lazy) {
 #define CALL(dec) evenodd_active_t(xc, xs, E, k, par, need_u, dec)
         RX__XTEST_DISPATCH(xc->rule, CALL)

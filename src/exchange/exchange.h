@@ -61,8 +61,9 @@ typedef void (*rx__xpattern_fn)(const rx__xconf *xc, rx__xstate *xs,
 typedef struct rx__sched_type {
     const char *name; /* the tempering.scheme name */
     unsigned flags;   /* RX__SC_* */
-    /* RX__SC_DISJOINT rows: the parity of k (active pairs: (p + 1) % 2 ==
-     * parity); NULL for the others */
+    /* RX__SC_DISJOINT rows: the parity of attempt k (active pairs: (p +
+     * 1) % 2 == parity; k / tempering.every where that is > 1); NULL for
+     * the others */
     int (*parity)(const rx__xconf *xc, int64_t k);
     /* its pattern (exchange.c); NULL: no pair ever swaps */
     rx__xpattern_fn exchange;
@@ -89,6 +90,13 @@ void rx__xpattern_sweep(const rx__xconf *xc, rx__xstate *xs,
                         const double *E, int64_t k, int full);
 void rx__xpattern_one_pair(const rx__xconf *xc, rx__xstate *xs,
                            const double *E, int64_t k, int full);
+
+/* Is k an iteration where swaps may be tried (tempering.every: the last
+ * iteration of every L)? Its attempt number is k / L. */
+static inline int rx__exchange_at(const rx__xconf *xc, int64_t k)
+{
+    return xc->every <= 1 || (k + 1) % xc->every == 0;
+}
 
 /* Does the exchange allow the partner design (disjoint pairs decided
  * from the pre-swap state)? The engine adds its own conditions
@@ -117,7 +125,10 @@ void rx__exchange(const rx__xconf *xc, rx__xstate *xs, const double *E,
  * thread owning positions lo..hi-1 owns pairs plo = lo .. phi (hi - 1, or
  * hi - 2 for the last thread). rx__exchange_sched returns the parity of k
  * (active pairs: (p + 1) % 2 == parity) and opens the gates of pairs
- * glo..phi at a window start. rx__exchange_range then evaluates the pairs
+ * glo..phi at a window start; where no swap is tried at k
+ * (tempering.every) it returns -1, which no pair matches, and leaves the
+ * gates. With L = tempering.every the parity and the window are those of
+ * the attempt k / L (L = 1: of k). rx__exchange_range then evaluates the pairs
  * plo..phi (the engine passes its inner pairs; the boundary pairs go
  * through rx__exchange_boundary) from the pre-swap state into xs->ev and
  * swaps the active, open ones in xs->at / xs->pos. xs->at must hold the

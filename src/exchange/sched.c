@@ -1,7 +1,9 @@
 /*
  * The schedule table: rx_scheme -> row. A row names its pattern (the
  * exchange function of exchange.c) and, for the even-odd family, the
- * parity of k and whether the window gate applies.
+ * parity of k and whether the window gate applies. With tempering.every
+ * L > 1 the parity functions get the attempt number k / L in place of k
+ * (rx__exchange_sched), so they count attempts, not iterations.
  */
 #include "exchange.h"
 

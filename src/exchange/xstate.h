@@ -26,6 +26,9 @@ typedef struct rx__xconf {
     double fresh_sd;    /* > 0: fresh energy noise per comparison */
     int normal;         /* rx_normal_method of those draws */
     int sequential;     /* conditions after the swaps of lower pairs */
+    int64_t every;      /* tempering.every L >= 1: swaps tried only at k
+                         * with (k + 1) % L == 0; the schedule's clock is
+                         * the attempt k / L (rx__exchange_sched) */
     uint64_t seed;
     rx__rowvals own;    /* the values of the rule's own keys */
     const void *rstate; /* the rule's per-run state (its row's size and

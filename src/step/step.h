@@ -25,8 +25,20 @@ typedef struct rx__stepconf {
     double momentum, rms_alpha, rms_eps, sghmc_vhat;
     double sgnht_c;  /* SGNHT: injected-noise level c (Ding et al.'s A h) */
     double sgnht_mu; /* SGNHT: thermostat gain mu (0: thermostat off)     */
+    int64_t reset_every; /* step.reset_every N: fresh states at k = N, 2N,
+                          * ... (0: never)                              */
     rx__rowvals own[RX__STEP_MAX];
 } rx__stepconf;
+
+/* Does iteration k start a trajectory round (step.reset_every N > 0 and k
+ * = N, 2N, ...)? Then every particle's state is made fresh at its
+ * position before its step of k (the row's init, as at the start of the
+ * run; RENHD's reset, renhd.md 3.3). A function of k alone: the same on
+ * every thread and rank. */
+static inline int rx__step_round_start(const rx__stepconf *sc, int64_t k)
+{
+    return sc->reset_every > 0 && k > 0 && k % sc->reset_every == 0;
+}
 
 /* A step row's properties (row.props): what validation, warnings and the
  * reference path read instead of naming rules. */

@@ -68,6 +68,17 @@ pat="^replex: warning: $f/reset.yaml:2:33: step.state_on_swap: BIASED: reset zer
 case_ reset 1 'step: {target: sghmc, others: sghmc,
   sghmc_vhat: 0, state_on_swap: reset}
 '
+# trajectory rounds: a fresh state every N zeroes SGHMC's momentum;
+# stateless rules have nothing to reset; sgnht draws v at tau: quiet
+pat="^replex: warning: $f/rounds_mom.yaml:1:51: step.reset_every: BIASED: a fresh state zeroes the momentum"
+case_ rounds_mom 1 'step: {target: sghmc, others: sghmc, reset_every: 50}
+'
+pat="^replex: warning: $f/rounds_sgld.yaml:1:21: step.reset_every: the step rules in use .* keep no state"
+case_ rounds_sgld 1 'step: {reset_every: 50}
+'
+pat=x; case_ rounds_sgnht 0 'step: {target: sgnht, others: sgnht, sgnht_mu: 1e-5, reset_every: 50}
+tempering: {every: 50}
+'
 pat=x; case_ reset_sgld 0 'step: {state_on_swap: reset}
 '
 case_ follow_sghmc 0 'step: {target: sghmc, others: sghmc}
