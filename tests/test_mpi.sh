@@ -9,7 +9,7 @@
 #     the shared-bias row (ICSGLD), the MLP, a variance-reduced run and
 #     log Z on the reference path (where data/uci is there), and on one
 #     split each the deterministic rule with adaptive C and ladder,
-#     Barker's test, the noise-aware test and SGNHT;
+#     Barker's test, the noise-aware test, SGNHT and RENHD's rounds;
 #     a sweep's runs spread over 3 ranks and replicates over 2 give the
 #     one-process directories and tables;
 #  2. a checkpointing run on 2 ranks stopped by SIGTERM (mpirun passes it
@@ -80,6 +80,7 @@ splits barker yaml/mixture25_deo.yaml 3x1 -- --set iterations=1000 \
   --set tempering.rule=barker
 splits noise_aware yaml/noise_aware_t9.yaml 3x1 -- --set iterations=1000
 splits sgnht yaml/sgnht_gmm_2d.yaml 2x1 -- --set iterations=1000
+splits renhd yaml/renhd_t9.yaml 3x1 -- --set iterations=1000
 # the hitting-time record: every rank's chains (from the gathered energies)
 splits hit yaml/deo_star_sgd_2d.yaml 2x1 -- --set iterations=1000 \
   --set hit.rho=0.5 --set hit.u_min=-2
