@@ -136,7 +136,8 @@ svgs "$tmp/e" sweep_tempering_scheme sweep_ladder_eta
 check_dir "$tmp/e" "sweep"
 
 # (f) --no-plots
-"$RX_REPLEX" run yaml/gmm_1d_two_modes.yaml -o "$tmp/f" -q --no-plots --set iterations=300
+"$RX_REPLEX" run yaml/gmm_1d_two_modes.yaml -o "$tmp/f" -q --no-plots --set iterations=300 \
+  --set record.burn_in=0
 if [ ! -e "$tmp/f/plots" ]; then ok; else bad "--no-plots wrote plots"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
