@@ -222,20 +222,20 @@ static int warnings(const rx__paramtab *t, char w[2][400])
     return n;
 }
 
-void rx__paramtab_json(FILE *f, const rx__paramtab *t)
+void rx__paramtab_json_at(FILE *f, const rx__paramtab *t, int ind)
 {
-    fprintf(f, "  \"parameters\": {\"chains\": %d, \"draws\": %lld, "
+    fprintf(f, "%*s\"parameters\": {\"chains\": %d, \"draws\": %lld, "
             "\"weighted\": %s, \"network\": %s, \"rhat\": \"%s\", "
             "\"coordinates\": %zu, \"coordinates_listed\": %d,\n"
-            "    \"rows\": [",
-            t->chains, (long long)t->draws, t->weighted ? "true" : "false",
-            t->network ? "true" : "false",
+            "%*s  \"rows\": [",
+            ind, "", t->chains, (long long)t->draws,
+            t->weighted ? "true" : "false", t->network ? "true" : "false",
             t->chains > 1 ? "split, over the replicates"
                           : "split, the run's two halves",
-            t->dim, t->n_rows - t->n_named);
+            t->dim, t->n_rows - t->n_named, ind, "");
     double c[NCOLS];
     for (int i = 0; i < t->n_rows; ++i) {
-        fprintf(f, "%s{\"name\": ", i ? ",\n      " : "\n      ");
+        fprintf(f, "%s%*s    {\"name\": ", i ? ",\n" : "\n", ind, "");
         rx__json_str(f, t->name[i]);
         cols(&t->row[i], c);
         for (int k = 0; k < NCOLS; ++k) {
@@ -244,7 +244,7 @@ void rx__paramtab_json(FILE *f, const rx__paramtab *t)
         }
         fputc('}', f);
     }
-    fputs("],\n    \"warnings\": [", f);
+    fprintf(f, "],\n%*s  \"warnings\": [", ind, "");
     char w[2][400];
     const int nw = warnings(t, w);
     for (int i = 0; i < nw; ++i) {
@@ -254,6 +254,54 @@ void rx__paramtab_json(FILE *f, const rx__paramtab *t)
     fputs("]},\n", f);
 }
 
+void rx__paramtab_json(FILE *f, const rx__paramtab *t)
+{
+    rx__paramtab_json_at(f, t, 2);
+}
+
+void rx__paramtab_metrics_json(FILE *f, const rx__paramtab *t)
+{
+    const rx_metrics *m = &t->bma;
+    if (!m->valid) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{\"models\": %lld, \"test_examples\": %lld, ",
+            (long long)m->n_models, (long long)m->n_test);
+    if (m->classification) {
+        rx__json_kv(f, "accuracy", m->accuracy);
+        fputs(", ", f);
+        rx__json_kv(f, "nll", m->nll);
+        fputs(", ", f);
+        rx__json_kv(f, "ece", m->ece);
+    } else {
+        rx__json_kv(f, "rmse", m->rmse);
+        fputs(", ", f);
+        rx__json_kv(f, "nll", m->nll);
+    }
+    fputc('}', f);
+}
+
+void rx__paramtab_csv_head(FILE *f, const char *lead)
+{
+    fprintf(f, "%sname", lead);
+    for (int k = 0; k < NCOLS; ++k)
+        fprintf(f, ",%s", COLS[k]);
+    fputc('\n', f);
+}
+
+void rx__paramtab_csv_rows(FILE *f, const rx__paramtab *t, const char *lead)
+{
+    double c[NCOLS];
+    for (int i = 0; i < t->n_rows; ++i) {
+        fprintf(f, "%s%s", lead, t->name[i]);
+        cols(&t->row[i], c);
+        for (int k = 0; k < NCOLS; ++k)
+            fprintf(f, isnan(c[k]) ? ",nan" : ",%.10g", c[k]);
+        fputc('\n', f);
+    }
+}
+
 rx_status rx__paramtab_csv(const rx__paramtab *t, const char *path,
                            rx_err *err)
 {
@@ -261,18 +309,8 @@ rx_status rx__paramtab_csv(const rx__paramtab *t, const char *path,
     if (!f)
         return rx__fail(err, RX_EIO, "%s: cannot create: %s", path,
                         strerror(errno));
-    fputs("name", f);
-    for (int k = 0; k < NCOLS; ++k)
-        fprintf(f, ",%s", COLS[k]);
-    fputc('\n', f);
-    double c[NCOLS];
-    for (int i = 0; i < t->n_rows; ++i) {
-        fputs(t->name[i], f);
-        cols(&t->row[i], c);
-        for (int k = 0; k < NCOLS; ++k)
-            fprintf(f, isnan(c[k]) ? ",nan" : ",%.10g", c[k]);
-        fputc('\n', f);
-    }
+    rx__paramtab_csv_head(f, "");
+    rx__paramtab_csv_rows(f, t, "");
     if (fclose(f) != 0)
         return rx__fail(err, RX_EIO, "%s: write failed: %s", path,
                         strerror(errno));

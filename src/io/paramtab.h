@@ -69,8 +69,20 @@ void rx__paramtab_judge(rx__paramtab *t);
  */
 rx_status rx__paramtab_read(const char *path, rx__paramtab *t, rx_err *err);
 
-/* The summary's "parameters" block, a line ending in ",\n". */
+/* The summary's "parameters" block, a line ending in ",\n"; _at with
+ * its lines indented by ind spaces (the summary's: 2). */
 void rx__paramtab_json(FILE *f, const rx__paramtab *t);
+void rx__paramtab_json_at(FILE *f, const rx__paramtab *t, int ind);
+
+/* A network's test metrics as a JSON object, as the summary's "metrics"
+ * block names them (models, test_examples, rmse and nll, or accuracy,
+ * nll and ece); null when the run has none. */
+void rx__paramtab_metrics_json(FILE *f, const rx__paramtab *t);
+
+/* summary.csv's header line and its rows, on f; each line starts with
+ * lead (a sweep's run and values, or ""), the header with its names. */
+void rx__paramtab_csv_head(FILE *f, const char *lead);
+void rx__paramtab_csv_rows(FILE *f, const rx__paramtab *t, const char *lead);
 
 /* summary.csv: a header and every row; RX_EIO with the reason in err. */
 rx_status rx__paramtab_csv(const rx__paramtab *t, const char *path,
