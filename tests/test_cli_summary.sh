@@ -56,6 +56,7 @@ same_table net "$tmp/net.out" "$tmp/net"
 head -1 "$tmp/net.sum" | grep -q '^test set (100 examples, average of 40 models): RMSE' &&
   ok || bad "network: no test metrics line: $(head -1 "$tmp/net.sum")"
 grep -q '^  noise_precision ' "$tmp/net.sum" && ok || bad "network: no noise_precision row"
+grep -q '^  noise_sd ' "$tmp/net.sum" && ok || bad "network: no noise_sd row"
 grep -q "not identifiable" "$tmp/net.sum" && ok || bad "network: no identifiability note"
 # a classifier's metrics (accuracy, NLL, ECE), where the data are here
 if [ -f data/uci/breast_cancer.csv ]; then

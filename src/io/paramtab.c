@@ -19,11 +19,13 @@
 #include "paramtab.h"
 
 /* What a quantity of the table is read from. */
-typedef enum { SRC_LP, SRC_EXP, SRC_COORD } src_kind;
+typedef enum { SRC_LP, SRC_EXP, SRC_SD, SRC_COORD } src_kind;
 
 typedef struct {
     src_kind kind;
-    int64_t j;      /* the coordinate (SRC_EXP: exp of it, SRC_COORD) */
+    int64_t j;      /* the coordinate: SRC_EXP exp of it, SRC_SD
+                       scale exp(-x / 2) of it, SRC_COORD itself */
+    double scale;   /* SRC_SD */
 } src;
 
 /* Draw t of run v's target position, of quantity s. */
@@ -33,7 +35,9 @@ static double value(const rx__runview *v, int64_t per, int64_t t, src s)
     if (s.kind == SRC_LP)
         return -v->energy[row];
     const double x = (double)v->res.samples[row * v->res.dim + (size_t)s.j];
-    return s.kind == SRC_EXP ? exp(x) : x;
+    return s.kind == SRC_EXP  ? exp(x)
+           : s.kind == SRC_SD ? s.scale * exp(-0.5 * x)
+                              : x;
 }
 
 static int64_t per_draw(const rx__runview *v)
@@ -41,14 +45,17 @@ static int64_t per_draw(const rx__runview *v)
     return v->cfg->record.all_positions ? v->res.n_chains : 1;
 }
 
-/* The named rows (lp, a network's precisions) into t->name and s;
- * returns how many. */
+/* The named rows (lp, a network's precisions and its noise sd) into
+ * t->name and s; returns how many (at most RX__PARAM_NAMED_MAX). The
+ * noise precision e^rho is of the standardised targets (data.
+ * standardise_target); the noise sd 1 / sqrt(e^rho) times the targets'
+ * training sd is in the units of y, as the test RMSE. */
 static int named_rows(const rx__runview *v, rx__paramtab *t, src *s)
 {
     int k = 0;
     if (v->energy) {
         snprintf(t->name[k], sizeof t->name[k], "lp");
-        s[k++] = (src){SRC_LP, 0};
+        s[k++] = (src){SRC_LP, 0, 0.0};
     }
     if (!t->network)
         return k;
@@ -56,11 +63,14 @@ static int named_rows(const rx__runview *v, rx__paramtab *t, src *s)
     const int hyper = v->cfg->model.weight_precision_a > 0.0;
     if (hyper && t->dim >= (size_t)(1 + learn)) {
         snprintf(t->name[k], sizeof t->name[k], "weight_precision");
-        s[k++] = (src){SRC_EXP, (int64_t)t->dim - 1 - learn};
+        s[k++] = (src){SRC_EXP, (int64_t)t->dim - 1 - learn, 0.0};
     }
     if (learn && t->dim >= 1) {
         snprintf(t->name[k], sizeof t->name[k], "noise_precision");
-        s[k++] = (src){SRC_EXP, (int64_t)t->dim - 1};
+        s[k++] = (src){SRC_EXP, (int64_t)t->dim - 1, 0.0};
+        snprintf(t->name[k], sizeof t->name[k], "noise_sd");
+        s[k++] = (src){SRC_SD, (int64_t)t->dim - 1,
+                       rx__network_y_sd(v->target)};
     }
     return k;
 }
@@ -131,7 +141,7 @@ rx_status rx__paramtab_get(rx_ctx *const *runs, int n, rx__paramtab *t,
         goto out;
     const size_t nc = t->dim < RX__PARAM_COORDS_MAX ? t->dim
                                                     : RX__PARAM_COORDS_MAX;
-    const size_t cap = nc + 3, N = (size_t)n * (size_t)t->draws;
+    const size_t cap = nc + RX__PARAM_NAMED_MAX, N = (size_t)n * (size_t)t->draws;
     src *s = malloc(sizeof *s * cap);
     t->name = calloc(cap, sizeof *t->name);
     t->row = malloc(sizeof *t->row * cap);
@@ -148,7 +158,7 @@ rx_status rx__paramtab_get(rx_ctx *const *runs, int n, rx__paramtab *t,
     t->n_named = k;
     for (size_t j = 0; j < nc; ++j, ++k) {
         snprintf(t->name[k], sizeof t->name[k], "theta[%zu]", j);
-        s[k] = (src){SRC_COORD, (int64_t)j};
+        s[k] = (src){SRC_COORD, (int64_t)j, 0.0};
     }
     for (int i = 0; w && i < n; ++i) {
         const int64_t per = per_draw(&v[i]);

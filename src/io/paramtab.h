@@ -1,8 +1,8 @@
 /*
  * The per-parameter table of a finished run or of replicate runs
  * (paramtab.c): one row per quantity a user reads the answer from (the
- * log density lp, a network's hyper-parameters, then the coordinates of
- * the target position), each with mean, sd, 5/50/95 % quantiles, the
+ * log density lp, a network's hyper-parameters and its noise sd in the
+ * units of y, then the coordinates of the target position), each with mean, sd, 5/50/95 % quantiles, the
  * mean's MCSE and ESS, bulk and tail ESS and R-hat (src/record/param.c);
  * the summary's "parameters" block, summary.csv, and the block printed
  * after a run with its warnings and a network's test metrics.
@@ -19,6 +19,8 @@
  * (a network's weights beyond them are not identifiable one by one, and
  * a table of 10^5 rows is not read). */
 #define RX__PARAM_COORDS_MAX 4096
+/* Named rows at most: lp, weight_precision, noise_precision, noise_sd. */
+#define RX__PARAM_NAMED_MAX 4
 /* Coordinate rows printed after a run (all rows are in the files). */
 #define RX__PARAM_COORDS_SHOWN 8
 /* The thresholds of the warnings (Vehtari et al. 2021). */
