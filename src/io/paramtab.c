@@ -190,6 +190,77 @@ out:
     return st;
 }
 
+/* ---- the draws behind the rows, for the plots --------------------------*/
+
+void rx__paramdraws_free(rx__paramdraws *d)
+{
+    free(d->name);
+    free(d->x);
+    free(d->iter);
+    free(d->w);
+    memset(d, 0, sizeof *d);
+}
+
+rx_status rx__paramdraws_get(rx_ctx *ctx, int coords, rx__paramdraws *d,
+                             rx_err *err)
+{
+    memset(d, 0, sizeof *d);
+    rx__runview v;
+    rx__run_view(ctx, &v);
+    const int64_t per = per_draw(&v);
+    const int64_t n = v.res.samples ? v.res.n_samples / per : 0;
+    rx__paramtab t = {0};
+    t.dim = v.res.dim;
+    t.network = v.target && rx__target_is_network(v.target);
+    d->network = t.network;
+    if (n < 1)
+        return RX_OK;
+    /* the named rows first (their names into t.name), then coordinates:
+     * none for a network (its weights are not identifiable) */
+    const size_t nc = t.network ? 0
+                      : (size_t)coords < t.dim ? (size_t)coords
+                                               : t.dim;
+    const size_t cap = nc + RX__PARAM_NAMED_MAX;
+    src *s = malloc(sizeof *s * cap);
+    t.name = calloc(cap, sizeof *t.name);
+    d->x = malloc(sizeof(double) * cap * (size_t)n);
+    d->iter = malloc(sizeof(int64_t) * (size_t)n);
+    d->w = v.res.log_weights ? malloc(sizeof(double) * (size_t)n) : NULL;
+    rx_status st = RX_OK;
+    if (!s || !t.name || !d->x || !d->iter ||
+        (v.res.log_weights && !d->w)) {
+        st = rx__fail(err, RX_ENOMEM, "plots: out of memory");
+        goto out;
+    }
+    int k = named_rows(&v, &t, s);
+    d->n_named = k;
+    for (size_t j = 0; j < nc; ++j, ++k) {
+        snprintf(t.name[k], sizeof t.name[k], "theta[%zu]", j);
+        s[k] = (src){SRC_COORD, (int64_t)j, 0.0};
+    }
+    d->k = k;
+    d->n = n;
+    const rx_config *c = v.cfg;
+    double lmax = -INFINITY;
+    for (int64_t i = 0; i < n; ++i) {
+        d->iter[i] = c->record.burn_in + i * c->record.thin;
+        for (int r = 0; r < k; ++r)
+            d->x[(size_t)i * (size_t)k + (size_t)r] = value(&v, per, i, s[r]);
+        if (d->w && v.res.log_weights[i * per] > lmax)
+            lmax = v.res.log_weights[i * per];
+    }
+    for (int64_t i = 0; d->w && i < n; ++i)
+        d->w[i] = exp(v.res.log_weights[i * per] - lmax);
+    d->name = t.name;
+    t.name = NULL;
+out:
+    free(s);
+    free(t.name);
+    if (st != RX_OK)
+        rx__paramdraws_free(d);
+    return st;
+}
+
 /* ---- the summary's block and summary.csv --------------------------------*/
 
 /* Column names (summary.csv's header, the JSON keys) and values. */

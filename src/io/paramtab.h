@@ -95,4 +95,25 @@ rx_status rx__paramtab_csv(const rx__paramtab *t, const char *path,
  * where they are) and the warnings. */
 void rx__paramtab_print(FILE *f, const rx__paramtab *t, const char *files);
 
+/*
+ * The draws behind a run's named rows (lp, a network's precisions and
+ * noise sd) and, for a target that is not a network, its first `coords`
+ * coordinates: k quantities of n draws of the target position, for the
+ * plots. Borrows nothing from ctx. Free with rx__paramdraws_free.
+ */
+typedef struct rx__paramdraws {
+    int k;               /* quantities: the named ones, then theta[j] */
+    int n_named;
+    int network;         /* the target is a network */
+    int64_t n;           /* draws (0: none kept) */
+    char (*name)[24];    /* k names, as the table's rows */
+    double *x;           /* n x k, draw-major */
+    int64_t *iter;       /* n: the iteration each draw was kept at */
+    double *w;           /* n importance weights (max 1), NULL: none */
+} rx__paramdraws;
+
+rx_status rx__paramdraws_get(rx_ctx *ctx, int coords, rx__paramdraws *d,
+                             rx_err *err);
+void rx__paramdraws_free(rx__paramdraws *d);
+
 #endif
