@@ -418,7 +418,7 @@ class _Table(_Dir):
             self.summary, self.file("summary.json")))
 
     def parameter(self, name):
-        """The row of one parameter ("lp", "noise_precision",
+        """The row of one parameter ("lp", "noise_sd",
         "theta[3]"); KeyError when the table has none."""
         for r in self.parameters:
             if r["name"] == name:

@@ -297,6 +297,38 @@ int main(void)
     }
     rx_destroy(&ctx);
 
+    /* a run that would keep no sample (burn_in >= iterations) is refused
+     * by rx_config_validate and rx_create, naming record.burn_in; one
+     * iteration below it keeps exactly one row */
+    {
+        rx_config k = base();
+        k.iterations = 1000;
+        rx_err e2 = {{0}};
+        CHECK(rx_config_validate(&k, &e2) == RX_ECONFIG);
+        CHECK_MSG(strstr(e2.msg, "record.burn_in: 1000 >= iterations "
+                                 "(1000): the run would keep no sample") !=
+                      NULL,
+                  "%s", e2.msg);
+        rx_ctx *z = NULL;
+        CHECK(rx_create(&z, &k, &cb, (rx_logger){0}, &e2) == RX_ECONFIG &&
+              z == NULL);
+        CHECK(strstr(e2.msg, "record.burn_in") != NULL);
+        k.iterations = 1001;
+        user_t keep = u;
+        u = (user_t){-1, 0, 0};
+        st = rx_create(&z, &k, &cb, (rx_logger){0}, &e2);
+        CHECK_MSG(st == RX_OK, "%s", e2.msg);
+        if (st == RX_OK) {
+            rx_results r;
+            st = rx_run(z);
+            CHECK_MSG(st == RX_OK, "%s", rx_errmsg(z));
+            CHECK(st == RX_OK && rx_get_results(z, &r) == RX_OK &&
+                  r.n_samples == 1);
+        }
+        rx_destroy(&z);
+        u = keep;
+    }
+
     /* bad arguments: clear status, no crash */
     CHECK(rx_create(NULL, &c, &cb, (rx_logger){0}, &err) == RX_EINVAL);
     CHECK(rx_create(&ctx, &c, NULL, (rx_logger){0}, &err) == RX_EINVAL);

@@ -2,7 +2,8 @@
 # `replex summary DIR`: the table `replex run` printed at the end, line
 # for line, read back from a run, a replicates, a network (its test
 # metrics) and a sweep directory; what is not a finished run directory
-# refused with exit 2 and a message that says what it is.
+# refused with exit 2 and a message that says what it is; --json and
+# --csv give the same rows for a program.
 set -u
 cd "$RX_SRCDIR"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -55,6 +56,7 @@ same_table net "$tmp/net.out" "$tmp/net"
 head -1 "$tmp/net.sum" | grep -q '^test set (100 examples, average of 40 models): RMSE' &&
   ok || bad "network: no test metrics line: $(head -1 "$tmp/net.sum")"
 grep -q '^  noise_precision ' "$tmp/net.sum" && ok || bad "network: no noise_precision row"
+grep -q '^  noise_sd ' "$tmp/net.sum" && ok || bad "network: no noise_sd row"
 grep -q "not identifiable" "$tmp/net.sum" && ok || bad "network: no identifiability note"
 # a classifier's metrics (accuracy, NLL, ECE), where the data are here
 if [ -f data/uci/breast_cancer.csv ]; then
@@ -80,15 +82,18 @@ ladder: {eta: 0.003, tau: {min: 1, max: 10}}
 record: {thin: 5}
 sweep:
   seed: [5, 6]
+  tempering.scheme: [deo]
 Y
 "$R" run "$tmp/s.yaml" -o "$tmp/sw" -q --no-plots || bad "sweep run failed"
 "$R" summary "$tmp/sw" > "$tmp/sw.sum" 2> "$tmp/sw.err"; rc=$?
 [ $rc -eq 0 ] && ok || bad "sweep: exit $rc: $(cat "$tmp/sw.err")"
-grep -q "^$tmp/sw/run-001: seed=5:\$" "$tmp/sw.sum" && ok || bad "sweep: no run-001 heading"
-grep -q "^$tmp/sw/run-002: seed=6:\$" "$tmp/sw.sum" && ok || bad "sweep: no run-002 heading"
+grep -q "^$tmp/sw/run-001: seed=5 tempering.scheme=deo:\$" "$tmp/sw.sum" && ok ||
+  bad "sweep: no run-001 heading"
+grep -q "^$tmp/sw/run-002: seed=6 tempering.scheme=deo:\$" "$tmp/sw.sum" && ok ||
+  bad "sweep: no run-002 heading"
 [ "$(grep -c '^parameters (' "$tmp/sw.sum")" -eq 2 ] && ok || bad "sweep: expected 2 tables"
 "$R" summary "$tmp/sw/run-002" > "$tmp/sw2.sum" 2>/dev/null
-sed -n '/run-002: seed=6:$/,$p' "$tmp/sw.sum" | tail -n +2 | cmp -s - "$tmp/sw2.sum" &&
+sed -n '/run-002: seed=6 tempering.scheme=deo:$/,$p' "$tmp/sw.sum" | tail -n +2 | cmp -s - "$tmp/sw2.sum" &&
   ok || bad "sweep: run-002's table differs from summary of run-002"
 
 # 5. refused, exit 2, one line saying why
@@ -119,6 +124,95 @@ cp -r "$tmp/run" "$tmp/norow" && sed -i 's/"q50": [0-9.e+-]*, //' "$tmp/norow/su
 refuse "missing column" "parameters.rows\[0\]: no \"q50\"" "$tmp/norow"
 printf 'replex bench directory (--force may replace it)\n' > "$tmp/plain/.replex"
 refuse "bench dir" "a bench directory: its table is $tmp/plain/bench.md" "$tmp/plain"
+
+# 6. --csv and --json: the same rows for a program. --csv is summary.csv
+# byte for byte (a sweep's rows led by run and its values); --json's
+# "parameters" is summary.json's block, number for number, with the
+# test metrics the table prints
+for d in run rep net cs; do
+  "$R" summary "$tmp/$d" --csv > "$tmp/$d.csv" 2> "$tmp/$d.err" && ok ||
+    bad "$d: summary --csv failed: $(cat "$tmp/$d.err")"
+  cmp -s "$tmp/$d.csv" "$tmp/$d/summary.csv" && ok ||
+    bad "$d: summary --csv is not summary.csv"
+  "$R" summary --json "$tmp/$d" > "$tmp/$d.json" 2> "$tmp/$d.err" && ok ||
+    bad "$d: summary --json failed: $(cat "$tmp/$d.err")"
+done
+"$R" summary --csv "$tmp/sw" > "$tmp/sw.csv" 2> "$tmp/sw.err" && ok ||
+  bad "sweep: summary --csv failed: $(cat "$tmp/sw.err")"
+"$R" summary --json "$tmp/sw" > "$tmp/sw.json" 2> "$tmp/sw.err" && ok ||
+  bad "sweep: summary --json failed: $(cat "$tmp/sw.err")"
+[ -f data/uci/breast_cancer.csv ] && "$R" summary --json "$tmp/cls" > "$tmp/cls.json"
+/usr/bin/python3 - "$tmp" <<'PY' || bad "the --json / --csv documents (above)"
+import json, os, sys
+t = sys.argv[1]
+fails = []
+def check(c, what):
+    if not c:
+        fails.append(what)
+        print("FAIL: " + what)
+def no(c):
+    raise ValueError("not strict JSON: " + c)
+def load(p):
+    with open(p) as f:
+        return json.loads(f.read(), parse_constant=no)
+for d, kind in (("run", "run"), ("rep", "replicates"), ("net", "run"),
+                ("cs", "run")):
+    j = load(os.path.join(t, d + ".json"))
+    s = load(os.path.join(t, d, "summary.json"))
+    check(j["dir"] == os.path.join(t, d) and j["kind"] == kind,
+          "%s: dir and kind (%r, %r)" % (d, j["dir"], j["kind"]))
+    check(j["parameters"] == s["parameters"],
+          "%s: parameters differ from summary.json's" % d)
+    check(len(j["parameters"]["rows"]) >= 2, "%s: rows" % d)
+    if d == "net":
+        m = s["metrics"]
+        check(j["metrics"] == {"models": m["models"],
+                               "test_examples": m["test_examples"],
+                               "rmse": m["rmse"], "nll": m["nll"]},
+              "net: metrics %r" % j["metrics"])
+    else:
+        check(j["metrics"] is None, "%s: metrics not null" % d)
+if os.path.exists(os.path.join(t, "cls.json")):
+    j = load(os.path.join(t, "cls.json"))
+    m = load(os.path.join(t, "cls", "summary.json"))["metrics"]
+    check(j["metrics"] == {k: m[k] for k in ("models", "test_examples",
+                                             "accuracy", "nll", "ece")},
+          "cls: metrics %r" % j["metrics"])
+# the sweep
+j = load(os.path.join(t, "sw.json"))
+check(j["kind"] == "sweep" and [r["run"] for r in j["runs"]] == [1, 2],
+      "sweep: kind and runs")
+for i, seed in ((0, 5), (1, 6)):
+    r = j["runs"][i]
+    rd = os.path.join(t, "sw", "run-%03d" % (i + 1))
+    check(r["dir"] == rd, "sweep: run dir %r" % r["dir"])
+    check(r["sweep"] == {"seed": seed, "tempering.scheme": "deo"},
+          "sweep: values %r" % r["sweep"])
+    check(r["parameters"] == load(os.path.join(rd, "summary.json"))
+          ["parameters"], "sweep: run %d parameters" % (i + 1))
+    check(r["metrics"] is None, "sweep: metrics")
+with open(os.path.join(t, "sw.csv")) as f:
+    lines = f.read().splitlines()
+want = []
+for i, seed in ((0, 5), (1, 6)):
+    with open(os.path.join(t, "sw", "run-%03d" % (i + 1), "summary.csv")) as f:
+        rows = f.read().splitlines()
+    if i == 0:
+        want.append("run,seed,tempering.scheme," + rows[0])
+    want += ["%d,%d,deo,%s" % (i + 1, seed, x) for x in rows[1:]]
+check(lines == want, "sweep: --csv is not the runs' summary.csv rows led "
+      "by run,seed,tempering.scheme (first line %r)" % lines[:1])
+sys.exit(1 if fails else 0)
+PY
+[ $? -eq 0 ] && ok
+refuse "--json and --csv" "--json and --csv: give one of them" --json --csv "$tmp/run"
+refuse "--json, half-written" "$tmp/half: no summary.json" --json "$tmp/half"
+refuse "--csv, truncated" "invalid YAML" --csv "$tmp/cut"
+# a sweep with one unfinished run: nothing on stdout (refuse checks it),
+# where the text form prints the runs it can
+cp -r "$tmp/sw" "$tmp/swhalf" && rm "$tmp/swhalf/run-002/summary.json"
+refuse "--json, a sweep run unfinished" "run-002: no summary.json" --json "$tmp/swhalf"
+refuse "--csv, a sweep run unfinished" "run-002: no summary.json" --csv "$tmp/swhalf"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -6,8 +6,9 @@
 # range and one colour box; a quantity the run does not adapt (a fixed
 # ladder, a fixed buffer C) gets no flat figure; a run without trace.csv
 # still draws its other figures; sweep figures (numeric and named values)
-# pass the same checks; --no-plots leaves them out. Skipped (77) without
-# gnuplot.
+# pass the same checks; a 10-D and a network run get the trace and the
+# marginals of their draws (checked against samples.npy and numpy's
+# histogram); --no-plots leaves them out. Skipped (77) without gnuplot.
 set -u
 command -v gnuplot >/dev/null 2>&1 || { echo "gnuplot not installed"; exit 77; }
 cd "$RX_SRCDIR"
@@ -135,8 +136,61 @@ check_dir "$tmp/d" "run without trace"
 svgs "$tmp/e" sweep_tempering_scheme sweep_ladder_eta
 check_dir "$tmp/e" "sweep"
 
+# (g) trace and marginals: a 10-D run (lp and the first coordinates) and
+# a network (lp and the noise sd in the units of y); 1-D and 2-D runs have
+# density.svg instead
+"$RX_REPLEX" run tests/data/gmm10_four_modes.yaml -o "$tmp/g" -q \
+  --set iterations=6000 --threads 1
+svgs "$tmp/g" index acceptance trace marginals
+check_dir "$tmp/g" "10-D run"
+[ "$(head -1 "$tmp/g/plots/draws.csv")" = "iteration,lp,theta[0],theta[1],theta[2]" ] &&
+  ok || bad "10-D: draws.csv columns: $(head -1 "$tmp/g/plots/draws.csv")"
+# the draws of theta[0] are samples.npy's column 0, at burn_in + r thin
+/usr/bin/python3 - "$tmp/g" <<'PY' && ok || bad "10-D: draws.csv or marginals.csv (above)"
+import sys, numpy as np
+d = sys.argv[1]
+x = np.load(d + "/samples.npy").astype(float)
+t = np.genfromtxt(d + "/plots/draws.csv", delimiter=",", names=True)
+assert len(t) == len(x), (len(t), len(x))
+assert np.array_equal(t["iteration"], 2000 + 10 * np.arange(len(x)))
+assert np.allclose(t["theta0"], x[:, 0], rtol=1e-7, atol=0), "theta[0]"
+m = np.genfromtxt(d + "/plots/marginals.csv", delimiter=",", skip_header=1)
+for q in range(4):  # each histogram is a density: it integrates to 1
+    c, h = m[:, 2 * q], m[:, 2 * q + 1]
+    assert abs((h * (c[1] - c[0])).sum() - 1) < 1e-6, q
+    if q:  # and counts the draws per bin of the column's range
+        lo, hi = x[:, q - 1].min(), x[:, q - 1].max()
+        n, _ = np.histogram(x[:, q - 1], bins=40, range=(lo, hi))
+        assert np.allclose(h * len(x) * (hi - lo) / 40, n, atol=1e-6), q
+PY
+"$RX_REPLEX" run yaml/mlp_synthetic.yaml -o "$tmp/n" -q --threads 1 \
+  --set iterations=600 --set record.burn_in=300 --set record.thin=10
+svgs "$tmp/n" trace marginals
+check_dir "$tmp/n" "network run"
+[ "$(head -1 "$tmp/n/plots/draws.csv")" = "iteration,lp,noise_sd" ] &&
+  ok || bad "network: draws.csv columns: $(head -1 "$tmp/n/plots/draws.csv")"
+figure_block "$tmp/n" trace | grep -q "set ylabel 'noise sd (units of y)'" &&
+  ok || bad "network: the trace has no noise sd panel in the units of y"
+figure_block "$tmp/n" marginals | grep -q "weights are not identifiable" &&
+  ok || bad "network: the marginals do not say why the weights are left out"
+# a weighted sampler (CSGLD) on the 10-D target: the marginals say so
+"$RX_REPLEX" run tests/data/gmm10_four_modes.yaml -o "$tmp/w" -q --threads 1 \
+  --set iterations=6000 --set bias.kind=csgld --set tempering.n_chains=1 \
+  --set tempering.scheme=none
+svgs "$tmp/w" trace marginals
+check_dir "$tmp/w" "weighted 10-D run"
+grep -q "Marginals of the 400 kept target draws, weighted by the bias's importance weights" \
+  "$tmp/w/plots/marginals.svg" && ok ||
+  bad "weighted: the marginals do not say they are weighted"
+for d in a b c; do
+  if [ -e "$tmp/$d/plots/trace.svg" ] || [ -e "$tmp/$d/plots/marginals.svg" ]; then
+    bad "$d: trace or marginals drawn for a 1-D or 2-D target"
+  else ok; fi
+done
+
 # (f) --no-plots
-"$RX_REPLEX" run yaml/gmm_1d_two_modes.yaml -o "$tmp/f" -q --no-plots --set iterations=300
+"$RX_REPLEX" run yaml/gmm_1d_two_modes.yaml -o "$tmp/f" -q --no-plots --set iterations=300 \
+  --set record.burn_in=0
 if [ ! -e "$tmp/f/plots" ]; then ok; else bad "--no-plots wrote plots"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

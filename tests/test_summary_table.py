@@ -8,6 +8,9 @@ against an independent computation in numpy:
    the batch-means ESS against its formula; mcse = sd / sqrt(the smaller);
  - 4 replicates of it: R-hat over the copies against the formula;
  - a CSGLD run: the weighted mean and sd against numpy with weights.npy;
+ - a network with a learnt noise precision on targets in large units:
+   its noise_sd row against s_y / sqrt(e^rho) computed from samples.npy
+   and the training rows' targets (train_rows.npy into the CSV);
  - the same table printed after the run, with the ESS warning when the
    draws are few.
 
@@ -93,6 +96,62 @@ def row_checks(x, row, name, rel=1e-6):
     near(row["rhat"], ref_rhat(x), rel, name + " rhat")
 
 
+def network_noise_sd(tmp):
+    """The noise sd in the units of y: the network sees standardised
+    targets, so its precision e^rho is of y / s_y; the row is s_y e^(-rho/2)
+    at each draw, s_y the training targets' sd (n in the denominator, as
+    data.standardise_target divides by)."""
+    rng = np.random.RandomState(7)
+    n = 300
+    x = rng.normal(size=(n, 2))
+    y = 1000.0 + 40.0 * x[:, 0] - 25.0 * x[:, 1] + 15.0 * rng.normal(size=n)
+    csvp = os.path.join(tmp, "big_units.csv")
+    with open(csvp, "w") as f:
+        f.write("x1,x2,y\n")
+        for r in range(n):
+            f.write("%.6f,%.6f,%.4f\n" % (x[r, 0], x[r, 1], y[r]))
+    cfg = os.path.join(tmp, "net.yaml")
+    with open(cfg, "w") as f:
+        f.write("seed: 3\niterations: 3000\ntarget: {kind: network}\n"
+                "data: {format: csv, path: %s, batch_size: 50}\n"
+                "model: {layers: [{dense: 8}, relu, {dense: 1}], "
+                "learn_precision: true}\n"
+                "tempering: {n_chains: 1, scheme: none}\n"
+                "ladder: {eta: 1.0e-4, tau: 1}\n"
+                "record: {burn_in: 1000, thin: 10}\n" % csvp)
+    d = os.path.join(tmp, "net")
+    r = subprocess.run([REPLEX, "run", cfg, "-o", d, "--force", "--no-plots",
+                        "--threads", "1"], capture_output=True, text=True)
+    check(r.returncode == 0, "the network run (%s)" % r.stderr.strip())
+    if r.returncode != 0:
+        return
+    rho = np.load(os.path.join(d, "samples.npy")).astype(float)[:, -1]
+    rows = np.load(os.path.join(d, "train_rows.npy"))
+    with open(csvp) as f:
+        yf = np.array([float(line.split(",")[2])
+                       for line in f.read().splitlines()[1:]])
+    ytr = yf[rows].astype(np.float32).astype(float)  # read as float
+    s_y = ytr.std()
+    check(abs(s_y - 1.0) > 10.0, "the targets' sd is far from 1 (%.4g)"
+          % s_y)
+    t = table(os.path.join(d, "summary.csv"))
+    check(list(t)[:3] == ["lp", "noise_precision", "noise_sd"],
+          "rows: lp, noise_precision, noise_sd (%s)" % list(t)[:3])
+    sd = s_y * np.exp(-0.5 * rho)
+    row_checks(sd[None, :], t["noise_sd"], "noise_sd")
+    row_checks(np.exp(rho)[None, :], t["noise_precision"],
+               "noise_precision")
+    # in the units of y: the noise put in was 15, and the test RMSE of the
+    # model average is of the same size
+    with open(os.path.join(d, "summary.json")) as f:
+        rmse = json.load(f)["metrics"]["rmse"]
+    m = t["noise_sd"]["mean"]
+    check(5.0 < m < 45.0 and 0.5 < m / rmse < 2.0,
+          "noise_sd %.4g near the noise put in (15) and the test RMSE %.4g"
+          % (m, rmse))
+    check("\n  noise_sd " in r.stdout, "the run prints the noise_sd row")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rx_table_")
     # one run
@@ -162,6 +221,7 @@ def main():
           "the weighted mean is not the plain one")
     check("weighted by the bias's importance weights" in r.stdout,
           "the printed table says it is weighted")
+    network_noise_sd(tmp)
     print("%d failure(s)" % len(fails))
     return 1 if fails else 0
 

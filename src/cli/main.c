@@ -96,9 +96,14 @@ static const cmd_help CMDS[] = {
      "stdout and \"FILE: valid\" on stderr, or the first error as\n"
      "file:line:col: key.path: problem, exit 2. With --all the output is\n"
      "the run directory's config.yaml.\n"},
-    {"summary", "DIR",
+    {"summary", "[--json | --csv] DIR",
      "print the per-parameter table of a finished run directory",
      "options:\n"
+     "  --json                 the table as one JSON document (the\n"
+     "                         summary's \"parameters\" block and the test\n"
+     "                         metrics; a sweep's runs with their values)\n"
+     "  --csv                  the table as CSV (summary.csv's columns; a\n"
+     "                         sweep's rows led by run and its sweep keys)\n"
      "  -h, --help             this help\n"
      "\n"
      "Prints the table `replex run` printed at the end of the run (mean,\n"
@@ -107,7 +112,8 @@ static const cmd_help CMDS[] = {
      "nothing is run. DIR is a run directory, a replicates directory (the\n"
      "table over the copies) or a sweep directory (each run's table, headed\n"
      "by its sweep values). Anything else, or a run that did not finish,\n"
-     "is refused with exit 2.\n"},
+     "is refused with exit 2. --json and --csv write all of it or, when a\n"
+     "table cannot be read, nothing on stdout.\n"},
     {"keys", "[SECTION...]",
      "list the configuration keys with their type, default and meaning",
      "options:\n"
@@ -447,7 +453,7 @@ static int no_go(const run_opts *o, int rc)
 /* The ids of the long-only options (>= 256; short ones are their letter). */
 enum {
     OPT_THREADS = 256, OPT_SET, OPT_FORCE, OPT_RESUME, OPT_NO_PLOTS,
-    OPT_PROGRESS_EVERY, OPT_PROGRESS_INTERVAL, OPT_ALL
+    OPT_PROGRESS_EVERY, OPT_PROGRESS_INTERVAL, OPT_ALL, OPT_JSON, OPT_CSV
 };
 
 static const struct option RUN_OPTS[] = {
@@ -522,6 +528,40 @@ static void on_run_opt(rx_cli_args *a, void *user, int id, const char *arg)
             o->file = arg;
         else
             rx_cli_bad(a, "one experiment file only ('%s')", arg);
+        break;
+    }
+}
+
+static const struct option SUMMARY_OPTS[] = {
+    {"json", no_argument, NULL, OPT_JSON},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {NULL, 0, NULL, 0}};
+
+/* The options and operand of `replex summary`. */
+typedef struct {
+    const char *dir;
+    int format; /* rx_cli_summary_format */
+} summary_opts;
+
+static void on_summary_opt(rx_cli_args *a, void *user, int id,
+                           const char *arg)
+{
+    summary_opts *o = user;
+    switch (id) {
+    case OPT_JSON:
+    case OPT_CSV: {
+        const int f = id == OPT_JSON ? RX_CLI_SUMMARY_JSON
+                                     : RX_CLI_SUMMARY_CSV;
+        if (o->format != RX_CLI_SUMMARY_TEXT && o->format != f)
+            rx_cli_bad(a, "--json and --csv: give one of them");
+        o->format = f;
+        break;
+    }
+    case RX_CLI_OPERAND:
+        if (!o->dir)
+            o->dir = arg;
+        else
+            rx_cli_bad(a, "unexpected argument '%s'", arg);
         break;
     }
 }
@@ -1149,15 +1189,18 @@ int main(int argc, char **argv)
         return cmd_info();
     }
     if (!strcmp(cmd, "summary")) {
-        if ((rc = parse_operands(argc - 1, argv + 1, h, 1, &o)) >= 0)
+        summary_opts so = {NULL, RX_CLI_SUMMARY_TEXT};
+        rx_cli_args a = {h->name, 0, ""};
+        rc = rx_cli_parse(&a, argc - 1, argv + 1, SUMMARY_OPTS,
+                          on_summary_opt, &so);
+        if (rc == 0)
+            cmd_usage(stdout, h);
+        if (rc >= 0)
             return rc;
-        if (o.n == 0)
-            rc = rx_cli_usage_error("summary", "missing DIR (a directory "
-                                    "`replex run` wrote)");
-        else
-            rc = rx_cli_summary(o.v[0]);
-        free(o.v);
-        return rc;
+        if (!so.dir)
+            return rx_cli_usage_error("summary", "missing DIR (a directory "
+                                      "`replex run` wrote)");
+        return rx_cli_summary(so.dir, (rx_cli_summary_format)so.format);
     }
     if (!strcmp(cmd, "keys")) {
         if ((rc = parse_operands(argc - 1, argv + 1, h, -1, &o)) >= 0)

@@ -3,8 +3,10 @@
  * when it is on PATH: the index process with particle 1's path
  * highlighted, the condition rate of every pair over time, the ladder, the
  * buffer C and the estimated sigma^2 over time (each only when the run
- * adapts it: trace.csv shows it moving), and for 1-D and 2-D targets the
- * sample histogram beside the true density. Every figure names its axes,
+ * adapts it: trace.csv shows it moving), for 1-D and 2-D targets the
+ * sample histogram beside the true density, and for networks and targets
+ * of 3 or more dimensions the trace and marginals of lp and a few
+ * quantities (the table's rows). Every figure names its axes,
  * keys its lines and starts from gnuplot's defaults (`reset`); ranges are
  * set here, so gnuplot never meets an empty one. Writes CSV data, plots.gp
  * and SVG files into the run directory's plots/ (docs/cli.md, "Plots").
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "../exchange/xtest.h"
+#include "../io/paramtab.h"
 #include "plots.h"
 
 extern char **environ;
@@ -695,6 +698,201 @@ static int fig_density(FILE *gp, const char *dir, rx_ctx *ctx,
     return 1;
 }
 
+/* ---- the draws: trace and marginals (networks, 3 or more dimensions) ---*/
+
+/* Points of a trace line at most (every m-th draw beyond). */
+#define DRAWS_TRACE_MAX 2000
+/* Quantities drawn at most: lp and three more. */
+#define DRAWS_SHOWN_MAX 4
+/* Bins of a marginal's histogram. */
+#define DRAWS_BINS 40
+
+/* The axis label of a table row. */
+static void draw_label(const char *name, char *buf, size_t cap)
+{
+    if (!strcmp(name, "lp"))
+        snprintf(buf, cap, "lp = -U (log density, nats)");
+    else if (!strcmp(name, "noise_sd"))
+        snprintf(buf, cap, "noise sd (units of y)");
+    else if (!strcmp(name, "noise_precision"))
+        snprintf(buf, cap, "noise precision (standardised y)");
+    else if (!strcmp(name, "weight_precision"))
+        snprintf(buf, cap, "weight precision lambda");
+    else
+        snprintf(buf, cap, "%s", name);
+}
+
+/* The quantities to draw: lp, then a network's weight precision and
+ * noise sd (its precision where there is no sd), else the first
+ * coordinates; their columns of d into col, returns how many. */
+static int draws_pick(const rx__paramdraws *d, int *col)
+{
+    int n = 0, has_sd = 0;
+    for (int c = 0; c < d->k; ++c)
+        has_sd |= !strcmp(d->name[c], "noise_sd");
+    for (int c = 0; c < d->k && n < DRAWS_SHOWN_MAX; ++c)
+        if (!(has_sd && !strcmp(d->name[c], "noise_precision")))
+            col[n++] = c;
+    return n;
+}
+
+/* trace.svg and marginals.svg: the kept draws of lp and a few quantities
+ * against the iteration, and each one's histogram (weighted by a bias's
+ * importance weights) with its mean. For networks (whose weights are
+ * not identifiable: lp and the hyper-parameters) and targets of 3 or more
+ * dimensions; 1-D and 2-D ones have density.svg. */
+static int fig_draws(FILE *gp, const char *dir, rx_ctx *ctx,
+                     const rx_results *r)
+{
+    if (r->dim < 3) /* a network has more */
+        return 0;
+    rx__paramdraws d;
+    rx_err err;
+    if (rx__paramdraws_get(ctx, DRAWS_SHOWN_MAX - 1, &d, &err) != RX_OK)
+        return 0;
+    int col[DRAWS_SHOWN_MAX];
+    const int k = d.n >= 2 ? draws_pick(&d, col) : 0;
+    char path[4096];
+    FILE *f = k > 0 ? open_in(dir, "draws.csv", path, sizeof path) : NULL;
+    FILE *h = f ? open_in(dir, "marginals.csv", path, sizeof path) : NULL;
+    double lo[DRAWS_SHOWN_MAX], hi[DRAWS_SHOWN_MAX], mean[DRAWS_SHOWN_MAX];
+    double dens[DRAWS_SHOWN_MAX][DRAWS_BINS], width[DRAWS_SHOWN_MAX];
+    int ok = f && h;
+    const int64_t m = (d.n + DRAWS_TRACE_MAX - 1) / DRAWS_TRACE_MAX;
+    for (int q = 0; ok && q < k; ++q) {
+        /* range, weighted mean and histogram (a density: it integrates
+         * to 1 over the bins) */
+        double sw = 0, sx = 0;
+        lo[q] = INFINITY;
+        hi[q] = -INFINITY;
+        for (int64_t i = 0; i < d.n; ++i) {
+            const double x = d.x[(size_t)i * (size_t)d.k + (size_t)col[q]];
+            const double w = d.w ? d.w[i] : 1.0;
+            if (!isfinite(x))
+                continue;
+            lo[q] = x < lo[q] ? x : lo[q];
+            hi[q] = x > hi[q] ? x : hi[q];
+            sw += w;
+            sx += w * x;
+        }
+        if (!(sw > 0) || !(hi[q] >= lo[q])) {
+            ok = 0;
+            break;
+        }
+        mean[q] = sx / sw;
+        if (!(hi[q] > lo[q])) { /* constant: a bin around the value */
+            const double pad = lo[q] != 0 ? fabs(lo[q]) * 0.05 : 0.5;
+            lo[q] -= pad;
+            hi[q] += pad;
+        }
+        width[q] = (hi[q] - lo[q]) / DRAWS_BINS;
+        for (int b = 0; b < DRAWS_BINS; ++b)
+            dens[q][b] = 0;
+        for (int64_t i = 0; i < d.n; ++i) {
+            const double x = d.x[(size_t)i * (size_t)d.k + (size_t)col[q]];
+            if (!isfinite(x))
+                continue;
+            int b = (int)((x - lo[q]) / width[q]);
+            b = b < 0 ? 0 : b >= DRAWS_BINS ? DRAWS_BINS - 1 : b;
+            dens[q][b] += (d.w ? d.w[i] : 1.0) / (sw * width[q]);
+        }
+    }
+    if (ok) {
+        fprintf(f, "iteration");
+        for (int q = 0; q < k; ++q)
+            fprintf(f, ",%s", d.name[col[q]]);
+        fputc('\n', f);
+        for (int64_t i = 0; i < d.n; i += m) {
+            fprintf(f, "%lld", (long long)d.iter[i]);
+            for (int q = 0; q < k; ++q)
+                fprintf(f, ",%.9g",
+                        d.x[(size_t)i * (size_t)d.k + (size_t)col[q]]);
+            fputc('\n', f);
+        }
+        for (int q = 0; q < k; ++q)
+            fprintf(h, "%s%s_bin,%s_density", q ? "," : "", d.name[col[q]],
+                    d.name[col[q]]);
+        fputc('\n', h);
+        for (int b = 0; b < DRAWS_BINS; ++b) {
+            for (int q = 0; q < k; ++q)
+                fprintf(h, "%s%.9g,%.9g", q ? "," : "",
+                        lo[q] + (b + 0.5) * width[q], dens[q][b]);
+            fputc('\n', h);
+        }
+    }
+    if (f)
+        fclose(f);
+    if (h)
+        fclose(h);
+    if (!ok || k == 0) {
+        rx__paramdraws_free(&d);
+        return 0;
+    }
+    const char *what = d.network ? "a network: its weights are not "
+                                   "identifiable, so lp and the "
+                                   "hyper-parameters"
+                                 : "lp and the first coordinates";
+    char every[64] = "";
+    if (m > 1)
+        snprintf(every, sizeof every, ", every %lld-th shown",
+                 (long long)m);
+    char lab[64];
+    /* trace.svg: one panel per quantity, one iteration axis */
+    fig_begin(gp, "trace", 900, 60 + 170 * k);
+    fprintf(gp, "set key off\nset multiplot layout %d,1 title 'Trace of "
+                "the %lld kept target draws%s (%s)'\n",
+            k, (long long)d.n, every, what);
+    for (int q = 0; q < k; ++q) {
+        draw_label(d.name[col[q]], lab, sizeof lab);
+        double vlo = INFINITY, vhi = -INFINITY;
+        for (int64_t i = 0; i < d.n; i += m) {
+            const double x = d.x[(size_t)i * (size_t)d.k + (size_t)col[q]];
+            if (isfinite(x)) {
+                vlo = x < vlo ? x : vlo;
+                vhi = x > vhi ? x : vhi;
+            }
+        }
+        fprintf(gp, "unset logscale\nset ylabel '%s'\n", lab);
+        iter_axis(gp, (double)d.iter[0], (double)d.iter[d.n - 1]);
+        if (q < k - 1)
+            fprintf(gp, "unset xlabel\n");
+        value_axis(gp, "y", vlo, vhi);
+        fprintf(gp, "plot 'plots/draws.csv' skip 1 using 1:%d with lines "
+                    "lw 1 lc rgb '#2c7fb8' notitle\n",
+                q + 2);
+    }
+    fprintf(gp, "unset multiplot\n");
+    /* marginals.svg: the histograms, two per row */
+    const int rows = (k + 1) / 2;
+    fig_begin(gp, "marginals", 900, 60 + 300 * rows);
+    fprintf(gp, "set key off\nset style fill solid 0.5 border "
+                "rgb '#2c7fb8'\nset multiplot layout %d,%d title "
+                "'Marginals of the %lld kept target draws%s (%s); dashed: "
+                "the mean'\n",
+            rows, k > 1 ? 2 : 1, (long long)d.n,
+            d.w ? ", weighted by the bias''s importance weights" : "",
+            what);
+    for (int q = 0; q < k; ++q) {
+        draw_label(d.name[col[q]], lab, sizeof lab);
+        double dmax = 0;
+        for (int b = 0; b < DRAWS_BINS; ++b)
+            dmax = dens[q][b] > dmax ? dens[q][b] : dmax;
+        fprintf(gp, "unset arrow\nset xlabel '%s'\n"
+                    "set ylabel 'probability density'\nset xtics %.9g\n"
+                    "set xrange [%.9g:%.9g]\nset yrange [0:%.9g]\n"
+                    "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead "
+                    "dt 2 lw 1.5 lc rgb 'black'\n"
+                    "plot 'plots/marginals.csv' skip 1 using %d:%d with "
+                    "boxes lc rgb '#9ecae1' notitle\n",
+                lab, nice_step((hi[q] - lo[q]) / 4), lo[q], hi[q],
+                dmax > 0 ? dmax * 1.08 : 1.0, mean[q],
+                mean[q], 2 * q + 1, 2 * q + 2);
+    }
+    fprintf(gp, "unset multiplot\n");
+    rx__paramdraws_free(&d);
+    return 2;
+}
+
 int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
                  char *why, size_t cap)
 {
@@ -725,6 +923,7 @@ int rx_cli_plots(rx_ctx *ctx, const rx_config *cfg, const char *dir,
         csv_free(&t);
     }
     figs += fig_density(gp, dir, ctx, cfg, &r);
+    figs += fig_draws(gp, dir, ctx, &r);
     fclose(gp);
     return figs ? rx_cli_run_gnuplot(dir, "plots.gp", why, cap) : 0;
 }

@@ -233,6 +233,15 @@ static rx_status check_records(const rx_config *c, const rx__marks *mk,
         return rx__key_err(err, mk, "record.thin", "must be >= 1");
     if (c->record.burn_in < 0)
         return rx__key_err(err, mk, "record.burn_in", "must be >= 0");
+    /* iterations k = burn_in .. K-1 are kept: none when burn_in >= K, and
+     * a run's answer (samples, table, log Z) would be empty */
+    if (c->iterations > 0 && c->record.burn_in >= c->iterations)
+        return rx__key_err(err, mk, "record.burn_in",
+                           "%lld >= iterations (%lld): the run would keep "
+                           "no sample; lower record.burn_in (e.g. --set "
+                           "record.burn_in=0) or raise iterations",
+                           (long long)c->record.burn_in,
+                           (long long)c->iterations);
     if (c->record.index_every < 0)
         return rx__key_err(err, mk, "record.index_every", "must be >= 0");
     if (c->record.trace_every < 0)

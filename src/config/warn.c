@@ -185,12 +185,6 @@ int rx__config_warnings(const rx_config *c, const rx__marks *mk,
         return 0;
     int n = biased(c, mk, log);
     n += row_warnings(c, mk, log);
-    if (c->record.burn_in >= c->iterations) {
-        warn(log, mk, "record.burn_in",
-             "%lld >= iterations (%lld): no sample will be kept",
-             (long long)c->record.burn_in, (long long)c->iterations);
-        ++n;
-    }
     n += logz_rows(c, mk, log);
     const double top = top_tau(&c->ladder.tau);
     /* a test function is minimised, not sampled at tau 1: its Table 7.1

@@ -19,11 +19,13 @@
 #include "paramtab.h"
 
 /* What a quantity of the table is read from. */
-typedef enum { SRC_LP, SRC_EXP, SRC_COORD } src_kind;
+typedef enum { SRC_LP, SRC_EXP, SRC_SD, SRC_COORD } src_kind;
 
 typedef struct {
     src_kind kind;
-    int64_t j;      /* the coordinate (SRC_EXP: exp of it, SRC_COORD) */
+    int64_t j;      /* the coordinate: SRC_EXP exp of it, SRC_SD
+                       scale exp(-x / 2) of it, SRC_COORD itself */
+    double scale;   /* SRC_SD */
 } src;
 
 /* Draw t of run v's target position, of quantity s. */
@@ -33,7 +35,9 @@ static double value(const rx__runview *v, int64_t per, int64_t t, src s)
     if (s.kind == SRC_LP)
         return -v->energy[row];
     const double x = (double)v->res.samples[row * v->res.dim + (size_t)s.j];
-    return s.kind == SRC_EXP ? exp(x) : x;
+    return s.kind == SRC_EXP  ? exp(x)
+           : s.kind == SRC_SD ? s.scale * exp(-0.5 * x)
+                              : x;
 }
 
 static int64_t per_draw(const rx__runview *v)
@@ -41,14 +45,17 @@ static int64_t per_draw(const rx__runview *v)
     return v->cfg->record.all_positions ? v->res.n_chains : 1;
 }
 
-/* The named rows (lp, a network's precisions) into t->name and s;
- * returns how many. */
+/* The named rows (lp, a network's precisions and its noise sd) into
+ * t->name and s; returns how many (at most RX__PARAM_NAMED_MAX). The
+ * noise precision e^rho is of the standardised targets (data.
+ * standardise_target); the noise sd 1 / sqrt(e^rho) times the targets'
+ * training sd is in the units of y, as the test RMSE. */
 static int named_rows(const rx__runview *v, rx__paramtab *t, src *s)
 {
     int k = 0;
     if (v->energy) {
         snprintf(t->name[k], sizeof t->name[k], "lp");
-        s[k++] = (src){SRC_LP, 0};
+        s[k++] = (src){SRC_LP, 0, 0.0};
     }
     if (!t->network)
         return k;
@@ -56,11 +63,14 @@ static int named_rows(const rx__runview *v, rx__paramtab *t, src *s)
     const int hyper = v->cfg->model.weight_precision_a > 0.0;
     if (hyper && t->dim >= (size_t)(1 + learn)) {
         snprintf(t->name[k], sizeof t->name[k], "weight_precision");
-        s[k++] = (src){SRC_EXP, (int64_t)t->dim - 1 - learn};
+        s[k++] = (src){SRC_EXP, (int64_t)t->dim - 1 - learn, 0.0};
     }
     if (learn && t->dim >= 1) {
         snprintf(t->name[k], sizeof t->name[k], "noise_precision");
-        s[k++] = (src){SRC_EXP, (int64_t)t->dim - 1};
+        s[k++] = (src){SRC_EXP, (int64_t)t->dim - 1, 0.0};
+        snprintf(t->name[k], sizeof t->name[k], "noise_sd");
+        s[k++] = (src){SRC_SD, (int64_t)t->dim - 1,
+                       rx__network_y_sd(v->target)};
     }
     return k;
 }
@@ -131,7 +141,7 @@ rx_status rx__paramtab_get(rx_ctx *const *runs, int n, rx__paramtab *t,
         goto out;
     const size_t nc = t->dim < RX__PARAM_COORDS_MAX ? t->dim
                                                     : RX__PARAM_COORDS_MAX;
-    const size_t cap = nc + 3, N = (size_t)n * (size_t)t->draws;
+    const size_t cap = nc + RX__PARAM_NAMED_MAX, N = (size_t)n * (size_t)t->draws;
     src *s = malloc(sizeof *s * cap);
     t->name = calloc(cap, sizeof *t->name);
     t->row = malloc(sizeof *t->row * cap);
@@ -148,7 +158,7 @@ rx_status rx__paramtab_get(rx_ctx *const *runs, int n, rx__paramtab *t,
     t->n_named = k;
     for (size_t j = 0; j < nc; ++j, ++k) {
         snprintf(t->name[k], sizeof t->name[k], "theta[%zu]", j);
-        s[k] = (src){SRC_COORD, (int64_t)j};
+        s[k] = (src){SRC_COORD, (int64_t)j, 0.0};
     }
     for (int i = 0; w && i < n; ++i) {
         const int64_t per = per_draw(&v[i]);
@@ -177,6 +187,77 @@ rows_out:
         rx__paramtab_free(t);
 out:
     free(v);
+    return st;
+}
+
+/* ---- the draws behind the rows, for the plots --------------------------*/
+
+void rx__paramdraws_free(rx__paramdraws *d)
+{
+    free(d->name);
+    free(d->x);
+    free(d->iter);
+    free(d->w);
+    memset(d, 0, sizeof *d);
+}
+
+rx_status rx__paramdraws_get(rx_ctx *ctx, int coords, rx__paramdraws *d,
+                             rx_err *err)
+{
+    memset(d, 0, sizeof *d);
+    rx__runview v;
+    rx__run_view(ctx, &v);
+    const int64_t per = per_draw(&v);
+    const int64_t n = v.res.samples ? v.res.n_samples / per : 0;
+    rx__paramtab t = {0};
+    t.dim = v.res.dim;
+    t.network = v.target && rx__target_is_network(v.target);
+    d->network = t.network;
+    if (n < 1)
+        return RX_OK;
+    /* the named rows first (their names into t.name), then coordinates:
+     * none for a network (its weights are not identifiable) */
+    const size_t nc = t.network ? 0
+                      : (size_t)coords < t.dim ? (size_t)coords
+                                               : t.dim;
+    const size_t cap = nc + RX__PARAM_NAMED_MAX;
+    src *s = malloc(sizeof *s * cap);
+    t.name = calloc(cap, sizeof *t.name);
+    d->x = malloc(sizeof(double) * cap * (size_t)n);
+    d->iter = malloc(sizeof(int64_t) * (size_t)n);
+    d->w = v.res.log_weights ? malloc(sizeof(double) * (size_t)n) : NULL;
+    rx_status st = RX_OK;
+    if (!s || !t.name || !d->x || !d->iter ||
+        (v.res.log_weights && !d->w)) {
+        st = rx__fail(err, RX_ENOMEM, "plots: out of memory");
+        goto out;
+    }
+    int k = named_rows(&v, &t, s);
+    d->n_named = k;
+    for (size_t j = 0; j < nc; ++j, ++k) {
+        snprintf(t.name[k], sizeof t.name[k], "theta[%zu]", j);
+        s[k] = (src){SRC_COORD, (int64_t)j, 0.0};
+    }
+    d->k = k;
+    d->n = n;
+    const rx_config *c = v.cfg;
+    double lmax = -INFINITY;
+    for (int64_t i = 0; i < n; ++i) {
+        d->iter[i] = c->record.burn_in + i * c->record.thin;
+        for (int r = 0; r < k; ++r)
+            d->x[(size_t)i * (size_t)k + (size_t)r] = value(&v, per, i, s[r]);
+        if (d->w && v.res.log_weights[i * per] > lmax)
+            lmax = v.res.log_weights[i * per];
+    }
+    for (int64_t i = 0; d->w && i < n; ++i)
+        d->w[i] = exp(v.res.log_weights[i * per] - lmax);
+    d->name = t.name;
+    t.name = NULL;
+out:
+    free(s);
+    free(t.name);
+    if (st != RX_OK)
+        rx__paramdraws_free(d);
     return st;
 }
 
@@ -222,20 +303,20 @@ static int warnings(const rx__paramtab *t, char w[2][400])
     return n;
 }
 
-void rx__paramtab_json(FILE *f, const rx__paramtab *t)
+void rx__paramtab_json_at(FILE *f, const rx__paramtab *t, int ind)
 {
-    fprintf(f, "  \"parameters\": {\"chains\": %d, \"draws\": %lld, "
+    fprintf(f, "%*s\"parameters\": {\"chains\": %d, \"draws\": %lld, "
             "\"weighted\": %s, \"network\": %s, \"rhat\": \"%s\", "
             "\"coordinates\": %zu, \"coordinates_listed\": %d,\n"
-            "    \"rows\": [",
-            t->chains, (long long)t->draws, t->weighted ? "true" : "false",
-            t->network ? "true" : "false",
+            "%*s  \"rows\": [",
+            ind, "", t->chains, (long long)t->draws,
+            t->weighted ? "true" : "false", t->network ? "true" : "false",
             t->chains > 1 ? "split, over the replicates"
                           : "split, the run's two halves",
-            t->dim, t->n_rows - t->n_named);
+            t->dim, t->n_rows - t->n_named, ind, "");
     double c[NCOLS];
     for (int i = 0; i < t->n_rows; ++i) {
-        fprintf(f, "%s{\"name\": ", i ? ",\n      " : "\n      ");
+        fprintf(f, "%s%*s    {\"name\": ", i ? ",\n" : "\n", ind, "");
         rx__json_str(f, t->name[i]);
         cols(&t->row[i], c);
         for (int k = 0; k < NCOLS; ++k) {
@@ -244,7 +325,7 @@ void rx__paramtab_json(FILE *f, const rx__paramtab *t)
         }
         fputc('}', f);
     }
-    fputs("],\n    \"warnings\": [", f);
+    fprintf(f, "],\n%*s  \"warnings\": [", ind, "");
     char w[2][400];
     const int nw = warnings(t, w);
     for (int i = 0; i < nw; ++i) {
@@ -254,6 +335,54 @@ void rx__paramtab_json(FILE *f, const rx__paramtab *t)
     fputs("]},\n", f);
 }
 
+void rx__paramtab_json(FILE *f, const rx__paramtab *t)
+{
+    rx__paramtab_json_at(f, t, 2);
+}
+
+void rx__paramtab_metrics_json(FILE *f, const rx__paramtab *t)
+{
+    const rx_metrics *m = &t->bma;
+    if (!m->valid) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{\"models\": %lld, \"test_examples\": %lld, ",
+            (long long)m->n_models, (long long)m->n_test);
+    if (m->classification) {
+        rx__json_kv(f, "accuracy", m->accuracy);
+        fputs(", ", f);
+        rx__json_kv(f, "nll", m->nll);
+        fputs(", ", f);
+        rx__json_kv(f, "ece", m->ece);
+    } else {
+        rx__json_kv(f, "rmse", m->rmse);
+        fputs(", ", f);
+        rx__json_kv(f, "nll", m->nll);
+    }
+    fputc('}', f);
+}
+
+void rx__paramtab_csv_head(FILE *f, const char *lead)
+{
+    fprintf(f, "%sname", lead);
+    for (int k = 0; k < NCOLS; ++k)
+        fprintf(f, ",%s", COLS[k]);
+    fputc('\n', f);
+}
+
+void rx__paramtab_csv_rows(FILE *f, const rx__paramtab *t, const char *lead)
+{
+    double c[NCOLS];
+    for (int i = 0; i < t->n_rows; ++i) {
+        fprintf(f, "%s%s", lead, t->name[i]);
+        cols(&t->row[i], c);
+        for (int k = 0; k < NCOLS; ++k)
+            fprintf(f, isnan(c[k]) ? ",nan" : ",%.10g", c[k]);
+        fputc('\n', f);
+    }
+}
+
 rx_status rx__paramtab_csv(const rx__paramtab *t, const char *path,
                            rx_err *err)
 {
@@ -261,18 +390,8 @@ rx_status rx__paramtab_csv(const rx__paramtab *t, const char *path,
     if (!f)
         return rx__fail(err, RX_EIO, "%s: cannot create: %s", path,
                         strerror(errno));
-    fputs("name", f);
-    for (int k = 0; k < NCOLS; ++k)
-        fprintf(f, ",%s", COLS[k]);
-    fputc('\n', f);
-    double c[NCOLS];
-    for (int i = 0; i < t->n_rows; ++i) {
-        fputs(t->name[i], f);
-        cols(&t->row[i], c);
-        for (int k = 0; k < NCOLS; ++k)
-            fprintf(f, isnan(c[k]) ? ",nan" : ",%.10g", c[k]);
-        fputc('\n', f);
-    }
+    rx__paramtab_csv_head(f, "");
+    rx__paramtab_csv_rows(f, t, "");
     if (fclose(f) != 0)
         return rx__fail(err, RX_EIO, "%s: write failed: %s", path,
                         strerror(errno));

@@ -1,8 +1,8 @@
 /*
  * The per-parameter table of a finished run or of replicate runs
  * (paramtab.c): one row per quantity a user reads the answer from (the
- * log density lp, a network's hyper-parameters, then the coordinates of
- * the target position), each with mean, sd, 5/50/95 % quantiles, the
+ * log density lp, a network's hyper-parameters and its noise sd in the
+ * units of y, then the coordinates of the target position), each with mean, sd, 5/50/95 % quantiles, the
  * mean's MCSE and ESS, bulk and tail ESS and R-hat (src/record/param.c);
  * the summary's "parameters" block, summary.csv, and the block printed
  * after a run with its warnings and a network's test metrics.
@@ -19,6 +19,8 @@
  * (a network's weights beyond them are not identifiable one by one, and
  * a table of 10^5 rows is not read). */
 #define RX__PARAM_COORDS_MAX 4096
+/* Named rows at most: lp, weight_precision, noise_precision, noise_sd. */
+#define RX__PARAM_NAMED_MAX 4
 /* Coordinate rows printed after a run (all rows are in the files). */
 #define RX__PARAM_COORDS_SHOWN 8
 /* The thresholds of the warnings (Vehtari et al. 2021). */
@@ -69,8 +71,20 @@ void rx__paramtab_judge(rx__paramtab *t);
  */
 rx_status rx__paramtab_read(const char *path, rx__paramtab *t, rx_err *err);
 
-/* The summary's "parameters" block, a line ending in ",\n". */
+/* The summary's "parameters" block, a line ending in ",\n"; _at with
+ * its lines indented by ind spaces (the summary's: 2). */
 void rx__paramtab_json(FILE *f, const rx__paramtab *t);
+void rx__paramtab_json_at(FILE *f, const rx__paramtab *t, int ind);
+
+/* A network's test metrics as a JSON object, as the summary's "metrics"
+ * block names them (models, test_examples, rmse and nll, or accuracy,
+ * nll and ece); null when the run has none. */
+void rx__paramtab_metrics_json(FILE *f, const rx__paramtab *t);
+
+/* summary.csv's header line and its rows, on f; each line starts with
+ * lead (a sweep's run and values, or ""), the header with its names. */
+void rx__paramtab_csv_head(FILE *f, const char *lead);
+void rx__paramtab_csv_rows(FILE *f, const rx__paramtab *t, const char *lead);
 
 /* summary.csv: a header and every row; RX_EIO with the reason in err. */
 rx_status rx__paramtab_csv(const rx__paramtab *t, const char *path,
@@ -80,5 +94,26 @@ rx_status rx__paramtab_csv(const rx__paramtab *t, const char *path,
  * named rows and the first coordinates, a note on the rest (files names
  * where they are) and the warnings. */
 void rx__paramtab_print(FILE *f, const rx__paramtab *t, const char *files);
+
+/*
+ * The draws behind a run's named rows (lp, a network's precisions and
+ * noise sd) and, for a target that is not a network, its first `coords`
+ * coordinates: k quantities of n draws of the target position, for the
+ * plots. Borrows nothing from ctx. Free with rx__paramdraws_free.
+ */
+typedef struct rx__paramdraws {
+    int k;               /* quantities: the named ones, then theta[j] */
+    int n_named;
+    int network;         /* the target is a network */
+    int64_t n;           /* draws (0: none kept) */
+    char (*name)[24];    /* k names, as the table's rows */
+    double *x;           /* n x k, draw-major */
+    int64_t *iter;       /* n: the iteration each draw was kept at */
+    double *w;           /* n importance weights (max 1), NULL: none */
+} rx__paramdraws;
+
+rx_status rx__paramdraws_get(rx_ctx *ctx, int coords, rx__paramdraws *d,
+                             rx_err *err);
+void rx__paramdraws_free(rx__paramdraws *d);
 
 #endif

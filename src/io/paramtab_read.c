@@ -189,7 +189,7 @@ static rx_status fill(const ynode *root, const char *file, rx__paramtab *t,
     if (!rows || rows->type != YN_SEQ)
         return rx__node_err(err, rows ? rows : p, "parameters.rows",
                             "expected a list of rows");
-    const double cap = (double)RX__PARAM_COORDS_MAX + 3;
+    const double cap = (double)RX__PARAM_COORDS_MAX + RX__PARAM_NAMED_MAX;
     if ((st = integer(p, "parameters", "coordinates_listed", 0,
                       rows->n < cap ? rows->n : cap, &v, err)) != RX_OK)
         return st;

@@ -20,6 +20,8 @@ int64_t rx__network_rows(const rx__target *t, int set)
 
 int rx__network_nout(const rx__target *t) { return t->u.net->n_out; }
 
+double rx__network_y_sd(const rx__target *t) { return t->u.net->y_sd; }
+
 int64_t rx__network_split_rows(const rx__target *t, int set,
                                const int64_t **rows)
 {

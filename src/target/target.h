@@ -149,6 +149,10 @@ void rx__network_mem(const rx__target *t, const rx__tws *w, double *data,
 /* Posterior predictive (predict.c; its scores: src/record/metrics.c). */
 int64_t rx__network_rows(const rx__target *t, int set);
 int rx__network_nout(const rx__target *t);
+/* The training targets' standardisation sd (data.standardise_target):
+ * a regression output or noise sd times it is in the units of y; 1 for
+ * a classifier or unstandardised targets. */
+double rx__network_y_sd(const rx__target *t);
 /* Where train and test were split from one file (data.test_fraction):
  * the file's rows (0-based, after skipped lines and header) of the test
  * (set 0) or training (set 1) examples, in their order, in *rows, and

@@ -113,10 +113,16 @@ ladder: {eta: 0.01, tau: 1}
 step: {target: sgnht, others: sgnht, sgnht_c: 0.01, sgnht_mu: 1}
 "
 # silent mistakes
-pat="^replex: warning: $f/burn_in.yaml:2:19: record.burn_in: 1000 >= iterations \(1000\): no sample will be kept"
-case_ burn_in 1 'iterations: 1000
-record: {burn_in: 1000}
-'
+# a run that would keep no sample is no longer a warning but refused,
+# exit 2 (tests/cli/bad/burn_in_*.yaml check the message)
+printf 'iterations: 1000\nrecord: {burn_in: 1000}\n' > "$tmp/burn_in.yaml"
+"$REPLEX" validate "$tmp/burn_in.yaml" -q > /dev/null 2> "$tmp/err"
+rc=$?
+if [ $rc -ne 2 ]; then bad burn_in "exit $rc, expected 2: $(head -c 300 "$tmp/err")"
+elif grep -q '^replex: warning: ' "$tmp/err"; then bad burn_in "warned: $(head -c 300 "$tmp/err")"
+elif ! grep -q "^replex: $f/burn_in.yaml:2:19: record.burn_in: 1000 >= iterations (1000): the run would keep no sample" "$tmp/err"
+then bad burn_in "message: $(head -c 300 "$tmp/err")"
+else ok burn_in; fi
 pat=x; case_ burn_in_ok 0 'iterations: 1000
 record: {burn_in: 999}
 '
