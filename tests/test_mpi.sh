@@ -78,9 +78,12 @@ splits vr yaml/vr_mixture_data.yaml 1x2 2x1 -- \
 splits adaptive yaml/deo_sgd_2d.yaml 3x1 -- --set iterations=1000
 splits barker yaml/mixture25_deo.yaml 3x1 -- --set iterations=1000 \
   --set tempering.rule=barker
-splits noise_aware yaml/noise_aware_t9.yaml 3x1 -- --set iterations=1000
-splits sgnht yaml/sgnht_gmm_2d.yaml 2x1 -- --set iterations=1000
-splits renhd yaml/renhd_t9.yaml 3x1 -- --set iterations=1000
+splits noise_aware yaml/noise_aware_t9.yaml 3x1 -- --set iterations=1000 \
+  --set record.burn_in=0
+splits sgnht yaml/sgnht_gmm_2d.yaml 2x1 -- --set iterations=1000 \
+  --set record.burn_in=0
+splits renhd yaml/renhd_t9.yaml 3x1 -- --set iterations=1000 \
+  --set record.burn_in=0
 # the hitting-time record: every rank's chains (from the gathered energies)
 splits hit yaml/deo_star_sgd_2d.yaml 2x1 -- --set iterations=1000 \
   --set hit.rho=0.5 --set hit.u_min=-2
