@@ -19,7 +19,10 @@
  *     the shift with its sign flipped, and no shift at all (A not in the
  *     test: the paper-literal exponent with the deposits that stay with
  *     their temperatures), each missing both tolerances twice over; the
- *     test row with the factor 1 gives the real row's bits.
+ *     test row with the factor 1 gives the real row's bits. (Weighting
+ *     a row with the A of the position where its particle made step 3,
+ *     not of the one recording it after a swap, misses too: var +15 %;
+ *     the file's odd thin keeps rows right after swaps at pair 1.)
  *  4. Same bits on 1, 2 and 3 threads, with sync: partner asked for (the
  *     barrier loop runs: the shift reads two positions' states after step
  *     3), and a run stopped at 12000 of 30000 iterations and resumed on 3
@@ -308,9 +311,9 @@ static emom moments(const run_out *o)
 }
 
 /* Tolerances from seeds 1-10 (RX_WTE_SWAP_SEEDS=10): the weighted mean
- * +0.14 % +- 0.12 % (-0.11 to +0.30 %) off the unbiased run's, the
- * weighted variance +1.6 % +- 1.1 % (0.0 to +3.0 %): each within its mean
- * + 4 sd. The offsets are the SGNHT integrator's (its error at eta 0.01,
+ * +0.12 % +- 0.10 % (-0.10 to +0.26 %) off the unbiased run's, the
+ * weighted variance +1.3 % +- 1.1 % (-0.2 to +3.1 %): each within its
+ * mean + 4 sd. The offsets are the SGNHT integrator's (its error at eta 0.01,
  * c 0.1 depends on the multiplier; one chain without swaps shows the
  * same +0.15 %, tests/test_wte.c). */
 #define TOL_MEAN 0.006
