@@ -87,11 +87,12 @@ static const rx__keydef damped_keys[] = {
 };
 
 static int damped_decide(const rx__xconf *xc, const rx__xstate *xs, int a,
-                         int b, double ea, double eb, double u, int64_t k,
-                         double *prob)
+                         int b, double ea, double eb, double s, double u,
+                         int64_t k, double *prob)
 {
     rx__xt_fresh(xc, xs, a, k, &ea, &eb);
-    const double x = (xs->beta[a] - xs->beta[b]) * (ea - eb) - xc->wcorr;
+    const double x =
+        (xs->beta[a] - xs->beta[b]) * (ea - eb) + s - xc->wcorr;
     /* the factor as its per-run state holds it (size, init) */
     *prob = *(const double *)xc->rstate * (x >= 0.0 ? 1.0 : exp(x));
     return u < *prob;

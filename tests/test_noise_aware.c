@@ -176,11 +176,11 @@ static double accept_rate(const void *st, double dE, double s2, int mode,
         if (mode == 1)
             acc += e + log(u / (1.0 - u)) > 0.0;
         else if (mode == 2)
-            acc += rx__xt_noise_aware.decide(&xc, &xs, 0, 1, 0.0, e, u, i,
-                                             &prob);
+            acc += rx__xt_noise_aware.decide(&xc, &xs, 0, 1, 0.0, e, 0.0,
+                                             u, i, &prob);
         else
-            acc += rx__xt_noise_aware.decide(&xc, &xs, 0, 1, e, 0.0, u, i,
-                                             &prob);
+            acc += rx__xt_noise_aware.decide(&xc, &xs, 0, 1, e, 0.0, 0.0,
+                                             u, i, &prob);
     }
     return (double)acc / n;
 }
@@ -246,7 +246,8 @@ static void test_t6(void)
         const double u = unif();
         double prob;
         int sw[2];
-        sw[0] = rx__xt_noise_aware.decide(&xc, &xs, 0, 1, ej, ek, u, i, &prob);
+        sw[0] = rx__xt_noise_aware.decide(&xc, &xs, 0, 1, ej, ek, 0.0, u, i,
+                                          &prob);
         sw[1] = 0.5 * (ej - ek) + log(u / (1.0 - u)) > 0.0; /* naive */
         for (int r = 0; r < 2; ++r) {
             acc[r] += sw[r];

@@ -25,7 +25,8 @@
  *     4, each position with its own deposit; sync: partner too); a run
  *     stopped at 12000 of 30000 iterations and resumed on 3 threads ends
  *     with the same bits. Bad values refused at file:line:col: gamma <= 1,
- *     h <= 0, and swaps between positions (at tempering.scheme).
+ *     h <= 0, and swaps under a rule that cannot take the deposits' term
+ *     (at tempering.rule; swaps themselves: tests/test_wte_swap.c).
  * RX_WTE_SEEDS=n repeats T10 and T11 over seeds 1..n and prints them.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -508,7 +509,7 @@ static void checks(void)
     refused("  wte_gamma: .inf", "8:14", "bias.wte_gamma", "");
     refused("  wte_height: 0", "8:15", "bias.wte_height", "> 0");
     refused("  wte_height: -0.5", "8:15", "bias.wte_height", "> 0");
-    /* swaps between positions: the exchange test does not read A */
+    /* swaps under a rule that cannot take the deposits' term */
     char path[256];
     snprintf(path, sizeof path, "/tmp/rx_wte_bad_%ld.yaml", (long)getpid());
     FILE *f = fopen(path, "w");
@@ -516,7 +517,8 @@ static void checks(void)
         return;
     fprintf(f, "seed: 1\ntarget: {kind: gmm, weights: [1], means: [[0]], "
                "scales: [[1]]}\ntempering:\n  n_chains: 3\n  scheme: deo\n"
-               "ladder: {eta: 0.01, tau: [1, 2, 4]}\nbias: {kind: wte}\n");
+               "  rule: deterministic\nladder: {eta: 0.01, tau: [1, 2, 4]}\n"
+               "bias: {kind: wte}\n");
     fclose(f);
     rx_config cfg;
     rx_err err = {0};
@@ -525,7 +527,7 @@ static void checks(void)
     unlink(path);
     printf("refused: %s\n", err.msg);
     char want[400];
-    snprintf(want, sizeof want, "%s:5:11: tempering.scheme: bias wte", path);
+    snprintf(want, sizeof want, "%s:6:9: tempering.rule: bias wte", path);
     CHECK_MSG(st == RX_ECONFIG && strncmp(err.msg, want, strlen(want)) == 0,
               "swaps: %s", err.msg);
 }

@@ -5,7 +5,9 @@
  * (rx__pair_stat) agree bit for bit with the formulas of deo.md and
  * resgld_vr.md (Eq. 2, 8, 16, the Bernoulli rule); a test without
  * RX__XT_UNIFORM reads no uniform; the even-odd rows' parity is that of
- * rx__deo_active.
+ * rx__deo_active. With a shift of the log-acceptance (a bias's term, the
+ * pair loops' xc->shift) every rule with an exponent adds it, in the
+ * decision and in the pair loops alike.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -18,12 +20,15 @@
 /* The noise-aware row's inverse CDF (src/exchange/noise_aware.c). */
 double rx__na_quantile(const void *st, double u);
 
-/* The acceptance probability each rule should give (fresh_sd = 0). */
+/* The acceptance probability each rule should give (fresh_sd = 0), with
+ * the shift sh of the log-acceptance (a bias's term): the rules with an
+ * exponent add it, the deterministic and Bernoulli rules have none. */
 static double expected_prob(rx_rule r, const rx__xconf *xc,
-                            const rx__xstate *xs, double ea, double eb)
+                            const rx__xstate *xs, double ea, double eb,
+                            double sh)
 {
     double dT = xs->beta[0] - xs->beta[1];
-    double x = dT * (ea - eb) - xc->wcorr;
+    double x = dT * (ea - eb) + sh - xc->wcorr;
     switch (r) {
     case RX_RULE_METROPOLIS:
         return x >= 0.0 ? 1.0 : exp(x);
@@ -66,6 +71,14 @@ static void test_names(void)
     }
 }
 
+/* The pair loops' shift hook (xc.shift): the value ctx points to. */
+static double const_shift(const void *ctx, const rx__xstate *xs, int a,
+                          int b, double ea, double eb)
+{
+    (void)xs, (void)a, (void)b, (void)ea, (void)eb;
+    return *(const double *)ctx;
+}
+
 static void test_decisions(void)
 {
     rx__xconf xc = {.P = 2, .W = 4, .accept_prob = 0.35, .wcorr = 0.1,
@@ -96,12 +109,16 @@ static void test_decisions(void)
         CHECK_MSG(rstate[r] && t->init(rstate[r], &run, &own[r], &err) ==
                       RX_OK, "%s: %s", t->row.name, err.msg);
     }
+    double sh = 0.0; /* odd iterations: a shift of the log-acceptance */
+    xc.shift_ctx = &sh;
     for (int it = 0; it < 4000; ++it) {
-        double v[5];
-        for (int j = 0; j < 5; ++j) {
+        double v[6];
+        for (int j = 0; j < 6; ++j) {
             h ^= h << 13, h ^= h >> 7, h ^= h << 17;
             v[j] = (double)(h >> 11) * 0x1p-53;
         }
+        sh = it & 1 ? 6.0 * v[5] - 3.0 : 0.0;
+        xc.shift = it & 1 ? const_shift : NULL;
         beta[0] = 0.2 + 2.0 * v[0];
         beta[1] = beta[0] * (0.1 + 0.9 * v[1]);
         const double ea = 6.0 * v[2], eb = 6.0 * v[3], u = v[4];
@@ -111,10 +128,10 @@ static void test_decisions(void)
             xc.rstate = rstate[r];
             xc.own = own[r];
             double prob = -1.0;
-            int acc = t->decide(&xc, &xs, 0, 1, ea, eb, u, 1, &prob);
+            int acc = t->decide(&xc, &xs, 0, 1, ea, eb, sh, u, 1, &prob);
             rx__pairev e;
             rx__pair_stat(&xc, &xs, 0, ea, eb, 1, &u, &e);
-            double want = expected_prob((rx_rule)r, &xc, &xs, ea, eb);
+            double want = expected_prob((rx_rule)r, &xc, &xs, ea, eb, sh);
             if (!strcmp(t->row.name, "noise_aware")) {
                 /* renhd.md 4.5 with E1's sign: dbeta (U_a - U_b) - c_W +
                  * the top-up to sigma*^2 = 0.5 (no noise here) + the
@@ -122,7 +139,8 @@ static void test_decisions(void)
                 rx__stream st;
                 rx__stream_init(&st, xc.seed, 0, RX_STREAM_XTEST, 1);
                 st.normal = xc.normal;
-                const double x = (beta[0] - beta[1]) * (ea - eb) - xc.wcorr;
+                const double x =
+                    (beta[0] - beta[1]) * (ea - eb) + sh - xc.wcorr;
                 want = x + sqrt(0.5) * rx__normal(&st) +
                                    rx__na_quantile(rstate[r], u) >
                                0.0
@@ -135,7 +153,8 @@ static void test_decisions(void)
                       "%s: %d %d", t->row.name, acc, e.cond);
             if (!(t->row.props & RX__XT_UNIFORM)) {
                 double u1 = 1.0 - u;
-                int a1 = t->decide(&xc, &xs, 0, 1, ea, eb, u1, 1, &prob);
+                int a1 =
+                    t->decide(&xc, &xs, 0, 1, ea, eb, sh, u1, 1, &prob);
                 rx__pair_stat(&xc, &xs, 0, ea, eb, 1, NULL, &e);
                 CHECK_MSG(a1 == acc && e.cond == acc,
                           "%s reads a uniform", t->row.name);

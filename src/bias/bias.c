@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../core/num.h"
+#include "../exchange/xtest.h"
 #include "bias.h"
 
 /* bias.kind none: a row with a name and no functions */
@@ -227,6 +228,52 @@ rx_status rx__bias_check(const rx__bias_params *p, const char **key,
                    "must be in (0, 1/bins) = (0, %.6g), got %s",
                    1.0 / (double)p->bins, RX_NUM(fl));
     return RX_OK;
+}
+
+/* Does an exchange test take a bias's shift exactly? */
+static int takes_shift(unsigned props)
+{
+    const unsigned need = RX__XT_ENERGY | RX__XT_LADDER | RX__XT_EXACT;
+    return (props & need) == need &&
+           !(props & (RX__XT_NOISE | RX__XT_SIGMA2));
+}
+
+rx_status rx__bias_swap_check(const rx__rowrun *run, const char *name,
+                              const char **key, rx_err *err)
+{
+    const rx_config *c = run->cfg;
+    if (!c || run->P < 2 || c->tempering.scheme == RX_SCHEME_NONE)
+        return RX_OK;
+    const rx__rowdecl *r = &rx__xtest_row(c->tempering.rule)->row;
+    if (takes_shift(r->props))
+        return RX_OK;
+    /* the rules that take it: "a", "a or b", "a, b or c" */
+    const char *names[RX__XTEST_MAX];
+    int m = 0;
+    for (int i = 0, n = rx__xtest_count(); i < n; ++i)
+        if (takes_shift(rx__xtest_types[i]->row.props))
+            names[m++] = rx__xtest_types[i]->row.name;
+    char ok[200];
+    size_t len = 0;
+    ok[0] = '\0';
+    for (int i = 0; i < m && len < sizeof ok; ++i) {
+        int w = snprintf(ok + len, sizeof ok - len, "%s%s",
+                         i == 0 ? "" : i == m - 1 ? " or " : ", ", names[i]);
+        len += w > 0 ? (size_t)w : 0;
+    }
+    *key = "tempering.rule";
+    if (r->props & (RX__XT_NOISE | RX__XT_SIGMA2))
+        return rx__fail(err, RX_ECONFIG,
+                        "bias %s adds its shift to the exchange test's "
+                        "exponent, and rule %s corrects the exponent for "
+                        "the energies' noise with a variance that leaves "
+                        "out the shift's own noise (not built): use %s",
+                        name, r->name, ok);
+    return rx__fail(err, RX_ECONFIG,
+                    "bias %s adds its shift to the exchange test's "
+                    "log-acceptance, and rule %s does not accept with the "
+                    "exact ratio of the tempered densities: use %s",
+                    name, r->name, ok);
 }
 
 double rx__bias_omega(const rx__bias_sa *sa, int64_t k)

@@ -55,9 +55,9 @@
  *    tau, A linear across a bin. share = PER_POSITION, the bias that
  *    stays with its temperature (renhd.md 5.4 W4 (b)); PER_PARTICLE
  *    would be the paper's A arrays that swap with theta (W4 (a)). A swap
- *    under it also needs A(U) in the exchange test, a later optional row
- *    function (energy_shift) the engine would call; until then the row
- *    refuses swaps.
+ *    under it adds [A_a(Ua) - A_a(Ub)] / tau_a + [A_b(Ub) - A_b(Ua)] /
+ *    tau_b to the exchange test's exponent: the row's swap_shift, which
+ *    the engine's exchange calls (step 4).
  */
 #ifndef RX_BIAS_H
 #define RX_BIAS_H
@@ -176,6 +176,27 @@ typedef struct rx__bias_type {
     void (*view)(const rx__bias_params *par, const void *state,
                  const double **curve, const double **visits,
                  int64_t *updates);
+    /*
+     * Optional (NULL: none). The bias's term of a swap's log-acceptance
+     * between positions a and b at temperatures tau_a, tau_b, whose
+     * occupants have energies Ua, Ub and whose states are sa, sb (the
+     * states of the positions, or of the particles for PER_PARTICLE):
+     * the log of the ratio of the biased densities the swap changes
+     * beyond exp(-U / tau). A row whose position q samples exp(-U / tau_q
+     * - lw_q(U)) returns lw_a(Ua) - lw_a(Ub) + lw_b(Ub) - lw_b(Ua) (WTE:
+     * [A_a(Ua) - A_a(Ub)] / tau_a + [A_b(Ub) - A_b(Ua)] / tau_b). Pure,
+     * like grad_mult: the engine calls it from every thread's exchange
+     * (step 4) with the states after step 3 of the same iteration, and
+     * the exchange adds it to the exponent of every test that reads
+     * energies. A row that has it allows swaps (its check refuses what
+     * rx__bias_swap_check refuses); the barrier loop then runs (the
+     * partner design stands aside), and a recorded sample's log-weight is
+     * read at the position that records it (a particle may arrive there
+     * by a swap after its step 3). NaN when an energy is not finite.
+     */
+    double (*swap_shift)(const rx__bias_params *par, const void *sa,
+                         const void *sb, double Ua, double Ub, double tau_a,
+                         double tau_b);
 } rx__bias_type;
 
 /* The rows. */
@@ -211,6 +232,17 @@ void rx__bias_params_from(rx__bias_params *par, const rx_config *cfg);
  */
 rx_status rx__bias_check(const rx__bias_params *par, const char **key,
                          rx_err *err);
+
+/*
+ * For the check of a row with swap_shift, under swaps (P > 1 and a
+ * tempering.scheme other than none): the exchange test must accept with
+ * the exact ratio (RX__XT_EXACT, so that the shift completes it) and must
+ * not correct for the energies' noise (RX__XT_NOISE, RX__XT_SIGMA2: their
+ * variance does not hold the shift's own noise). RX_OK, or RX_ECONFIG
+ * with *key = "tempering.rule" and a message naming the row (name).
+ */
+rx_status rx__bias_swap_check(const rx__rowrun *run, const char *name,
+                              const char **key, rx_err *err);
 
 /* omega_k of the schedule, k >= 1 (csgld.md 1.5). */
 double rx__bias_omega(const rx__bias_sa *sa, int64_t k);

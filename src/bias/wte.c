@@ -29,12 +29,13 @@
  *    bin takes deposits, the overflow bin included (bias.overflow_guard,
  *    theta's guard, does not apply).
  *  - The deposit stays with its temperature (W4 (b), one state per
- *    position). A swap between positions then has to add [A_j(U_j) -
+ *    position). A swap between positions j and k then adds [A_j(U_j) -
  *    A_j(U_k)] / T_j + [A_k(U_k) - A_k(U_j)] / T_k to the exchange test's
- *    exponent, which the engine does not hand the test yet: the row's
- *    check refuses swaps (P > 1 and a tempering.scheme other than none),
- *    so it runs one chain or P independent chains, each position with
- *    its own temperature and deposit.
+ *    exponent (the row's swap_shift, with the same A~ as the weight and
+ *    the multiplier), which makes the swap exact for the biased
+ *    densities exp(-(U + A~_q(U)) / T_q) the positions sample. The check
+ *    refuses a test that does not take that shift exactly
+ *    (rx__bias_swap_check).
  */
 #include <math.h>
 #include <string.h>
@@ -123,17 +124,34 @@ static double wte_grad_mult(const rx__bias_params *par, const void *state,
     return g;
 }
 
-/* log w = A~(U) / tau: A[J] at the lower edge of bin J plus the bin's
- * slope times the distance from it. */
-static double wte_log_weight(const rx__bias_params *par, const void *state,
-                             double U, double tau)
+/* A~(U): A[J] at the lower edge of bin J plus the bin's slope times the
+ * distance from it; NaN when U is not finite. */
+static double a_tilde(const rx__bias_params *par, const void *state,
+                      double U)
 {
     int j;
     if (rx__bias_bin(par, U, &j) != RX_OK)
         return NAN;
     const double *A = ((const wte_state *)state)->v;
     const double edge = par->energy_min + (double)j * par->bin_width;
-    return (A[j] + slope(par, A, j) * (U - edge)) / tau;
+    return A[j] + slope(par, A, j) * (U - edge);
+}
+
+/* log w = A~(U) / tau. */
+static double wte_log_weight(const rx__bias_params *par, const void *state,
+                             double U, double tau)
+{
+    return a_tilde(par, state, U) / tau;
+}
+
+/* The swap's term: [A_a(Ua) - A_a(Ub)] / tau_a + [A_b(Ub) - A_b(Ua)] /
+ * tau_b, with the A~ of the weight (renhd.md 5.4 W4 (b)). */
+static double wte_swap_shift(const rx__bias_params *par, const void *sa,
+                             const void *sb, double Ua, double Ub,
+                             double tau_a, double tau_b)
+{
+    return (a_tilde(par, sa, Ua) - a_tilde(par, sa, Ub)) / tau_a +
+           (a_tilde(par, sb, Ub) - a_tilde(par, sb, Ua)) / tau_b;
 }
 
 static size_t wte_pack_len(const rx__bias_params *par)
@@ -187,23 +205,12 @@ static void wte_view(const rx__bias_params *par, const void *state,
     *updates = s->updates;
 }
 
-/* The deposit stays with its temperature; a swap would need A in the
- * exchange test's exponent, which is not built (see the top). */
+/* Swaps: a test that takes the shift exactly (rx__bias_swap_check). */
 static rx_status wte_check(const rx__rowrun *run, const rx__rowvals *own,
                            const char **key, rx_err *err)
 {
     RX_UNUSED(own);
-    if (run->P > 1 && run->cfg && run->cfg->tempering.scheme != RX_SCHEME_NONE) {
-        *key = "tempering.scheme";
-        return rx__fail(err, RX_ECONFIG,
-                        "bias wte keeps a deposit A per position, and a "
-                        "swap would need A in the exchange test (the "
-                        "well-tempered ensemble's energy shift), which is "
-                        "not built yet: use tempering.scheme none (%d "
-                        "independent chains) or one chain",
-                        run->P);
-    }
-    return RX_OK;
+    return rx__bias_swap_check(run, "wte", key, err);
 }
 
 /* The shared keys it reads: the partition and the clamp. */
@@ -240,4 +247,5 @@ const rx__bias_type rx__bias_wte_row = {
     .pack = wte_pack,
     .unpack = wte_unpack,
     .view = wte_view,
+    .swap_shift = wte_swap_shift,
 };

@@ -248,6 +248,11 @@ static rx_status create_bias(rx_ctx *c, const rx_config *cfg, rx_err *err)
     rx_status st = rx__bias_create(&c->bias, &par, c->P, err);
     if (st != RX_OK || !c->bias.type)
         return st;
+    if (c->bias.type->swap_shift && c->P > 1) {
+        /* its term in every exchange test's exponent */
+        c->xc.shift = rx__bias_xshift;
+        c->xc.shift_ctx = c;
+    }
     if (c->n_samples > 0) {
         c->logw = calloc((size_t)c->n_samples, sizeof(double));
         if (!c->logw)

@@ -127,6 +127,18 @@ void rx__bias_step3(rx_ctx *c, rx__tstate *ts, const double *Ek, int64_t k,
     }
 }
 
+double rx__bias_xshift(const void *ctx, const rx__xstate *xs, int a, int b,
+                       double ea, double eb)
+{
+    const rx__bias *B = &((const rx_ctx *)ctx)->bias;
+    const int per_particle = B->type->share == RX__BIAS_PER_PARTICLE;
+    const int sa = B->n == 1 ? 0 : per_particle ? xs->at[a] : a;
+    const int sb = B->n == 1 ? 0 : per_particle ? xs->at[b] : b;
+    return B->type->swap_shift(&B->par, rx__bias_state(B, sa),
+                               rx__bias_state(B, sb), ea, eb, xs->tau[a],
+                               xs->tau[b]);
+}
+
 /*
  * Control variates after particle i's gradient pass of iteration k (eval
  * counter k + 1, per-example losses in ts->vrw->pe): at a period end

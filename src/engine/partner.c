@@ -201,8 +201,11 @@ static int partner_applies(const rx_ctx *c)
     const unsigned xneeds = rx__xtest_row(c->cfg.tempering.rule)->row.props;
     const int global_x = ((xneeds & RX__XT_BUFFER_C) && c->ac.adapt_c) ||
                          ((xneeds & RX__XT_SIGMA2) && c->s2_estimate);
+    /* a bias's swap shift reads two positions' states after step 3: the
+     * barrier loop's order */
     const int global_b =
-        c->bias.type && (c->bias.type->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE);
+        c->bias.type && ((c->bias.type->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE) ||
+                         c->bias.type->swap_shift);
     return c->P >= 2 && rx__exchange_local(xc) && !global_x && !global_b &&
            c->ac.adapt == RX_ADAPT_NONE && !c->vc.on && !c->ckpt_fn &&
            !c->resumed && !c->mp && /* ranks: the barrier loop */

@@ -189,9 +189,20 @@ static inline int64_t sample_row(const rx_config *c, int64_t k)
     return d % c->record.thin == 0 ? d / c->record.thin : -1;
 }
 
+/* The bias state of the particle i at position q (CSGLD: the
+ * position's). */
+static inline void *bias_state_of(rx_ctx *c, int i, int q)
+{
+    return rx__bias_state(&c->bias, c->bias.n == 1 ? 0
+                                    : c->bias.type->share ==
+                                              RX__BIAS_PER_PARTICLE
+                                        ? i
+                                        : q);
+}
+
 /* The sample of particle p at position q for kept-iteration `row`. */
 static inline void store_sample(rx_ctx *c, const rx__particle *p, int q,
-                                int64_t row)
+                                int64_t row, double logw)
 {
     if (c->cfg.record.all_positions)
         row = row * c->P + q;
@@ -202,7 +213,7 @@ static inline void store_sample(rx_ctx *c, const rx__particle *p, int q,
         dst[j] = (float)p->theta[j];
     c->senergy[row] = p->energy;
     if (c->logw)
-        c->logw[row] = p->logw;
+        c->logw[row] = logw;
 }
 
 /* ladder.path reference (chain.c): the exact U_like of particle p at
@@ -212,24 +223,21 @@ void rx__path_record(rx_ctx *c, rx__tstate *ts, const rx__particle *p,
 /* The energy of a point just evaluated (U) as the path's U_like. */
 rx_status rx__path_energy(const rx_ctx *c, rx__particle *p);
 
-/* The sample of a kept row and, on the reference path, its U_like. */
+/* The sample of a kept row and, on the reference path, its U_like. Its
+ * log-weight: the one of its step 3; under a bias row with swap_shift the
+ * one at position q, where the particle may have arrived by a swap after
+ * its step 3 (the states stay those of that step 3 until the next). */
 static inline void store_row(rx_ctx *c, rx__tstate *ts, const rx__particle *p,
                              int q, int64_t row)
 {
-    store_sample(c, p, q, row);
+    const rx__bias_type *B = c->bias.type;
+    store_sample(c, p, q, row,
+                 B && B->swap_shift
+                     ? B->log_weight(&c->bias.par, bias_state_of(c, p->id, q),
+                                     p->energy, ts->x.tau[q])
+                     : p->logw);
     if (c->logz_u)
         rx__path_record(c, ts, p, q, row);
-}
-
-/* The bias state of the particle i at position q (CSGLD: the
- * position's). */
-static inline void *bias_state_of(rx_ctx *c, int i, int q)
-{
-    return rx__bias_state(&c->bias, c->bias.n == 1 ? 0
-                                    : c->bias.type->share ==
-                                              RX__BIAS_PER_PARTICLE
-                                        ? i
-                                        : q);
 }
 
 /* Is the gradient finite? Returns the first bad coordinate or -1. */
@@ -291,6 +299,12 @@ void rx__bias_after_step(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
  * again only after the next barrier. */
 void rx__bias_step3(rx_ctx *c, rx__tstate *ts, const double *Ek, int64_t k,
                     int t, int nthr, double *scratch);
+/* The exchange's shift hook (xc.shift, ctx the rx_ctx) for a bias row
+ * with swap_shift: the row's term for the pair (a, b) from the states of
+ * the two positions (or occupants), which every thread reads after step
+ * 3 of the iteration exchanged and its barrier. */
+double rx__bias_xshift(const void *ctx, const rx__xstate *xs, int a, int b,
+                       double ea, double eb);
 /* One stochastic-approximation step of sigma_p^2 at iteration k. */
 void rx__sigma2_sa(const rx_ctx *c, rx__xstate *xs, int64_t k);
 /* balance_noise: the buffers when the run uses them (else NULL), their

@@ -24,11 +24,12 @@ static double logistic(double x)
 }
 
 static int barker_decide(const rx__xconf *xc, const rx__xstate *xs, int a,
-                         int b, double ea, double eb, double u, int64_t k,
-                         double *prob)
+                         int b, double ea, double eb, double s, double u,
+                         int64_t k, double *prob)
 {
     rx__xt_fresh(xc, xs, a, k, &ea, &eb);
-    const double dE = (xs->beta[a] - xs->beta[b]) * (ea - eb) - xc->wcorr;
+    const double dE =
+        (xs->beta[a] - xs->beta[b]) * (ea - eb) + s - xc->wcorr;
     *prob = logistic(dE);
     return u < *prob;
 }

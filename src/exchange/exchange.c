@@ -36,6 +36,14 @@ static inline void do_swap(rx__xstate *xs, int a, int b)
     xs->pos[ia] = b;
 }
 
+/* The shift of the log-acceptance of the pair (a, b) whose occupants have
+ * energies ea, eb: a bias's term (xc->shift), 0 without one. */
+static inline double shift_of(const rx__xconf *xc, const rx__xstate *xs,
+                              int a, int b, double ea, double eb)
+{
+    return xc->shift ? xc->shift(xc->shift_ctx, xs, a, b, ea, eb) : 0.0;
+}
+
 static inline void clear_ev(rx__pairev *e)
 {
     e->evaluated = e->cond = e->attempt = e->swapped = 0;
@@ -50,8 +58,10 @@ XINL rx__pairev *eval_pair(const rx__xconf *xc, rx__xstate *xs,
     rx__pairev *e = &xs->ev[p];
     clear_ev(e);
     e->evaluated = 1;
-    e->cond = (uint8_t)dec(xc, xs, p, p + 1, E[xs->at[p]],
-                           E[xs->at[p + 1]], xs->u[p], k, &e->prob);
+    const double ea = E[xs->at[p]], eb = E[xs->at[p + 1]];
+    e->cond = (uint8_t)dec(xc, xs, p, p + 1, ea, eb,
+                           shift_of(xc, xs, p, p + 1, ea, eb), xs->u[p], k,
+                           &e->prob);
     return e;
 }
 
@@ -140,8 +150,9 @@ void rx__xpattern_one_pair(const rx__xconf *xc, rx__xstate *xs,
     double prob = 0.0, u4[4];
     int acc = 0;
     rx__uniform4(xc->seed, 0, RX_STREAM_SWAP, (uint64_t)k, 0, u4);
-#define CALL(dec) acc = dec(xc, xs, i, j, E[xs->at[i]], E[xs->at[j]], \
-                            u4[0], k, &prob)
+    const double ei = E[xs->at[i]], ej = E[xs->at[j]];
+    const double sh = shift_of(xc, xs, i, j, ei, ej);
+#define CALL(dec) acc = dec(xc, xs, i, j, ei, ej, sh, u4[0], k, &prob)
     RX__XTEST_DISPATCH(xc->rule, CALL)
 #undef CALL
     if (j == i + 1) {
@@ -276,7 +287,8 @@ void rx__pair_stat(const rx__xconf *xc, const rx__xstate *xs, int p,
     clear_ev(e);
     e->evaluated = 1;
     int cond = 0;
-#define CALL(dec) cond = dec(xc, xs, p, p + 1, ea, eb, up, k, &e->prob)
+    const double sh = shift_of(xc, xs, p, p + 1, ea, eb);
+#define CALL(dec) cond = dec(xc, xs, p, p + 1, ea, eb, sh, up, k, &e->prob)
     RX__XTEST_DISPATCH(xc->rule, CALL)
 #undef CALL
     e->cond = (uint8_t)cond;

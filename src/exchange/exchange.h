@@ -22,9 +22,10 @@
  * Adding an exchange test (say RENHD's noise-aware logistic test):
  *  1. an enum value at the end of rx_rule (include/replex) and its name;
  *  2. in xtest.h, its decision `static inline int rx__xt_NAME_decide(xc,
- *     xs, a, b, ea, eb, u, k, prob)` (rx__xt_fresh adds the fresh pair
- *     noise, rx__xt_accept turns an exponent into min(1, e^x) against u),
- *     and one line in RX__XTEST_ROWS;
+ *     xs, a, b, ea, eb, s, u, k, prob)` (rx__xt_fresh adds the fresh pair
+ *     noise, rx__xt_accept turns an exponent into min(1, e^x) against u;
+ *     s, a bias's shift of the log-acceptance, joins the exponent), and
+ *     one line in RX__XTEST_ROWS;
  *  3. its row in xtest.c (name, needs RX__XT_*, decide): the table is
  *     built from RX__XTEST_ROWS. Parameters go into rx__xconf, state it
  *     adapts into rx__xstate (xstate.h), filled by the engine as its

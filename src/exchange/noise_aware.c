@@ -281,12 +281,14 @@ static double topup_normal(const rx__xconf *xc, int a, int64_t k)
 }
 
 static int na_decide(const rx__xconf *xc, const rx__xstate *xs, int a, int b,
-                     double ea, double eb, double u, int64_t k, double *prob)
+                     double ea, double eb, double sh, double u, int64_t k,
+                     double *prob)
 {
     const na_state *s = xc->rstate;
     rx__xt_fresh(xc, xs, a, k, &ea, &eb);
     const double dT = xs->beta[a] - xs->beta[b];
-    const double dE = dT * (ea - eb) - xc->wcorr; /* E1: dbeta (U_a - U_b) */
+    /* E1: dbeta (U_a - U_b), and a bias's shift */
+    const double dE = dT * (ea - eb) + sh - xc->wcorr;
     const double top = s->s2star - 2.0 * dT * dT * s->noise2;
     int acc = 0;
     if (top >= 0.0) {

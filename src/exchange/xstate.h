@@ -14,6 +14,13 @@
  * most 62. */
 #define RX__MAX_ROUNDS 64
 
+struct rx__xstate;
+
+/* A pair's shift of the log-acceptance (rx__xconf.shift): ctx the
+ * engine's, a < b the positions, ea and eb their occupants' energies. */
+typedef double (*rx__xshift_fn)(const void *ctx, const struct rx__xstate *xs,
+                                int a, int b, double ea, double eb);
+
 typedef struct rx__xconf {
     int P;
     int W;            /* window (1 for DEO) */
@@ -33,6 +40,11 @@ typedef struct rx__xconf {
     rx__rowvals own;    /* the values of the rule's own keys */
     const void *rstate; /* the rule's per-run state (its row's size and
                          * init), or NULL */
+    /* NULL, or the term a bias adds to each pair's log-acceptance (the
+     * engine's, from a bias row's swap_shift), with its context: the pair
+     * loops hand it to the decision as s (0 without it) */
+    rx__xshift_fn shift;
+    const void *shift_ctx;
 } rx__xconf;
 
 /* What happened to one adjacent pair in one iteration. */

@@ -44,11 +44,15 @@ enum {
 /* An exchange test's decision for the positions a < b whose occupants
  * have energies ea, eb at k, with uniform u (unused without
  * RX__XT_UNIFORM): returns 1 if the swap is accepted and sets *prob, the
- * acceptance probability. Every thread evaluates the same expression, so
- * the decision is bitwise the same on all of them. */
+ * acceptance probability. s is the pair's shift of the log-acceptance
+ * (a bias's term, xc->shift; 0 without one): a test that reads the
+ * energies adds it to its exponent (with s = 0 the decision is that of
+ * the exponent without it). Every thread evaluates the same expression,
+ * so the decision is bitwise the same on all of them. */
 typedef int (*rx__xt_decide_fn)(const rx__xconf *xc, const rx__xstate *xs,
                                 int a, int b, double ea, double eb,
-                                double u, int64_t k, double *prob);
+                                double s, double u, int64_t k,
+                                double *prob);
 
 /* One exchange test (tempering.rule). decide is the out-of-line copy of
  * the row's static inline decision (xtest.h), which the pair loops
@@ -138,15 +142,16 @@ static inline int rx__xt_accept(double x, double u, double *prob)
     return u < *prob;
 }
 
-/* Metropolis (Eq. 2): exp((beta_a - beta_b)(U_a - U_b) - c_W). */
+/* Metropolis (Eq. 2): exp((beta_a - beta_b)(U_a - U_b) + s - c_W). */
 static inline int rx__xt_metropolis_decide(const rx__xconf *xc,
                                            const rx__xstate *xs, int a,
                                            int b, double ea, double eb,
-                                           double u, int64_t k, double *prob)
+                                           double s, double u, int64_t k,
+                                           double *prob)
 {
     rx__xt_fresh(xc, xs, a, k, &ea, &eb);
     double dT = xs->beta[a] - xs->beta[b];
-    double x = dT * (ea - eb) - xc->wcorr;
+    double x = dT * (ea - eb) + s - xc->wcorr;
     return rx__xt_accept(x, u, prob);
 }
 
@@ -154,23 +159,24 @@ static inline int rx__xt_metropolis_decide(const rx__xconf *xc,
  * the energies. */
 static inline int rx__xt_bernoulli_decide(const rx__xconf *xc,
                                           const rx__xstate *xs, int a, int b,
-                                          double ea, double eb, double u,
-                                          int64_t k, double *prob)
+                                          double ea, double eb, double s,
+                                          double u, int64_t k, double *prob)
 {
-    (void)xs, (void)a, (void)b, (void)ea, (void)eb, (void)k;
+    (void)xs, (void)a, (void)b, (void)ea, (void)eb, (void)s, (void)k;
     *prob = xc->accept_prob;
     return u < xc->accept_prob;
 }
 
 /* Deterministic (Eq. 8): the hotter chain's energy lower by more than the
- * buffer C; draws no uniform. */
+ * buffer C; draws no uniform. It has no log-acceptance to shift (a bias
+ * with a shift refuses it: rx__bias_swap_check). */
 static inline int rx__xt_deterministic_decide(const rx__xconf *xc,
                                               const rx__xstate *xs, int a,
                                               int b, double ea, double eb,
-                                              double u, int64_t k,
+                                              double s, double u, int64_t k,
                                               double *prob)
 {
-    (void)b, (void)u;
+    (void)b, (void)s, (void)u;
     rx__xt_fresh(xc, xs, a, k, &ea, &eb);
     int acc = eb + xs->C < ea;
     *prob = acc;
@@ -181,12 +187,12 @@ static inline int rx__xt_deterministic_decide(const rx__xconf *xc,
 static inline int rx__xt_bias_corrected_decide(const rx__xconf *xc,
                                                const rx__xstate *xs, int a,
                                                int b, double ea, double eb,
-                                               double u, int64_t k,
+                                               double s, double u, int64_t k,
                                                double *prob)
 {
     rx__xt_fresh(xc, xs, a, k, &ea, &eb);
     double dT = xs->beta[a] - xs->beta[b];
-    double x = dT * (ea - eb) - xc->wcorr;
+    double x = dT * (ea - eb) + s - xc->wcorr;
     x -= dT * dT * xs->s2hat[a] * xc->inv_F;
     return rx__xt_accept(x, u, prob);
 }
