@@ -9,7 +9,8 @@
 #     the shared-bias row (ICSGLD), the MLP, a variance-reduced run and
 #     log Z on the reference path (where data/uci is there), and on one
 #     split each the deterministic rule with adaptive C and ladder,
-#     Barker's test, the noise-aware test, SGNHT and RENHD's rounds;
+#     Barker's test, the noise-aware test, SGNHT, RENHD's rounds and the
+#     well-tempered ensemble with swaps;
 #     a sweep's runs spread over 3 ranks and replicates over 2 give the
 #     one-process directories and tables;
 #  2. a checkpointing run on 2 ranks stopped by SIGTERM (mpirun passes it
@@ -83,6 +84,10 @@ splits noise_aware yaml/noise_aware_t9.yaml 3x1 -- --set iterations=1000 \
 splits sgnht yaml/sgnht_gmm_2d.yaml 2x1 -- --set iterations=1000 \
   --set record.burn_in=0
 splits renhd yaml/renhd_t9.yaml 3x1 -- --set iterations=1000 \
+  --set record.burn_in=0
+# the well-tempered ensemble with swaps (its shift read from the states
+# after step 3, which every rank repeats)
+splits wte yaml/wte_swaps_gauss_50d.yaml 3x1 -- --set iterations=2000 \
   --set record.burn_in=0
 # the hitting-time record: every rank's chains (from the gathered energies)
 splits hit yaml/deo_star_sgd_2d.yaml 2x1 -- --set iterations=1000 \
