@@ -3,7 +3,7 @@
 # that mislead"), each the reproduction of a defect that fails without its
 # fix: betas of ladder.beta_exponent that coincide, the cost of
 # bias.bins, two benches into one directory, a directory data set edited
-# before a resume, and the after-run report computing its tables twice.
+# before a resume, the after-run table, and "|theta| = -nan".
 #
 # Environment (set by meson, see tests/meson.build):
 #   RX_SRCDIR  project root;  RX_REPLEX  the replex binary
@@ -121,6 +121,13 @@ sed -n '/^parameters/,$p' "$tmp/run.out" | grep -v "more coordinates" >"$tmp/run
 sed -n '/^parameters/,$p' "$tmp/sum.out" | grep -v "more coordinates" >"$tmp/sum.tab"
 [ -s "$tmp/run.tab" ] && cmp -s "$tmp/run.tab" "$tmp/sum.tab" && ok ||
   bad "the printed table differs from summary.json's: $(diff "$tmp/run.tab" "$tmp/sum.tab" | head -5)"
+
+# --- b6. a NaN coordinate in a fault message: "nan" and why, not "-nan" ---
+"$R" run yaml/gmm_1d_two_modes.yaml -o "$tmp/nan" -q --no-plots \
+  --set ladder.eta=1e308 2>"$tmp/e.err"; rc=$?
+[ $rc -eq 1 ] && grep -q "|theta| = nan (a coordinate is not a number)" "$tmp/e.err" &&
+  ! grep -q -- "-nan" "$tmp/e.err" && ok ||
+  bad "a NaN theta in the fault message: exit $rc ($(head -c 300 "$tmp/e.err"))"
 
 echo "issue 35 (b): $pass passed, $fail failed"
 [ $fail -eq 0 ]
