@@ -106,6 +106,16 @@ void rx__bias_params_from(rx__bias_params *par, const rx_config *cfg)
     par->theta_floor = cfg->bias.theta_floor;
 }
 
+double rx__bias_bin_work(const rx_config *cfg)
+{
+    const rx__bias_type *t = rx__bias_find(cfg->bias.kind);
+    if (!t || !(t->needs & RX__BIAS_UPDATE_ALL_BINS))
+        return 0.0;
+    const double per_iter =
+        t->share == RX__BIAS_SHARED ? 1.0 : (double)cfg->tempering.n_chains;
+    return (double)cfg->bias.bins * per_iter * (double)cfg->iterations;
+}
+
 /* err->msg = the formatted text, *key = k; returns RX_ECONFIG. */
 static rx_status bad(const char **key, rx_err *err, const char *k,
                      const char *fmt, ...)

@@ -135,7 +135,11 @@ enum {
      * the P energies; the partner design, whose threads wait only for
      * their neighbours, stands aside. Without it (one state per position
      * or particle) either loop runs. */
-    RX__BIAS_NEEDS_GLOBAL_UPDATE = 1
+    RX__BIAS_NEEDS_GLOBAL_UPDATE = 1,
+    /* an update touches every bin (theta's SA step): it costs bins per
+     * update, which the configuration estimates for a run and bounds
+     * (rx__bias_bin_work) */
+    RX__BIAS_UPDATE_ALL_BINS = 2
 };
 
 typedef struct rx__bias_type {
@@ -243,6 +247,17 @@ rx_status rx__bias_check(const rx__bias_params *par, const char **key,
  */
 rx_status rx__bias_swap_check(const rx__rowrun *run, const char *name,
                               const char **key, rx_err *err);
+/* The bins a run's updates touch, bins x updates: a state per position
+ * or particle is updated once per chain and iteration, a shared one once
+ * per iteration; 0 for a row whose update touches one bin (wte) and for
+ * kind none. */
+double rx__bias_bin_work(const rx_config *cfg);
+/* The bin work validation refuses (about a day at a nanosecond a bin
+ * before any sampling) and the one it warns from (a few seconds, when the
+ * bins are many: RX__BIAS_BINS_MANY). */
+#define RX__BIAS_WORK_MAX 1e14
+#define RX__BIAS_WORK_WARN 1e10
+#define RX__BIAS_BINS_MANY 10000
 
 /* omega_k of the schedule, k >= 1 (csgld.md 1.5). */
 double rx__bias_omega(const rx__bias_sa *sa, int64_t k);

@@ -239,7 +239,8 @@ const rx__bias_type rx__bias_csgld_row = {
                    "importance weights theta(J)^zeta",
             .uses = csgld_uses},
     .share = RX__BIAS_PER_POSITION,
-    .needs = 0, /* each position's state: updated by its particle's owner */
+    .needs = RX__BIAS_UPDATE_ALL_BINS, /* each position's state: updated
+                                        * by its particle's owner */
     .size = rx__cs_size,
     .init = rx__cs_init,
     .update = cs_update,

@@ -119,7 +119,8 @@ const rx__bias_type rx__bias_icsgld_row = {
             .uses = ic_uses,
             .check = ic_check},
     .share = RX__BIAS_SHARED,
-    .needs = RX__BIAS_NEEDS_GLOBAL_UPDATE, /* every chain's energy first */
+    .needs = RX__BIAS_NEEDS_GLOBAL_UPDATE | /* every chain's energy first */
+             RX__BIAS_UPDATE_ALL_BINS,
     .size = ic_size,
     .init = ic_init,
     .update = ic_update,

@@ -777,6 +777,7 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
     int ng = 0, n = 0;
     bcell *cells = NULL;
     double *walls = NULL;
+    int lock = -1;
     char dflt[4200];
     if ((rc = load_grids(&o, &b, &grids, &ng)) != 0)
         goto done;
@@ -806,6 +807,12 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
     if (!o.out) {
         rx_cli_default_out(o.file, dflt, sizeof dflt);
         o.out = dflt;
+    }
+    /* one replex at a time writes DIR, as `run` takes it: a second bench
+     * (or run) into it is refused before it starts, not interleaved */
+    if ((lock = rx_cli_lock_out(o.out)) < 0) {
+        rc = EXIT_BADINPUT;
+        goto done;
     }
     struct stat sb;
     int existed = lstat(o.out, &sb) == 0;
@@ -856,6 +863,7 @@ int rx_cli_bench(int argc, char **argv, void (*usage)(FILE *f))
     }
     rc = write_outputs(&o, cells, n);
 done:
+    rx_cli_unlock_out(lock, o.out);
     free(walls);
     free(cells);
     rx_cli_bench_pool_free(&pool);

@@ -695,8 +695,10 @@ static int validate_setup(const char *file, const rx_config *cfg)
 }
 
 /* The lines a completed run prints: its size and time, round trips,
- * TV distance and log Z where they apply, then the diagnostics. */
-static void print_run(rx_ctx *ctx, const char *out)
+ * TV distance and log Z where they apply, then the diagnostics d and the
+ * table t summary.json was written from. */
+static void print_run(rx_ctx *ctx, const char *out, const rx__rundiag *d,
+                      const rx__paramtab *t)
 {
     rx_results r;
     rx_get_results(ctx, &r);
@@ -727,7 +729,7 @@ static void print_run(rx_ctx *ctx, const char *out)
     else if (r.log_z.beta)
         printf("log Z (stepping stone): not valid: %s\n",
                r.log_z.reason ? r.log_z.reason : "unknown");
-    rx__rundiag_report(stdout, ctx);
+    rx__rundiag_report(stdout, ctx, d, t);
 }
 
 static int run_worker(const run_opts *o, rx_config *cfg, int resuming,
@@ -779,6 +781,8 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
         return no_go(o, EXIT_BADINPUT);
     }
     int rc = EXIT_OK;
+    rx__rundiag diag = {0}; /* what summary.json was written from */
+    rx__paramtab tab = {0};
     char pd[4200], pck[4200], pcf[4200], psr[4200];
     partial_paths(out, pd, pck, pcf, psr, sizeof pd);
     const int ckpt = resuming || cfg->checkpoint.every > 0;
@@ -848,8 +852,8 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
     } else if (st != RX_OK) {
         fprintf(stderr, "replex: run failed: %s\n", rx_errmsg(ctx));
         rc = EXIT_RUNFAIL;
-    } else if ((st = rx_write_rundir(ctx, out, o->force || resuming,
-                                     source)) != RX_OK) {
+    } else if ((st = rx__write_rundir_keep(ctx, out, o->force || resuming,
+                                           source, &diag, &tab)) != RX_OK) {
         fprintf(stderr, "replex: %s\n", rx_errmsg(ctx));
         rc = EXIT_RUNFAIL;
     } else if (ckpt) {
@@ -878,10 +882,11 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
         rx_cli_signals_restore();
     char nc[400];
     if (rc == EXIT_OK && !o->quiet &&
-        rx__rundiag_unconverged(ctx, nc, sizeof nc))
+        rx__rundiag_unconverged(&diag, nc, sizeof nc))
         fprintf(stderr, "replex: warning: %s\n", nc);
     if (rc == EXIT_OK && !o->quiet)
-        print_run(ctx, out);
+        print_run(ctx, out, &diag, &tab);
+    rx__paramtab_free(&tab);
     rx_config_free(cfg);
     rx_destroy(&ctx);
     return rc;

@@ -182,6 +182,11 @@ rx_status rx__rows_check(const rx_config *c, size_t dim,
 rx_status rx__config_check(const rx_config *c, const rx__marks *mk,
                            rx_err *err);
 
+/* The reference path's beta at position q < P = tempering.n_chains, as
+ * rx_create sets it: ladder.betas[q] when listed, else (1 - q/(P-1))^a,
+ * a = ladder.beta_exponent, with beta 1 at q = 0 and 0 at q = P - 1. */
+double rx__config_ref_beta(const rx_config *c, int q);
+
 /* The warnings of a valid config (combinations known to be biased, silent
  * mistakes): each is passed once to log at RX_LOG_WARN, located through
  * marks. explicit_only: warn about a biased combination only where the user

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../bias/bias.h"
 #include "../core/num.h"
 #include "../exchange/xtest.h"
 #include "../step/step.h"
@@ -592,6 +593,46 @@ static rx_status check_path_steps(const rx_config *c, const rx__marks *mk,
                        rx__step_row(k)->row.name, names);
 }
 
+double rx__config_ref_beta(const rx_config *c, int q)
+{
+    const int P = c->tempering.n_chains;
+    if (q <= 0)
+        return 1.0;
+    if (q >= P - 1)
+        return 0.0;
+    if (c->ladder.betas.n == P)
+        return c->ladder.betas.v[q];
+    return pow(1.0 - (double)q / (double)(P - 1), c->ladder.beta_exponent);
+}
+
+/* ladder.beta_exponent: the betas it gives decrease strictly, as a listed
+ * ladder.betas must (an exponent far from 1 makes (1 - q/(P-1))^a round
+ * to 1 or underflow to 0 for several positions). */
+static rx_status check_beta_exponent(const rx_config *c, const rx__marks *mk,
+                                     rx_err *err)
+{
+    const int P = c->tempering.n_chains;
+    for (int q = 1; q < P; ++q) {
+        const double lo = rx__config_ref_beta(c, q);
+        const double hi = rx__config_ref_beta(c, q - 1);
+        if (lo < hi)
+            continue;
+        return rx__key_err(err, mk, "ladder.beta_exponent",
+                           "%s gives betas (1 - q/(P-1))^a, P = n_chains "
+                           "= %d, that are not distinct in double "
+                           "precision: beta %d (%s) is not below beta %d "
+                           "(%s), so positions %d and %d would sample "
+                           "the same distribution and the stepping stone "
+                           "between them is 0 (a ladder.betas list with "
+                           "equal values is refused too); an exponent "
+                           "from about 1 to 5 spreads them (3 is the "
+                           "default), or list ladder.betas",
+                           RX_NUM(c->ladder.beta_exponent), P, q + 1,
+                           RX_NUM(lo), q, RX_NUM(hi), q, q + 1);
+    }
+    return RX_OK;
+}
+
 /* ladder.path reference: a target with a normalised reference, fixed
  * betas from 1 to 0, and only the parts that keep pi_beta exact. */
 static rx_status check_path(const rx_config *c, const rx__marks *mk,
@@ -637,6 +678,8 @@ static rx_status check_path(const rx_config *c, const rx__marks *mk,
                                    "must decrease strictly: value %d "
                                    "(%.17g) is not below value %d (%.17g)",
                                    q + 1, b->v[q], q, b->v[q - 1]);
+    } else if ((st = check_beta_exponent(c, mk, err)) != RX_OK) {
+        return st;
     }
     if (c->ladder.adapt == RX_ADAPT_TAU || c->ladder.adapt == RX_ADAPT_BARRIER)
         return rx__key_err(err, mk, "ladder.adapt",
@@ -665,6 +708,28 @@ static rx_status check_path(const rx_config *c, const rx__marks *mk,
     return RX_OK;
 }
 
+/* bias.bins: a bias whose update touches every bin costs bins per update;
+ * a run whose bias alone would take a day or more is refused (the warning
+ * of rx__config_warnings states smaller costs). */
+static rx_status check_bias_cost(const rx_config *c, const rx__marks *mk,
+                                 rx_err *err)
+{
+    const double work = rx__bias_bin_work(c);
+    if (!(work > RX__BIAS_WORK_MAX))
+        return RX_OK;
+    const double per = work / (double)c->iterations;
+    return rx__key_err(err, mk, "bias.bins",
+                       "%d bins: every update of bias.kind %s touches every "
+                       "bin, %.3g bins an iteration and %.3g in all "
+                       "(iterations %lld), over %.0e: about %.0f h at a "
+                       "nanosecond a bin on top of the sampling; the "
+                       "energy histogram needs only bins its chains can "
+                       "fill (the default is 100): use fewer",
+                       c->bias.bins, rx__bias_kind_name(c->bias.kind), per,
+                       work, (long long)c->iterations, RX__BIAS_WORK_MAX,
+                       work * 1e-9 / 3600.0);
+}
+
 rx_status rx__config_check(const rx_config *c, const rx__marks *mk,
                            rx_err *err)
 {
@@ -685,6 +750,8 @@ rx_status rx__config_check(const rx_config *c, const rx__marks *mk,
         st = validate_network(c, mk, err);
     if (st == RX_OK)
         st = check_path(c, mk, err);
+    if (st == RX_OK)
+        st = check_bias_cost(c, mk, err);
     return st;
 }
 

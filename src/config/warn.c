@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "../bias/bias.h"
 #include "../core/num.h"
 #include "../exchange/xtest.h"
 #include "../step/step.h"
@@ -178,6 +179,75 @@ static int logz_rows(const rx_config *c, const rx__marks *mk, rx_logger log)
     return 1;
 }
 
+/* The reference path's betas closer than this between neighbours: the
+ * stepping-stone term between them is this fraction of the
+ * log-likelihood, nothing for any data set of fewer than 10^5 points. */
+#define RX__BETA_GAP_MIN 1e-12
+
+/* Neighbouring betas (listed, or of ladder.beta_exponent) so close that
+ * their chains sample the same distribution to double precision. */
+static int close_betas(const rx_config *c, const rx__marks *mk,
+                       rx_logger log)
+{
+    const int P = c->tempering.n_chains;
+    if (c->ladder.path != RX_PATH_REFERENCE)
+        return 0;
+    int first = -1, last = -1, n = 0;
+    double least = INFINITY;
+    for (int q = 1; q < P; ++q) {
+        const double gap =
+            rx__config_ref_beta(c, q - 1) - rx__config_ref_beta(c, q);
+        if (!(gap < RX__BETA_GAP_MIN))
+            continue;
+        first = first < 0 ? q - 1 : first;
+        last = q;
+        least = gap < least ? gap : least;
+        ++n;
+    }
+    if (n == 0)
+        return 0;
+    const int listed = c->ladder.betas.n == P;
+    const int low = rx__config_ref_beta(c, first) < 0.5;
+    warn(log, mk, listed ? "ladder.betas" : "ladder.beta_exponent",
+         "%d neighbouring pair%s of positions between %d and %d differ%s "
+         "in beta by less than %g (the least by %s): the stepping-stone "
+         "term of such a pair is about that difference times the "
+         "log-likelihood, nothing in double precision, so their chains add "
+         "nothing to log Z; %s",
+         n, n > 1 ? "s" : "", first + 1, last + 1, n > 1 ? "" : "s",
+         RX__BETA_GAP_MIN,
+         RX_NUM(least),
+         listed ? "spread the listed betas"
+         : low  ? "a smaller exponent spreads them near the reference (3 "
+                  "is the default)"
+                : "a larger exponent spreads them near the target (3 is "
+                  "the default)");
+    return 1;
+}
+
+/* Many bins under a bias whose update touches every bin: what they cost
+ * (validation refuses above RX__BIAS_WORK_MAX). */
+static int bias_cost(const rx_config *c, const rx__marks *mk, rx_logger log)
+{
+    const double work = rx__bias_bin_work(c);
+    if (c->bias.bins < RX__BIAS_BINS_MANY || !(work >= RX__BIAS_WORK_WARN))
+        return 0;
+    const double s = work * 1e-9;
+    char t[48];
+    if (s < 3600.0)
+        snprintf(t, sizeof t, "%.0f s", s);
+    else
+        snprintf(t, sizeof t, "%.1f h", s / 3600.0);
+    warn(log, mk, "bias.bins",
+         "%d bins: every update of bias.kind %s touches every bin, %.3g "
+         "bins an iteration and %.3g in all: about %s at a nanosecond a "
+         "bin, on top of the sampling; the energy histogram needs only "
+         "bins its chains can fill (the default is 100)",
+         c->bias.bins, rx__bias_kind_name(c->bias.kind),
+         work / (double)c->iterations, work, t);
+    return 1;
+}
+
 int rx__config_warnings(const rx_config *c, const rx__marks *mk,
                         rx_logger log)
 {
@@ -186,6 +256,8 @@ int rx__config_warnings(const rx_config *c, const rx__marks *mk,
     int n = biased(c, mk, log);
     n += row_warnings(c, mk, log);
     n += logz_rows(c, mk, log);
+    n += close_betas(c, mk, log);
+    n += bias_cost(c, mk, log);
     const double top = top_tau(&c->ladder.tau);
     /* a test function is minimised, not sampled at tau 1: its Table 7.1
      * temperatures are the energy's scale (ackley 0.05, sphere 1e-4) */

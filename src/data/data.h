@@ -80,6 +80,11 @@ rx_status rx__data_load_idx(rx__dataset *d, const char *images_path,
  * offset, e.g. "dir/3.json: byte 1207: expected ',' or ']'". */
 rx_status rx__data_load_mnist_json(rx__dataset *d, const char *dir,
                                    rx_err *err);
+/* The file of digit (0..9) an mnist_json data set in dir is read from:
+ * the package root's src/digits/DIGIT.json where it exists, else
+ * dir/DIGIT.json; into path (cap bytes). */
+void rx__data_mnist_json_file(const char *dir, int digit, char *path,
+                              size_t cap);
 
 /* ---- transformations ------------------------------------------------------ */
 /* Rows rows[0..n-1] of src (any order, repeats allowed; rows == NULL: the

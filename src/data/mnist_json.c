@@ -275,6 +275,18 @@ static rx_status parse_file(const char *path, const char *b, size_t n,
     return RX_OK;
 }
 
+void rx__data_mnist_json_file(const char *dir, int digit, char *path,
+                              size_t cap)
+{
+    /* the directory itself, or the package root (src/digits/) */
+    snprintf(path, cap, "%s/src/digits/%d.json", dir, digit);
+    FILE *probe = fopen(path, "rb");
+    if (probe)
+        fclose(probe);
+    else
+        snprintf(path, cap, "%s/%d.json", dir, digit);
+}
+
 rx_status rx__data_load_mnist_json(rx__dataset *d, const char *dir,
                                    rx_err *err)
 {
@@ -288,13 +300,7 @@ rx_status rx__data_load_mnist_json(rx__dataset *d, const char *dir,
     rx_status st = RX_OK;
     char path[4096];
     for (int digit = 0; digit < 10; ++digit) {
-        /* the directory itself, or the package root (src/digits/) */
-        snprintf(path, sizeof path, "%s/src/digits/%d.json", dir, digit);
-        FILE *probe = fopen(path, "rb");
-        if (probe)
-            fclose(probe);
-        else
-            snprintf(path, sizeof path, "%s/%d.json", dir, digit);
+        rx__data_mnist_json_file(dir, digit, path, sizeof path);
         char *b = NULL;
         size_t n = 0, before = all.n;
         st = rx__data_read_file(path, &b, &n, err);

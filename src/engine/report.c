@@ -311,6 +311,13 @@ static rx_status failure_message(rx_ctx *c, const rx__tstate *ts)
         double nrm = 0.0;
         for (size_t j = 0; fp && j < c->dim; ++j)
             nrm += fp->theta[j] * fp->theta[j];
+        /* a NaN coordinate: "nan" and why, never the sign of a NaN */
+        char norm[64];
+        if (isnan(nrm))
+            snprintf(norm, sizeof norm, "nan (a coordinate is not a "
+                     "number)");
+        else
+            snprintf(norm, sizeof norm, "%.6g", sqrt(nrm));
         char what[96];
         if (ts->fail_coord >= 0)
             snprintf(what, sizeof what, "non-finite gradient (coordinate "
@@ -320,12 +327,11 @@ static rx_status failure_message(rx_ctx *c, const rx__tstate *ts)
         return rx__fail(&c->err, ts->st,
                         "rx_run: particle %d at position %d%s, iteration "
                         "%lld: %s; last finite energy %s, |theta| = "
-                        "%.6g%s",
+                        "%s%s",
                         (int)i, (int)ts->fail_q + 1,
                         ts->fail_q == 0 ? " (the target)" : "",
                         (long long)ts->fail_k, what,
-                        RX_NUM(ts->fail_last_energy),
-                        sqrt(nrm),
+                        RX_NUM(ts->fail_last_energy), norm,
                         c->cfg.faults.policy == 1
                             ? " (faults.max_rollbacks reached)"
                             : " (faults.policy: rollback would restore "

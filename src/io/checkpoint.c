@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../data/data.h"
 #include "../engine/state.h"
 #include "digest.h"
 
@@ -123,18 +124,46 @@ static int file_digest(const char *path, uint64_t *dig, uint64_t *len)
     return !bad;
 }
 
+/* Appends line to *text. */
+static rx_status add_line(char **text, const char *line, rx_err *err)
+{
+    size_t a = strlen(*text), b = strlen(line);
+    char *t = realloc(*text, a + b + 1);
+    if (!t)
+        return rx__fail(err, RX_ENOMEM, "out of memory");
+    memcpy(t + a, line, b + 1);
+    *text = t;
+    return RX_OK;
+}
+
+/* "KEY contents: digest D (N bytes)" of the file at path, or that it is
+ * not a readable file, into line. */
+static void digest_line(const char *key, const char *path, char *line,
+                        size_t cap)
+{
+    uint64_t d = 0, n = 0;
+    if (file_digest(path, &d, &n))
+        snprintf(line, cap, "%s contents: digest %016llx (%llu bytes)\n",
+                 key, (unsigned long long)d, (unsigned long long)n);
+    else
+        snprintf(line, cap, "%s contents: not a readable file\n", key);
+}
+
 /*
  * Appends to the canonical text one line per data file of a network run,
  * "data.KEY contents: digest D (N bytes)": the configuration names the
  * files, these pin what they held, so a resume after the data file or the
  * test-rows file was edited is refused (the first half would have trained
- * on rows that are now test rows). Read at every checkpoint: the files
- * are at most what the run already holds in memory.
+ * on rows that are now test rows). A directory data set (mnist_json) gets
+ * a line per file it is read from, "data.path 3.json contents: ...". Read
+ * at every checkpoint: the files are at most what the run already holds
+ * in memory.
  */
 static rx_status data_lines(const rx_config *cfg, char **text, rx_err *err)
 {
     if (cfg->target.kind != RX_TARGET_NETWORK)
         return RX_OK;
+    const int json_dir = cfg->data.format == RX_DATA_MNIST_JSON;
     const struct {
         const char *key, *path;
     } F[] = {
@@ -144,26 +173,25 @@ static rx_status data_lines(const rx_config *cfg, char **text, rx_err *err)
         {"data.test_labels_path", cfg->data.test_labels_path},
         {"data.test_rows", cfg->data.test_rows},
     };
-    for (size_t i = 0; i < sizeof F / sizeof F[0]; ++i) {
+    char line[160];
+    rx_status st = RX_OK;
+    for (size_t i = 0; i < sizeof F / sizeof F[0] && st == RX_OK; ++i) {
         if (!F[i].path[0])
             continue;
-        uint64_t d = 0, n = 0;
-        char line[128];
-        if (file_digest(F[i].path, &d, &n))
-            snprintf(line, sizeof line, "%s contents: digest %016llx (%llu "
-                     "bytes)\n", F[i].key, (unsigned long long)d,
-                     (unsigned long long)n);
-        else
-            snprintf(line, sizeof line, "%s contents: not a readable "
-                     "file\n", F[i].key);
-        size_t a = strlen(*text), b = strlen(line);
-        char *t = realloc(*text, a + b + 1);
-        if (!t)
-            return rx__fail(err, RX_ENOMEM, "out of memory");
-        memcpy(t + a, line, b + 1);
-        *text = t;
+        if (json_dir && i == 0) {
+            for (int digit = 0; digit < 10 && st == RX_OK; ++digit) {
+                char path[4200], key[48];
+                rx__data_mnist_json_file(F[i].path, digit, path, sizeof path);
+                snprintf(key, sizeof key, "%s %d.json", F[i].key, digit);
+                digest_line(key, path, line, sizeof line);
+                st = add_line(text, line, err);
+            }
+            continue;
+        }
+        digest_line(F[i].key, F[i].path, line, sizeof line);
+        st = add_line(text, line, err);
     }
-    return RX_OK;
+    return st;
 }
 
 /* The result-affecting configuration of c as text, with its data files'

@@ -147,7 +147,8 @@ rx_status rx__paramtab_get(rx_ctx *const *runs, int n, rx__paramtab *t,
     t->row = malloc(sizeof *t->row * cap);
     double *x = malloc(sizeof(double) * N);
     double *w = t->weighted ? malloc(sizeof(double) * N) : NULL;
-    if (!s || !t->name || !t->row || !x || (t->weighted && !w)) {
+    rx__ess_work *ew = rx__ess_work_new(n, t->draws);
+    if (!s || !t->name || !t->row || !x || (t->weighted && !w) || !ew) {
         st = rx__fail(err, RX_ENOMEM, "parameters: out of memory");
         goto rows_out;
     }
@@ -173,13 +174,14 @@ rx_status rx__paramtab_get(rx_ctx *const *runs, int n, rx__paramtab *t,
                 x[(size_t)i * (size_t)t->draws + (size_t)d] =
                     value(&v[i], per, d, s[r]);
         }
-        if (rx__param_stats_get(x, w, n, t->draws, &t->row[r]) != RX_OK)
+        if (rx__param_stats_get(x, w, n, t->draws, ew, &t->row[r]) != RX_OK)
             st = rx__fail(err, RX_ENOMEM, "parameters: out of memory");
     }
     t->n_rows = st == RX_OK ? k : 0;
     if (st == RX_OK)
         rx__paramtab_judge(t);
 rows_out:
+    rx__ess_work_free(ew);
     free(s);
     free(x);
     free(w);

@@ -122,6 +122,7 @@ static rx_status row(const ynode *r, int i, rx__paramtab *t, rx_err *err)
     s->ess_bulk = c[8];
     s->ess_tail = c[9];
     s->rhat = c[10];
+    s->raw_bulk = s->raw_tail = NAN; /* not stored */
     return RX_OK;
 }
 

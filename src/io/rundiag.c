@@ -80,7 +80,7 @@ static void ess_field(const rx_ess_info *e, int n, int k, double *v)
         v[i] = k == 0 ? e[i].ess_bulk : k == 1 ? e[i].ess_tail : e[i].tau;
 }
 
-rx_status rx__rundiag_get(rx_ctx *c, rx__rundiag *d)
+rx_status rx__rundiag_get(rx_ctx *c, const rx__paramtab *pt, rx__rundiag *d)
 {
     memset(d, 0, sizeof *d);
     rx__runview view;
@@ -105,22 +105,38 @@ rx_status rx__rundiag_get(rx_ctx *c, rx__rundiag *d)
         return RX_OK;
     const int nc = pick_coords(d->dim, d->coord);
     double *col = malloc(sizeof(double) * (size_t)d->draws);
-    if (!col)
+    rx__ess_work *ew = rx__ess_work_new(1, d->draws);
+    if (!col || !ew) {
+        free(col);
+        rx__ess_work_free(ew);
         return rx__fail(rx__ctx_err(c), RX_ENOMEM,
                         "diagnostics: out of memory");
+    }
     for (int i = 0; i < nc; ++i) {
         target_column(r, per, d->draws, d->coord[i], col);
         int finite = 1;
         for (int64_t t = 0; t < d->draws && finite; ++t)
             finite = isfinite(col[t]);
         rx_ess_info e = {NAN, NAN, NAN, NAN};
-        if (finite && rx__ess(col, 1, d->draws, &e) != RX_OK) {
-            free(col);
-            return rx__fail(rx__ctx_err(c), RX_ENOMEM,
-                            "diagnostics: out of memory");
+        /* the table's row of this coordinate: the draws' bulk and tail */
+        const rx__param_stats *row =
+            pt && pt->chains == 1 && pt->draws == d->draws &&
+                    pt->dim == d->dim &&
+                    d->coord[i] < (int64_t)(pt->n_rows - pt->n_named)
+                ? &pt->row[pt->n_named + d->coord[i]]
+                : NULL;
+        if (finite)
+            rx__ess_parts(ew, col,
+                          RX__ESS_MEAN |
+                              (row ? 0u : RX__ESS_BULK | RX__ESS_TAIL),
+                          &e, NULL);
+        if (finite && row) {
+            e.ess_bulk = row->raw_bulk;
+            e.ess_tail = row->raw_tail;
         }
         d->ess[i] = e;
     }
+    rx__ess_work_free(ew);
     d->n_coords = nc;
     double v[RX__DIAG_COORDS], tmp[RX__DIAG_COORDS], unused;
     ess_field(d->ess, nc, 0, v);
@@ -282,10 +298,10 @@ void rx__rundiag_print(FILE *f, const rx__rundiag *d)
                              : 0.0);
 }
 
-int rx__rundiag_unconverged(rx_ctx *c, char *msg, size_t cap)
+int rx__rundiag_unconverged(const rx__rundiag *dp, char *msg, size_t cap)
 {
-    rx__rundiag d;
-    if (rx__rundiag_get(c, &d) != RX_OK || d.n_coords == 0 ||
+    const rx__rundiag d = *dp;
+    if (d.n_coords == 0 ||
         (d.bulk_min >= RX_ESS_ENOUGH && d.tail_min >= RX_ESS_ENOUGH))
         return 0;
     snprintf(msg, cap, "not converged: the smallest bulk ESS is %.0f and "
@@ -296,20 +312,26 @@ int rx__rundiag_unconverged(rx_ctx *c, char *msg, size_t cap)
     return 1;
 }
 
-void rx__rundiag_report(FILE *f, rx_ctx *c)
+void rx__rundiag_report(FILE *f, rx_ctx *c, const rx__rundiag *d,
+                        const rx__paramtab *t)
 {
-    rx__rundiag d;
-    if (rx__rundiag_get(c, &d) == RX_OK)
-        rx__rundiag_print(f, &d);
+    rx__rundiag dc;
+    if (d)
+        rx__rundiag_print(f, d);
+    else if (rx__rundiag_get(c, NULL, &dc) == RX_OK)
+        rx__rundiag_print(f, &dc);
     else
         fprintf(f, "diagnostics: %s\n", rx_errmsg(c));
-    rx__paramtab t;
+    rx__paramtab tc;
     rx_ctx *const one = c;
-    if (rx__paramtab_get(&one, 1, &t, rx__ctx_err(c)) == RX_OK)
-        rx__paramtab_print(f, &t, "summary.csv and summary.json");
+    if (t)
+        rx__paramtab_print(f, t, "summary.csv and summary.json");
+    else if (rx__paramtab_get(&one, 1, &tc, rx__ctx_err(c)) == RX_OK)
+        rx__paramtab_print(f, &tc, "summary.csv and summary.json");
     else
         fprintf(f, "parameters: %s\n", rx_errmsg(c));
-    rx__paramtab_free(&t);
+    if (!t)
+        rx__paramtab_free(&tc);
 }
 
 /* ---- replicates ---------------------------------------------------------*/
@@ -350,8 +372,12 @@ static rx_status rep_figures(rx_ctx *const *runs, int n, rep_fig *g,
     const int nc = pick_coords(g->dim, g->coord);
     const size_t nd = (size_t)g->draws;
     double *x = malloc(sizeof(double) * nd * (size_t)n);
-    if (!x)
+    rx__ess_work *ew = rx__ess_work_new(n, g->draws);
+    if (!x || !ew) {
+        free(x);
+        rx__ess_work_free(ew);
         return rx__fail(err, RX_ENOMEM, "replicates: out of memory");
+    }
     rx_status st = RX_OK;
     for (int j = 0; j < nc && st == RX_OK; ++j) {
         int finite = 1;
@@ -365,10 +391,13 @@ static rx_status rep_figures(rx_ctx *const *runs, int n, rep_fig *g,
             finite = isfinite(x[t]);
         g->rhat[j] = NAN;
         g->ess[j] = (rx_ess_info){NAN, NAN, NAN, NAN};
-        if (finite && (st = rx__rhat(x, n, g->draws, &g->rhat[j])) == RX_OK)
-            st = rx__ess(x, n, g->draws, &g->ess[j]);
+        if (finite)
+            rx__ess_parts(ew, x, RX__ESS_MEAN | RX__ESS_BULK | RX__ESS_TAIL |
+                                     RX__ESS_RHAT,
+                          &g->ess[j], &g->rhat[j]);
     }
     free(x);
+    rx__ess_work_free(ew);
     if (st != RX_OK)
         return rx__fail(err, st, "replicates: out of memory");
     g->nc = nc;
@@ -379,7 +408,7 @@ static rx_status rep_figures(rx_ctx *const *runs, int n, rep_fig *g,
 static rx_status rep_run_json(FILE *f, rx_ctx *c, const char *dir)
 {
     rx__rundiag d;
-    rx_status st = rx__rundiag_get(c, &d);
+    rx_status st = rx__rundiag_get(c, NULL, &d);
     if (st != RX_OK)
         return st;
     rx_results r;

@@ -50,8 +50,11 @@ typedef struct rx__rundiag {
 } rx__rundiag;
 
 /* The diagnostics of a finished run; RX_ENOMEM when scratch cannot be
- * had (then the context's message says so). */
-rx_status rx__rundiag_get(rx_ctx *c, rx__rundiag *d);
+ * had (then the context's message says so). pt: NULL, or this run's
+ * parameter table (rx__paramtab_get of c alone), whose coordinate rows
+ * give the bulk and tail ESS (the same bits) instead of computing them
+ * again. */
+rx_status rx__rundiag_get(rx_ctx *c, const rx__paramtab *pt, rx__rundiag *d);
 
 /* The summary's "diagnostics" block, a line ending in ",\n". */
 void rx__rundiag_json(FILE *f, const rx__rundiag *d);
@@ -63,11 +66,22 @@ void rx__rundiag_print(FILE *f, const rx__rundiag *d);
 #define RX_ESS_ENOUGH 100
 
 /* 1 with a message in msg (a plain "not converged" and why) when the
- * run's smallest bulk or tail ESS is under RX_ESS_ENOUGH, else 0. */
-int rx__rundiag_unconverged(rx_ctx *c, char *msg, size_t cap);
+ * run's smallest bulk or tail ESS (d, of rx__rundiag_get) is under
+ * RX_ESS_ENOUGH, else 0. */
+int rx__rundiag_unconverged(const rx__rundiag *d, char *msg, size_t cap);
 
-/* rx__rundiag_get, then rx__rundiag_print (or the error) into f. */
-void rx__rundiag_report(FILE *f, rx_ctx *c);
+/* rx__rundiag_print of d and rx__paramtab_print of t into f; where d or
+ * t is NULL, computed from c first (or the error printed). */
+void rx__rundiag_report(FILE *f, rx_ctx *c, const rx__rundiag *d,
+                        const rx__paramtab *t);
+
+/* rx_write_rundir that hands back the diagnostics and the parameter
+ * table it wrote into summary.json (d, t not NULL; t to be freed with
+ * rx__paramtab_free, empty on failure), so that what is printed after
+ * the run is not computed twice (src/io/rundir.c). */
+rx_status rx__write_rundir_keep(const rx_ctx *c, const char *dir, int force,
+                                const char *source, rx__rundiag *d,
+                                rx__paramtab *t);
 
 /* What the replicates' summary found, for the lines printed after it. */
 typedef struct rx__repdiag {

@@ -517,13 +517,13 @@ static void sum_faults(FILE *f, rx_ctx *c, const rx__runview *v)
     fprintf(f, "]},\n");
 }
 
-/* convergence diagnostics: ESS, Lambda, weights (rundiag.c) */
-static rx_status sum_diagnostics(FILE *f, rx_ctx *c)
+/* convergence diagnostics: ESS, Lambda, weights (rundiag.c), into *d */
+static rx_status sum_diagnostics(FILE *f, rx_ctx *c, const rx__paramtab *pt,
+                                 rx__rundiag *d)
 {
-    rx__rundiag d;
-    rx_status st = rx__rundiag_get(c, &d);
+    rx_status st = rx__rundiag_get(c, pt, d);
     if (st == RX_OK)
-        rx__rundiag_json(f, &d);
+        rx__rundiag_json(f, d);
     return st;
 }
 
@@ -647,7 +647,8 @@ static void sum_phases(FILE *f, const rx__runview *v)
 }
 
 static rx_status write_summary(rx_ctx *c, const char *path,
-                               const char *source, const rx__paramtab *pt)
+                               const char *source, const rx__paramtab *pt,
+                               rx__rundiag *d)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -669,7 +670,7 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     sum_modes(f, c, v);
     sum_metrics(f, v);
     sum_faults(f, c, v);
-    rx_status st = sum_diagnostics(f, c);
+    rx_status st = sum_diagnostics(f, c, pt, d);
     rx__paramtab_json(f, pt);
     sum_timing(f, v);
     sum_timing_vr(f, v);
@@ -724,10 +725,23 @@ int rx__rm_tree(const char *dir)
     return nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
+rx_status rx_write_rundir(const rx_ctx *c, const char *dir, int force,
                           const char *source)
 {
+    rx__rundiag d;
+    rx__paramtab t;
+    rx_status st = rx__write_rundir_keep(c, dir, force, source, &d, &t);
+    rx__paramtab_free(&t);
+    return st;
+}
+
+rx_status rx__write_rundir_keep(const rx_ctx *cc, const char *dir, int force,
+                                const char *source, rx__rundiag *d,
+                                rx__paramtab *pt)
+{
     rx_ctx *c = (rx_ctx *)cc; /* only its error slot is written */
+    memset(pt, 0, sizeof *pt);
+    memset(d, 0, sizeof *d);
     if (!c)
         return RX_EINVAL;
     if (!dir || !dir[0])
@@ -770,17 +784,15 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
     st = rx_config_write(v.cfg, p, rx__ctx_err(c));
     if (st != RX_OK)
         goto fail;
-    rx__paramtab pt;
     rx_ctx *const one_run = c;
-    if ((st = rx__paramtab_get(&one_run, 1, &pt, rx__ctx_err(c))) != RX_OK)
+    if ((st = rx__paramtab_get(&one_run, 1, pt, rx__ctx_err(c))) != RX_OK)
         goto fail;
     snprintf(p, L + 32, "%s/summary.json", tmp);
-    st = write_summary(c, p, source, &pt);
+    st = write_summary(c, p, source, pt, d);
     if (st == RX_OK) {
         snprintf(p, L + 32, "%s/summary.csv", tmp);
-        st = rx__paramtab_csv(&pt, p, rx__ctx_err(c));
+        st = rx__paramtab_csv(pt, p, rx__ctx_err(c));
     }
-    rx__paramtab_free(&pt);
     if (st != RX_OK)
         goto fail;
     snprintf(p, L + 32, "%s/trace.csv", tmp);
@@ -829,6 +841,7 @@ rx_status rx_write_rundir(const rx_ctx *cc, const char *dir, int force,
     goto out;
 fail:
     rx__rm_tree(tmp);
+    rx__paramtab_free(pt);
 out:
     free(tmp);
     free(p);

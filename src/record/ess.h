@@ -27,6 +27,27 @@ rx_status rx__ess(const double *x, int m, int64_t n, rx_ess_info *out);
 rx_status rx__rhat(const double *x, int m, int64_t n, double *rhat);
 
 /*
+ * The same figures for many series of one shape (m >= 1 chains of n >= 4
+ * draws), bitwise those of rx__ess and rx__rhat: the work holds the
+ * scratch and the tables (FFT twiddles, the normal scores of the ranks),
+ * made once. rx__ess_work_new returns NULL when out of memory (or m < 1,
+ * n < 4). rx__ess_parts fills the parts asked for (RX__ESS_MEAN: ess_mean
+ * and tau; RX__ESS_BULK; RX__ESS_TAIL; RX__ESS_RHAT: *rhat, which must
+ * then not be NULL) and leaves the others of out NaN.
+ */
+typedef struct rx__ess_work rx__ess_work;
+enum {
+    RX__ESS_MEAN = 1u,
+    RX__ESS_BULK = 2u,
+    RX__ESS_TAIL = 4u,
+    RX__ESS_RHAT = 8u
+};
+rx__ess_work *rx__ess_work_new(int m, int64_t n);
+void rx__ess_work_free(rx__ess_work *w);
+rx_status rx__ess_parts(rx__ess_work *w, const double *x, unsigned parts,
+                        rx_ess_info *out, double *rhat);
+
+/*
  * Lambda = sum over the pairs that were evaluated at least once of
  * 1 - (mean acceptance probability); NaN when no pair was evaluated.
  */

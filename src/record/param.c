@@ -12,18 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/sort.h"
 #include "ess.h"
 #include "param.h"
 
 typedef struct {
     double x, w;
 } xw;
-
-static int xw_cmp(const void *a, const void *b)
-{
-    const xw *p = a, *q = b;
-    return (p->x > q->x) - (p->x < q->x);
-}
+_Static_assert(sizeof(xw) == 16, "rx__sort_f64 sorts 16-byte records");
 
 /*
  * The q-quantile of v[0..N-1] sorted by x with weights w: the linear
@@ -80,22 +76,40 @@ static double batch_var(const double *z, int m, int64_t n)
 }
 
 rx_status rx__param_stats_get(const double *x, const double *w, int m,
-                              int64_t n, rx__param_stats *out)
+                              int64_t n, rx__ess_work *ew,
+                              rx__param_stats *out)
 {
     const size_t N = (size_t)m * (size_t)n;
     out->mean = out->sd = out->q5 = out->q50 = out->q95 = NAN;
     out->ess_mean = out->ess_bm = out->mcse_mean = NAN;
     out->ess_bulk = out->ess_tail = out->rhat = NAN;
+    out->raw_bulk = out->raw_tail = NAN;
     for (size_t i = 0; i < N; ++i)
-        if (!isfinite(x[i]) || (w && isnan(w[i])))
+        if (!isfinite(x[i]))
             return RX_OK;
-    xw *v = malloc(sizeof(xw) * N);
+    xw *v = malloc(sizeof(xw) * N), *tmp = malloc(sizeof(xw) * N);
     double *z = malloc(sizeof(double) * N);
-    if (!v || !z) {
+    rx__ess_work *own = ew ? NULL : rx__ess_work_new(m, n);
+    if (!v || !tmp || !z || (!ew && !own)) {
         free(v);
+        free(tmp);
         free(z);
+        rx__ess_work_free(own);
         return RX_ENOMEM;
     }
+    if (!ew)
+        ew = own;
+    /* the draws' rank-based figures, whatever the weights */
+    rx_ess_info ez, ex;
+    double rhat;
+    rx__ess_parts(ew, x, RX__ESS_BULK | RX__ESS_TAIL | RX__ESS_RHAT, &ex,
+                  &rhat);
+    out->raw_bulk = ex.ess_bulk;
+    out->raw_tail = ex.ess_tail;
+    rx_status st = RX_OK;
+    for (size_t i = 0; w && i < N; ++i)
+        if (isnan(w[i]))
+            goto out;
     /* weights exp(w - max w), so the largest is 1 */
     double wmax = -INFINITY;
     for (size_t i = 0; w && i < N; ++i)
@@ -108,7 +122,6 @@ rx_status rx__param_stats_get(const double *x, const double *w, int m,
         W2 += v[i].w * v[i].w;
         s1 += v[i].w * x[i];
     }
-    rx_status st = RX_OK;
     if (!(W > 0.0))
         goto out;
     const double mu = s1 / W, wbar = W / (double)N;
@@ -121,18 +134,16 @@ rx_status rx__param_stats_get(const double *x, const double *w, int m,
     }
     out->mean = mu;
     out->sd = sqrt(s2 / W);
-    qsort(v, N, sizeof *v, xw_cmp);
+    rx__sort_f64(v, N, sizeof *v, tmp); /* stable: ties keep draw order */
     out->q5 = quantile_w(v, N, 0.05, W);
     out->q50 = quantile_w(v, N, 0.50, W);
     out->q95 = quantile_w(v, N, 0.95, W);
     const double var = s2 / W, var_z = zz / (double)N;
     /* efficiency of the weights, (sum w)^2 / (N sum w^2): 1 unweighted */
     const double eff = W * W / ((double)N * W2);
-    rx_ess_info ez = {NAN, NAN, NAN, NAN}, ex = {NAN, NAN, NAN, NAN};
-    if ((st = rx__ess(z, m, n, &ez)) != RX_OK ||
-        (st = rx__ess(x, m, n, &ex)) != RX_OK ||
-        (st = rx__rhat(x, m, n, &out->rhat)) != RX_OK)
-        goto out;
+    /* of z only the mean's ESS */
+    rx__ess_parts(ew, z, RX__ESS_MEAN, &ez, NULL);
+    out->rhat = rhat;
     /* N var / (the asymptotic variance of the mean's linearisation z):
      * var_z tau_z = var_z N / ess_z */
     if (var_z > 0.0)
@@ -148,7 +159,9 @@ rx_status rx__param_stats_get(const double *x, const double *w, int m,
     if (e > 0.0)
         out->mcse_mean = out->sd / sqrt(e);
 out:
+    rx__ess_work_free(own);
     free(v);
+    free(tmp);
     free(z);
     return st;
 }

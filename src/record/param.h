@@ -9,6 +9,7 @@
 #define RX_RECORD_PARAM_H
 
 #include "../core/internal.h"
+#include "ess.h"
 
 typedef struct rx__param_stats {
     double mean, sd;        /* sd with n in the denominator (weighted) */
@@ -27,6 +28,9 @@ typedef struct rx__param_stats {
     double rhat;            /* rx__rhat over the m chains (split halves,
                              * so a single chain has one too), of the
                              * unweighted draws */
+    double raw_bulk, raw_tail; /* rx__ess's bulk and tail of the draws,
+                                * not scaled (NaN: a value not finite; not
+                                * in summary.json) */
 } rx__param_stats;
 
 /*
@@ -34,9 +38,12 @@ typedef struct rx__param_stats {
  * NULL) m x n log-weights in the same order (importance weights of a
  * bias: the draws stand for the target in proportion to exp(w)). Fields
  * that cannot be defined (constant draws, a non-finite value) are NaN.
- * RX_ENOMEM when scratch cannot be had.
+ * ew: the ESS work of this shape (rx__ess_work_new(m, n)), shared by the
+ * rows of a table; NULL: one is made for the call. RX_ENOMEM when scratch
+ * cannot be had.
  */
 rx_status rx__param_stats_get(const double *x, const double *w, int m,
-                              int64_t n, rx__param_stats *out);
+                              int64_t n, rx__ess_work *ew,
+                              rx__param_stats *out);
 
 #endif
