@@ -69,7 +69,7 @@ cd "$tmp" || exit 1
 for _ in $(seq 1 400); do [ -s bd.partial/lock ] && break; sleep 0.05; done
 "$R" bench "$G" -o bd -q --no-plots --force --iterations 1000 2>"$tmp/b.err"; rb=$?
 "$R" run "$src/yaml/gmm_1d_two_modes.yaml" -o bd -q --no-plots --force \
-  --set iterations=300 2>>"$tmp/b.err"; rr=$?
+  --set iterations=300 --set record.burn_in=0 2>>"$tmp/b.err"; rr=$?
 wait $pa; ra=$?
 [ $rb -eq 2 ] && [ $rr -eq 2 ] &&
   [ "$(grep -c "bd.partial is in use by a running replex (process $pa)" "$tmp/b.err")" -eq 2 ] &&
