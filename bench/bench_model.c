@@ -1,8 +1,9 @@
 /*
  * Network model throughput on ONE thread: the MNIST CNN of csgld.md 5.3
  * (conv5x5x32 pad 2, ReLU, pool 2, conv5x5x64 pad 2, ReLU, pool 2,
- * dense 3136-50 ReLU, dense 50-10, softmax) or the UCI MLP 13-50-1 (ReLU,
- * Gaussian). One step = rx__net_loss_grad + an SGD update of the flat
+ * dense 3136-50 ReLU, dense 50-10, softmax), the UCI MLP 13-50-1 (ReLU,
+ * Gaussian) or the Fashion-MNIST RNN (28 rows into LSTM 128, ReLU, dense
+ * 64, ReLU, dense 10, softmax; batch 128 by default). One step = rx__net_loss_grad + an SGD update of the flat
  * vector; a repetition times one CNN step or a block of 100 MLP steps.
  * Prints per-step time (best and median of the repetitions, as wall time
  * and as this thread's CPU time, which leaves out the time other processes
@@ -10,11 +11,12 @@
  * the single-thread cblas_sgemm peak (n^3, best of 5) measured in the
  * same process.
  *
- *   bench_model [--net cnn|mlp] [--batch n] [--reps r] [--ref]
- *               [--peak n] [--profile]
+ *   bench_model [--net cnn|mlp|lstm] [--batch n] [--reps r] [--ref]
+ *               [--peak n] [--profile] [--block b]
  *
  * --ref uses the plain-C reference path; --profile also times each op's
- * forward and backward on one block of images (src/model/net.c).
+ * forward and backward on one block of images (src/model/net.c); --block
+ * sets the images per block (default: rx__net_block's choice).
  */
 #define _POSIX_C_SOURCE 199309L
 #include <cblas.h>
@@ -61,9 +63,10 @@ static double sgemm_peak(int n, double *peak_cpu)
 
 static const char *op_name(rx__opkind k)
 {
-    static const char *const nm[] = {"?", "dense", "conv", "pool", "relu",
-                                     "tanh", "to_nf", "to_cnhw"};
-    return (int)k >= 1 && (int)k <= 7 ? nm[k] : "?";
+    static const char *const nm[] = {"?",    "dense", "conv",    "pool",
+                                     "relu", "tanh",  "to_nf", "to_cnhw",
+                                     "lstm"};
+    return (int)k >= 1 && (int)k <= 8 ? nm[k] : "?";
 }
 
 /* Per-op forward and backward time on one block of the workspace (best
@@ -103,6 +106,9 @@ static void profile(const rx__net *net, rx__netws *ws, const float *w,
                 float *din = !op->need_dx ? NULL
                              : op->in_buf == op->out_buf ? dout
                                                          : dbuf[1];
+                if (op->kind == RX__OP_LSTM) /* its backward reads the
+                                                 * forward's state */
+                    rx__op_forward(op, ws, w, in, ws->act[op->out_buf], n);
                 double t = rx__now();
                 rx__op_backward(op, ws, w, in, ws->act[op->out_buf], dout,
                                 din, g, n);
@@ -128,12 +134,14 @@ int main(int argc, char **argv)
 {
     const char *which = "cnn";
     int batch = -1, reps = -1, ref = 0, peak_n = 1024, prof = 0, conv = 0;
-    int isa = -1;
+    int isa = -1, block = 0;
     for (int a = 1; a < argc; ++a) {
         if (!strcmp(argv[a], "--net") && a + 1 < argc)
             which = argv[++a];
         else if (!strcmp(argv[a], "--batch") && a + 1 < argc)
             batch = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--block") && a + 1 < argc)
+            block = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
             reps = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--peak") && a + 1 < argc)
@@ -165,20 +173,20 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--profile"))
             prof = 1;
         else {
-            fprintf(stderr, "usage: %s [--net cnn|mlp] [--batch n] "
-                    "[--reps r] [--ref] [--peak n] [--profile] "
+            fprintf(stderr, "usage: %s [--net cnn|mlp|lstm] [--batch n] "
+                    "[--reps r] [--ref] [--peak n] [--profile] [--block b] "
                     "[--conv auto|im2col|winograd|direct] "
                     "[--isa avx512|avx2|portable]\n", argv[0]);
             return 2;
         }
     }
-    const int cnn = !strcmp(which, "cnn");
+    const int cnn = !strcmp(which, "cnn") ? 1 : !strcmp(which, "lstm") ? 2 : 0;
     if (!cnn && strcmp(which, "mlp")) {
-        fprintf(stderr, "--net must be cnn or mlp\n");
+        fprintf(stderr, "--net must be cnn, mlp or lstm\n");
         return 2;
     }
     if (batch < 1)
-        batch = cnn ? 100 : 50;
+        batch = cnn == 2 ? 128 : cnn ? 100 : 50;
     if (reps < 1)
         reps = cnn ? 20 : 300;
     rx__blas_set_threads(1);
@@ -190,7 +198,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
-    rx__netws *ws = rx__netws_create(net, batch, !ref);
+    rx__netws *ws = rx__netws_create_block(net, batch, !ref,
+                                           block > 0 ? block : 0);
     if (ws && isa >= 0)
         ws->g.isa = isa;
     const size_t d = rx__net_nparams(net), D = rx__net_in_dim(net);
@@ -233,7 +242,7 @@ int main(int argc, char **argv)
     const double bestc = tc[0], medc = tc[reps / 2];
     const double fl = rx__net_flops_grad(net) * batch;
     printf("net %s (%zu params), batch %d, %s path, conv %s (%s products), "
-           "%d reps, loss %.6g, workspace %.1f MiB\n", cnn ? "cnn" : "mlp", d,
+           "%d reps, loss %.6g, workspace %.1f MiB\n", which, d,
            batch, ref ? "reference" : "blas",
            conv == RX_CONV_IM2COL     ? "im2col"
            : conv == RX_CONV_WINOGRAD ? "winograd"

@@ -1,6 +1,7 @@
 /*
  * The networks the model benchmarks time (bench_model): the
- * MNIST CNN of csgld.md 5.3 with 10 classes and the UCI MLP 13-50-1, and
+ * MNIST CNN of csgld.md 5.3 with 10 classes, the UCI MLP 13-50-1 and the
+ * Fashion-MNIST LSTM RNN of the Nose-Hoover paper, and
  * their fixed random inputs (parameters by the library's initialisation,
  * N(0, 1) inputs, uniform labels or N(0, 1) targets, stream seed 1).
  */
@@ -20,14 +21,25 @@ static const rx__layerspec rxb_cnn_layers[] = {
 static const rx__layerspec rxb_mlp_layers[] = {
     {RX_LAYER_DENSE, 50, 0, 0, 0, 0}, {RX_LAYER_RELU, 0, 0, 0, 0, 0},
     {RX_LAYER_DENSE, 1, 0, 0, 0, 0}};
+/* The Fashion-MNIST RNN of the replica-exchange Nose-Hoover paper: an
+ * image's 28 rows into an LSTM of 128, ReLU, dense 64, ReLU, dense 10. */
+static const rx__layerspec rxb_lstm_layers[] = {
+    {RX_LAYER_LSTM, 128, 0, 0, 0, 0}, {RX_LAYER_RELU, 0, 0, 0, 0, 0},
+    {RX_LAYER_DENSE, 64, 0, 0, 0, 0}, {RX_LAYER_RELU, 0, 0, 0, 0, 0},
+    {RX_LAYER_DENSE, 10, 0, 0, 0, 0}};
 
-/* The spec of the CNN (cnn = 1) or the MLP, conv method conv. */
+/* The spec of the CNN (cnn = 1), the RNN (cnn = 2) or the MLP (0), conv
+ * method conv. */
 static inline rx__netspec rxb_spec(int cnn, rx__conv_algo conv)
 {
     rx__netspec sp;
     memset(&sp, 0, sizeof sp);
     sp.conv = conv;
-    if (cnn) {
+    if (cnn == 2) {
+        sp.in_c = 1, sp.in_h = 28, sp.in_w = 28;
+        sp.n_layers = 5, sp.layers = rxb_lstm_layers;
+        sp.lik = RX_LIK_SOFTMAX, sp.n_out = 10;
+    } else if (cnn) {
         sp.in_c = 1, sp.in_h = 28, sp.in_w = 28;
         sp.n_layers = 10, sp.layers = rxb_cnn_layers;
         sp.lik = RX_LIK_SOFTMAX, sp.n_out = 10;
@@ -39,7 +51,8 @@ static inline rx__netspec rxb_spec(int cnn, rx__conv_algo conv)
     return sp;
 }
 
-/* Parameters w, n inputs x and targets y of net (classes when cnn). */
+/* Parameters w, n inputs x and targets y of net (classes when cnn,
+ * 1 or 2). */
 static inline void rxb_inputs(const rx__net *net, int cnn, int n, float *w,
                               float *x, float *y)
 {

@@ -4,7 +4,8 @@
  * code shared with the library), gradients against central differences
  * of that reference, the BLAS path against the plain-C reference path,
  * concurrent pthreads against serial calls (bitwise), shape errors naming
- * the layer, and a small MLP trained by SGD to the noise level.
+ * the layer, the lstm layer and the paper's RNN (lstm_checks), and a small
+ * MLP trained by SGD to the noise level.
  */
 #include <dirent.h>
 #include <pthread.h>
@@ -106,6 +107,36 @@ static double ref_loss(const rx__netspec *sp, const double *w, size_t nw,
                 b[j] = a[j];
             wd = c * h * wd, c = h = 1;
             break;
+        case RX_LAYER_LSTM: { /* PyTorch's nn.LSTM equations, step by step */
+            enum { HMAX = 256 };
+            const int T = h, F = wd, H = L->units, G = 4 * H;
+            const double *Wx = w + off, *Wh = Wx + (size_t)F * G,
+                         *bias = Wh + (size_t)H * G;
+            double hs[HMAX] = {0}, cs[HMAX] = {0}, z[4 * HMAX];
+            for (int t = 0; t < T; ++t) {
+                for (int q = 0; q < G; ++q) {
+                    double v = bias[q];
+                    for (int f = 0; f < F; ++f)
+                        v += a[t * F + f] * Wx[(size_t)f * G + q];
+                    for (int k = 0; k < H; ++k)
+                        v += hs[k] * Wh[(size_t)k * G + q];
+                    z[q] = v;
+                }
+                for (int j = 0; j < H; ++j) {
+                    const double ig = 1 / (1 + exp(-z[j]));
+                    const double fg = 1 / (1 + exp(-z[H + j]));
+                    const double gg = tanh(z[2 * H + j]);
+                    const double og = 1 / (1 + exp(-z[3 * H + j]));
+                    cs[j] = fg * cs[j] + ig * gg;
+                    hs[j] = og * tanh(cs[j]);
+                }
+            }
+            for (int j = 0; j < H; ++j)
+                b[j] = hs[j];
+            off += (size_t)(F + H) * G + G;
+            c = 1, h = 1, wd = H;
+            break;
+        }
         }
         memcpy(a, b, sizeof(double) * (size_t)(c * h * wd));
     }
@@ -225,6 +256,36 @@ static void make_case(tcase *t, int kind, rx__stream *s)
             const int k = ri(s, 3, 5);
             add(t, RX_LAYER_CONV2D, 0, ri(s, 2, 4), k, 1, ri(s, 0, k / 2));
         }
+        add(t, RX_LAYER_TANH, 0, 0, 0, 0, 0);
+        sp->n_out = 3;
+        add(t, RX_LAYER_DENSE, 3, 0, 0, 0, 0);
+        sp->lik = RX_LIK_SOFTMAX;
+        break;
+    case 7: /* lstm over the rows of an image, the paper's head */
+        sp->in_c = 1, sp->in_h = ri(s, 2, 6), sp->in_w = ri(s, 1, 5);
+        add(t, RX_LAYER_LSTM, ri(s, 1, 6), 0, 0, 0, 0);
+        add(t, RX_LAYER_RELU, 0, 0, 0, 0, 0);
+        add(t, RX_LAYER_DENSE, ri(s, 2, 5), 0, 0, 0, 0);
+        add(t, RX_LAYER_RELU, 0, 0, 0, 0, 0);
+        sp->n_out = ri(s, 2, 4);
+        add(t, RX_LAYER_DENSE, sp->n_out, 0, 0, 0, 0);
+        sp->lik = RX_LIK_SOFTMAX;
+        break;
+    case 8: /* a one-filter conv before the lstm: its input gradient over
+               several steps; the lstm's output straight into dense */
+        sp->in_c = 1, sp->in_h = ri(s, 3, 6), sp->in_w = ri(s, 3, 6);
+        add(t, RX_LAYER_CONV2D, 0, 1, 3, 1, 1);
+        add(t, RX_LAYER_TANH, 0, 0, 0, 0, 0);
+        add(t, RX_LAYER_LSTM, ri(s, 2, 5), 0, 0, 0, 0);
+        add(t, RX_LAYER_DENSE, 1, 0, 0, 0, 0);
+        sp->lik = RX_LIK_GAUSSIAN, sp->n_out = 1, sp->noise_var = 0.4;
+        break;
+    case 9: /* dense then a one-step lstm (a vector input), then another
+               lstm on its state, tanh */
+        sp->in_c = 1, sp->in_h = 1, sp->in_w = ri(s, 2, 5);
+        add(t, RX_LAYER_DENSE, ri(s, 2, 6), 0, 0, 0, 0);
+        add(t, RX_LAYER_LSTM, ri(s, 2, 5), 0, 0, 0, 0);
+        add(t, RX_LAYER_LSTM, ri(s, 1, 4), 0, 0, 0, 0);
         add(t, RX_LAYER_TANH, 0, 0, 0, 0, 0);
         sp->n_out = 3;
         add(t, RX_LAYER_DENSE, 3, 0, 0, 0, 0);
@@ -942,6 +1003,84 @@ static void pgemm_exact(rx__stream *s)
     rx__net_destroy(&net);
 }
 
+/* ---- 3b. lstm -------------------------------------------------------------*/
+
+/* The paper's Fashion-MNIST RNN (Nose-Hoover replica exchange, Sec. 4.2):
+ * 28 rows of 28 pixels into an LSTM of 128, ReLU, dense 64, ReLU, dense
+ * 10. */
+static const rx__layerspec rnn_layers[] = {
+    {RX_LAYER_LSTM, 128, 0, 0, 0, 0}, {RX_LAYER_RELU, 0, 0, 0, 0, 0},
+    {RX_LAYER_DENSE, 64, 0, 0, 0, 0}, {RX_LAYER_RELU, 0, 0, 0, 0, 0},
+    {RX_LAYER_DENSE, 10, 0, 0, 0, 0}};
+
+static rx__netspec rnn_spec(void)
+{
+    rx__netspec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.in_c = 1, sp.in_h = 28, sp.in_w = 28;
+    sp.n_layers = 5, sp.layers = rnn_layers;
+    sp.lik = RX_LIK_SOFTMAX, sp.n_out = 10;
+    return sp;
+}
+
+/*
+ * Random lstm nets (kinds 7-9) against the double reference and its
+ * central differences, on both GEMM paths and in blocks of 2; then the
+ * paper's RNN: its parameter count (4 x 128 x (28 + 128) + 512 for the
+ * LSTM with one bias vector, + 8,256 + 650 = 89,290), its loss against
+ * the reference, BLAS against the reference path over several blocks,
+ * concurrent threads and a reused workspace bitwise.
+ */
+static void lstm_checks(rx__stream *s)
+{
+    worst_grad_err = 0;
+    total_kinks = 0;
+    for (int kind = 7; kind <= 9; ++kind)
+        for (int rep = 0; rep < 4; ++rep) {
+            tcase t;
+            make_case(&t, kind, s);
+            check_case(&t, 1, 0, s);
+            check_case(&t, 0, 0, s);
+            check_case(&t, 1, 2, s);
+        }
+    printf("lstm gradient check: worst relative error %.2e (limit 1e-3); "
+           "%d components judged on the 1e-9 step at a kink\n",
+           worst_grad_err, total_kinks);
+    rx__netspec rn = rnn_spec();
+    rx_err err = {{0}};
+    rx__net *net = NULL;
+    CHECK_MSG(rx__net_create(&net, &rn, &err) == RX_OK, "%s", err.msg);
+    if (!net)
+        return;
+    const size_t d = rx__net_nparams(net);
+    CHECK_MSG(d == 89290, "the RNN has %zu parameters", d);
+    /* three examples against the double reference (fill's weights) */
+    {
+        const int n = 3;
+        rx__netws *ws = rx__netws_create(net, n, 1);
+        float *w = malloc(sizeof(float) * d), x[3 * 784], y[3];
+        double *wd = malloc(sizeof(double) * d), loss = 0;
+        rx__stream_init(s, 3, 0, RX_STREAM_MODELINIT, 28);
+        fill(net, &rn, w, x, y, n, s);
+        for (size_t j = 0; j < d; ++j)
+            wd[j] = w[j];
+        CHECK(rx__net_loss_grad(net, ws, w, x, y, n, 1.0, &loss, NULL,
+                                NULL) == RX_OK);
+        const double lref = ref_sum(&rn, wd, d, x, y, n, 784);
+        printf("lstm RNN 28x28-128-64-10 (%zu params): loss %.9g vs double "
+               "reference %.9g\n", d, loss, lref);
+        CHECK(fabs(loss - lref) <= 1e-5 * (fabs(lref) + 1.0));
+        free(w);
+        free(wd);
+        rx__netws_destroy(&ws);
+    }
+    rx__net_destroy(&net);
+    blas_vs_ref(&rn, 50, 0, "lstm RNN, batch 50");
+    blas_vs_ref(&rn, 9, 4, "lstm RNN, batch 9, blocks of 4");
+    threads(&rn, 30, 2, "lstm RNN, batch 30");
+    reuse(&rn, "lstm RNN");
+}
+
 /* ---- 4. shape errors -----------------------------------------------------*/
 
 static void expect_error(const rx__netspec *sp, const char *needle)
@@ -984,6 +1123,14 @@ static void shape_errors(void)
     t.L[2].kind = (rx__layer_kind)42;
     expect_error(sp, "model.layers[2]: unknown layer kind 42");
     t.L[2].kind = RX_LAYER_CONV2D;
+    t.L[2].kind = RX_LAYER_LSTM, t.L[2].units = 3; /* after 4 channels */
+    expect_error(sp, "model.layers[2]: lstm reads a one-channel input as h "
+                     "steps of w features; its input is 4x3x3");
+    t.L[0].filters = 1;
+    t.L[2].units = 0;
+    expect_error(sp, "model.layers[2]: lstm units must be >= 1");
+    t.L[0].filters = 4;
+    t.L[2].kind = RX_LAYER_CONV2D, t.L[2].units = 0;
     rx_err err = {{0}};
     rx__net *net = NULL;
     CHECK_MSG(rx__net_create(&net, sp, &err) == RX_OK, "%s", err.msg);
@@ -1412,6 +1559,7 @@ int main(int argc, char **argv)
     conv_shapes();
     threads(&ml, 50, 2000, "MLP 13-50-1, batch 50");
 
+    lstm_checks(&s);
     shape_errors();
     init_check();
     blocks_check();

@@ -128,7 +128,8 @@ typedef enum rx_layer_kind {
     RX_L_MAXPOOL = 3, ///< kernel (window), stride
     RX_L_RELU = 4,
     RX_L_TANH = 5,
-    RX_L_FLATTEN = 6
+    RX_L_FLATTEN = 6,
+    RX_L_LSTM = 7     ///< units (hidden size)
 } rx_layer_kind;
 
 typedef struct rx_layer {

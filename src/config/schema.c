@@ -46,7 +46,8 @@ const char *const rx__prior_scale_names[] = {"none", "fan_in", NULL};
 const char *const rx__theta_init_names[] = {"uniform", "linear", NULL};
 const char *const rx__difference_names[] = {"backward", "forward", NULL};
 const char *const rx__layer_names[] = {"dense", "conv2d", "maxpool",
-                                       "relu", "tanh", "flatten", NULL};
+                                       "relu", "tanh", "flatten", "lstm",
+                                       NULL};
 
 /* the tables follow the public enums' values */
 _Static_assert(RX_SCHEME_NONE == 6 && RX_SCHEME_DEO_STAR == 4,
@@ -256,8 +257,9 @@ const rx__keydef rx__keys[] = {
     {"model.layers", K_LAYERS, OFF(model.n_layers), "[]", 0, 0, 0, 0, NULL,
      "network layers in order: {dense: units}, {conv2d: {filters, kernel, "
      "stride: 1, pad: 0}}, {maxpool: size} or {maxpool: {kernel, stride}}, "
-     "relu, tanh, flatten; the last layer must give the outputs (classes or "
-     "1)"},
+     "relu, tanh, flatten, {lstm: units} (over the rows of a one-channel "
+     "input, giving the last hidden state); the last layer must give the "
+     "outputs (classes or 1)"},
     {"model.likelihood", K_ENUM, OFF(model.likelihood), "auto", 0, 0, 0, 0,
      rx__lik_names,
      "auto (gaussian for regression, softmax for classification), softmax, "

@@ -500,6 +500,9 @@ void rx__key_fput(FILE *f, const rx_config *c, int ki)
             case RX_L_DENSE:
                 fprintf(f, "{dense: %d}", L->units);
                 break;
+            case RX_L_LSTM:
+                fprintf(f, "{lstm: %d}", L->units);
+                break;
             case RX_L_CONV2D:
                 fprintf(f, "{conv2d: {filters: %d, kernel: %d, stride: %d, "
                         "pad: %d}}", L->filters, L->kernel, L->stride,

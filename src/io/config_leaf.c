@@ -427,6 +427,7 @@ static rx_status get_layers(const ynode *n, const rx__keydef *kd, rx__layer_list
                         RX_MAX_LAYERS);
     rx__layer_list ll;
     memset(&ll, 0, sizeof ll);
+    int chans = 0; /* channels into layer i where the layers fix them */
     for (int i = 0; i < n->n; ++i) {
         const ynode *it = n->items[i];
         char p[160];
@@ -451,14 +452,15 @@ static rx_status get_layers(const ynode *n, const rx__keydef *kd, rx__layer_list
             if (strcmp(name->str, rx__layer_names[j]) == 0)
                 kind = j + 1;
         if (!kind) {
-            const char *sug = rx__closest_name(name->str, rx__layer_names, 6);
+            const char *sug = rx__closest_name(
+                name->str, rx__layer_names, rx__names_count(rx__layer_names));
             if (sug)
                 return rx__node_err(err, name, p,
                                 "unknown layer '%s'; did you mean '%s'?",
                                 name->str, sug);
             return rx__node_err(err, name, p,
                             "unknown layer '%s' (valid: dense, conv2d, "
-                            "maxpool, relu, tanh, flatten)",
+                            "maxpool, relu, tanh, flatten, lstm)",
                             name->str);
         }
         L->kind = (rx_layer_kind)kind;
@@ -468,6 +470,12 @@ static rx_status get_layers(const ynode *n, const rx__keydef *kd, rx__layer_list
         case RX_L_DENSE:
             if (!arg)
                 return rx__node_err(err, it, p, "dense needs units: {dense: 50}");
+            st = layer_int(arg, p, 1, &L->units, err);
+            break;
+        case RX_L_LSTM:
+            if (!arg)
+                return rx__node_err(err, it, p,
+                                "lstm needs units: {lstm: 128}");
             st = layer_int(arg, p, 1, &L->units, err);
             break;
         case RX_L_CONV2D:
@@ -499,6 +507,18 @@ static rx_status get_layers(const ynode *n, const rx__keydef *kd, rx__layer_list
         }
         if (st != RX_OK)
             return st;
+        /* the rest of the shape checks need the data (src/model/net.c) */
+        if (L->kind == RX_L_LSTM && chans > 1)
+            return rx__node_err(err, it, p,
+                            "lstm reads a one-channel input as h steps of w "
+                            "features; the conv2d before it gives %d "
+                            "channels (an lstm after a conv2d needs "
+                            "filters: 1)", chans);
+        if (L->kind == RX_L_CONV2D)
+            chans = L->filters;
+        else if (L->kind == RX_L_DENSE || L->kind == RX_L_FLATTEN ||
+                 L->kind == RX_L_LSTM)
+            chans = 1;
     }
     ll.n = n->n;
     *out = ll;

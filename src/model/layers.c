@@ -1,8 +1,9 @@
 /*
  * Forward and backward of one op of a compiled net: dense, conv2d (im2col
  * over a chunk of images, one sgemm per chunk), max-pool (argmax kept),
- * ReLU, tanh and the two layout changes. Works on buffers the workspace
- * owns; allocates nothing; touches no parameter but through w and gw.
+ * ReLU, tanh, the two layout changes, and lstm (lstm.c). Works on
+ * buffers the workspace owns; allocates nothing; touches no parameter but
+ * through w and gw.
  */
 #include <math.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "direct.h"
 #include "gemm.h"
 #include "layers.h"
+#include "lstm.h"
 #include "vec.h"
 #include "winograd.h"
 
@@ -540,6 +542,9 @@ void rx__op_forward(const rx__op *op, rx__netws *ws, const float *w,
     case RX__OP_TO_CNHW:
         to_cnhw(in, out, op->c, hw, n);
         break;
+    case RX__OP_LSTM:
+        rx__lstm_forward(op, ws, w, in, out, n);
+        break;
     }
 }
 
@@ -583,6 +588,9 @@ void rx__op_backward(const rx__op *op, rx__netws *ws, const float *w,
         break;
     case RX__OP_TO_CNHW:
         to_nf(dout, din, op->c, hw, n);
+        break;
+    case RX__OP_LSTM:
+        rx__lstm_backward(op, ws, w, in, dout, din, gw, n);
         break;
     }
 }

@@ -1,7 +1,7 @@
 /*
  * Feed-forward networks on ONE flat float32 parameter vector: dense,
  * conv2d (im2col lowering onto cblas_sgemm), 2-D max-pooling, ReLU, tanh,
- * flatten; likelihoods softmax cross-entropy and Gaussian (fixed noise
+ * flatten, an LSTM over the rows of its input; likelihoods softmax cross-entropy and Gaussian (fixed noise
  * variance or a learned log-precision as the last parameter).
  *
  * A net (rx__net) is immutable after creation and shared by all chains.
@@ -23,7 +23,10 @@ typedef enum rx__layer_kind {
     RX_LAYER_MAXPOOL,     /* ksize (window), stride                 */
     RX_LAYER_RELU,
     RX_LAYER_TANH,
-    RX_LAYER_FLATTEN      /* no-op on the flat layout, for clarity  */
+    RX_LAYER_FLATTEN,     /* no-op on the flat layout, for clarity  */
+    RX_LAYER_LSTM         /* units: hidden size; reads a one-channel
+                             input as h steps of w features, gives the
+                             last hidden state (lstm.c)              */
 } rx__layer_kind;
 
 typedef struct rx__layerspec {
@@ -39,6 +42,10 @@ typedef struct rx__layerspec {
  *           order c, h, w), then b [units];
  *   conv2d  W [filters x (c_in * k * k)] = PyTorch's [out][in][kh][kw],
  *           then b [filters];
+ *   lstm    Wx [w x 4H], Wh [H x 4H] (gates = x_t Wx + h_{t-1} Wh + b,
+ *           columns in PyTorch's gate order i, f, g, o: Wx is the
+ *           transpose of its weight_ih_l0, Wh of weight_hh_l0), then
+ *           b [4H] (PyTorch's bias_ih_l0 + bias_hh_l0);
  *   rho     last, when the precision is learned.
  * Conv and pool output sizes are floor((h + 2 pad - k) / stride) + 1
  * (pool: pad 0), as in PyTorch. A dense layer after a spatial layer
@@ -126,7 +133,8 @@ rx__netws *rx__netws_create_block(const rx__net *net, int max_batch,
                                   int use_blas, int block);
 /* Images per block of a workspace for up to max_batch: the most whose
  * activations, gradients and argmaxes fit in 2 MiB (a multiple of 16
- * where a conv runs by Winograd or direct), at most max_batch. */
+ * where a conv runs by Winograd or direct) and whose lstm sequence states
+ * fit in 4 MiB, at most max_batch. */
 int rx__net_block(const rx__net *net, int max_batch);
 void rx__netws_destroy(rx__netws **ws);
 size_t rx__netws_bytes(const rx__netws *ws);
@@ -139,7 +147,8 @@ const char *rx__netws_errmsg(const rx__netws *ws);
 void rx__net_fan_in(const rx__net *net, double *fan);
 
 /* PyTorch's default initialisation: weights and biases of dense/conv layers
- * Uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)); rho (if learned) = log(1/noise_var).
+ * Uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)), of lstm layers
+ * Uniform(-1/sqrt(H), 1/sqrt(H)) (their fan_in is H); rho (if learned) = log(1/noise_var).
  * Draws from s. */
 void rx__net_init_params(const rx__net *net, float *w, rx__stream *s);
 

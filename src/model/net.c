@@ -12,6 +12,7 @@
 
 #include "direct.h"
 #include "layers.h"
+#include "lstm.h"
 #include "pgemm.h"
 #include "vec.h"
 #include "winograd.h"
@@ -31,6 +32,15 @@
  * MNIST CNN's step 1.4x slower).
  */
 #define RX__BLOCK_BYTES ((size_t)2 << 20)
+/*
+ * An lstm's sequence state (lstm.c) is walked one step at a time, a slice
+ * of a few hundred KiB, so it has a budget of its own: 4 MiB, blocks of 48
+ * images for the Fashion-MNIST RNN (87 KiB each). Every step's recurrent
+ * GEMMs pack Wh once per block: blocks of 23 (the state under the 2 MiB
+ * budget) made the RNN's step 1.3x slower; 48 to 128 images ran within
+ * 3 % of each other (bench_model --net lstm --block, docs/performance.md).
+ */
+#define RX__LSTM_BLOCK_BYTES ((size_t)4 << 20)
 
 /* Shape and bookkeeping while compiling. */
 typedef struct build {
@@ -213,6 +223,36 @@ static rx_status compile_layer(build *b, const rx__layerspec *ls, int li,
         finish_op(b, op, b->c, b->h, b->w, inplace);
         return RX_OK;
     }
+    case RX_LAYER_LSTM: {
+        const int T = b->h, F = b->w, H = ls->units;
+        if (H < 1)
+            return rx__fail(err, RX_EINVAL,
+                            "model.layers[%d]: lstm units must be >= 1 "
+                            "(got %d)", li, H);
+        if (b->c != 1)
+            return rx__fail(err, RX_EINVAL,
+                            "model.layers[%d]: lstm reads a one-channel "
+                            "input as h steps of w features; its input is "
+                            "%dx%dx%d (c x h x w)", li, b->c, b->h, b->w);
+        if (rx__lstm_state(T, H) > (size_t)INT32_MAX / 4)
+            return rx__fail(err, RX_EINVAL,
+                            "model.layers[%d]: lstm of %d units over %d "
+                            "steps: its state of %zu floats per example is "
+                            "too large", li, H, T, rx__lstm_state(T, H));
+        want_layout(b, RX__NF, li); /* c = 1: the same bytes */
+        rx__op *op = push_op(b, RX__OP_LSTM, li);
+        op->fan_in = H; /* PyTorch: U(-1/sqrt(H), 1/sqrt(H)) */
+        op->woff = b->nparams;
+        op->nw = (size_t)(F + H) * 4 * H;
+        op->boff = op->woff + op->nw;
+        op->nb = (size_t)4 * H;
+        b->nparams += op->nw + op->nb;
+        op->flops_rec = 2.0 * (T - 1) * H * 4.0 * H;
+        op->flops = 2.0 * T * F * 4.0 * H + op->flops_rec;
+        finish_op(b, op, 1, 1, H, 0);
+        op->seq_buf = new_buf(b, rx__lstm_state(T, H));
+        return RX_OK;
+    }
     case RX_LAYER_FLATTEN:
         want_layout(b, RX__NF, li);
         b->w = b->c * b->h * b->w;
@@ -283,7 +323,8 @@ static rx_status plan_buffers(rx__net *net)
         if (!op->need_dx && !op->nw)
             break; /* backward() stops here */
         int rd = -1;
-        if (op->kind == RX__OP_DENSE || op->kind == RX__OP_CONV)
+        if (op->kind == RX__OP_DENSE || op->kind == RX__OP_CONV ||
+            op->kind == RX__OP_LSTM)
             rd = op->in_buf;
         else if ((op->kind == RX__OP_POOL && op->relu_mask) ||
                  ((op->kind == RX__OP_RELU || op->kind == RX__OP_TANH) &&
@@ -292,6 +333,9 @@ static rx_status plan_buffers(rx__net *net)
         if (rd >= 0)
             net->buf_off[rd] = SIZE_MAX;
     }
+    for (int j = 0; j < net->n_ops; ++j) /* read by its backward */
+        if (net->ops[j].kind == RX__OP_LSTM)
+            net->buf_off[net->ops[j].seq_buf] = SIZE_MAX;
     for (int b = 0; b < nb; ++b)
         last[b] = -1;
     for (int j = 0; j < net->n_ops; ++j) {
@@ -400,8 +444,9 @@ rx_status rx__net_create(rx__net **out, const rx__netspec *spec, rx_err *err)
         if (op->nw)
             seen_params = 1;
         net->flops_fwd += op->flops;
-        if (op->nw)
-            net->flops_grad += (2.0 + op->need_dx) * op->flops;
+        if (op->nw) /* lstm: d(h) through time too */
+            net->flops_grad +=
+                (2.0 + op->need_dx) * op->flops + op->flops_rec;
     }
     if (plan_buffers(net) != RX_OK) {
         st = rx__fail(err, RX_ENOMEM, "model: out of memory");
@@ -447,7 +492,7 @@ double rx__net_flops_grad(const rx__net *net) { return net->flops_grad; }
 
 int rx__net_block(const rx__net *net, int max_batch)
 {
-    size_t per = net->arena_sz;
+    size_t per = net->arena_sz, seq = 0;
     int lanes = 0;
     for (int j = 0; j < net->n_bufs; ++j)
         if (net->buf_off[j] == SIZE_MAX)
@@ -458,8 +503,14 @@ int rx__net_block(const rx__net *net, int max_batch)
             per += op->out_sz; /* its argmax (2 bytes; counted as 4) */
         if (op->kind == RX__OP_CONV && op->algo != RX_CONV_IM2COL)
             lanes = 1;
+        if (op->kind == RX__OP_LSTM) { /* its own budget */
+            per -= net->buf_sz[op->seq_buf];
+            seq += net->buf_sz[op->seq_buf];
+        }
     }
-    size_t b = RX__BLOCK_BYTES / (sizeof(float) * per);
+    size_t b = RX__BLOCK_BYTES / (sizeof(float) * (per ? per : 1));
+    if (seq && RX__LSTM_BLOCK_BYTES / (sizeof(float) * seq) < b)
+        b = RX__LSTM_BLOCK_BYTES / (sizeof(float) * seq);
     if (lanes)
         b = b < RX__VW ? RX__VW : b / RX__VW * RX__VW;
     if (b < 1)

@@ -29,7 +29,8 @@ typedef enum rx__opkind {
     RX__OP_RELU,
     RX__OP_TANH,
     RX__OP_TO_NF,  /* CNHW -> NF (flatten after a spatial layer)  */
-    RX__OP_TO_CNHW /* NF -> CNHW (a conv after a multi-channel input) */
+    RX__OP_TO_CNHW, /* NF -> CNHW (a conv after a multi-channel input) */
+    RX__OP_LSTM    /* h steps of w features -> last hidden state ow */
 } rx__opkind;
 
 /* Largest max-pool window edge (the argmax is a 16-bit window offset). */
@@ -58,6 +59,9 @@ typedef struct rx__op {
     int relu_folded;        /* relu: its backward is the pool's      */
     int relu_mask;          /* pool: mask d(output) by output > 0    */
     double flops;           /* forward GEMM flops per example        */
+    double flops_rec;       /* lstm: the recurrent part of flops     */
+    int seq_buf;            /* lstm: its buffer of the sequence state
+                             * (lstm.c), kept from forward to backward */
     /* Winograd: F(wm x wm, k x k) on RX__WA x RX__WA tiles; th x tw tiles
      * cover the output. Winograd and direct: the zero-bordered input
      * plane is wh x ww. */

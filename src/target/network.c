@@ -62,6 +62,7 @@ static rx__layer_kind layer_kind(rx_layer_kind k)
     case RX_L_RELU: return RX_LAYER_RELU;
     case RX_L_TANH: return RX_LAYER_TANH;
     case RX_L_FLATTEN: return RX_LAYER_FLATTEN;
+    case RX_L_LSTM: return RX_LAYER_LSTM;
     }
     return RX_LAYER_FLATTEN;
 }
