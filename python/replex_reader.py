@@ -10,6 +10,9 @@
     run.config              # config.yaml as nested dicts: run.config["seed"]
     run.trace               # trace.csv as {column: [values]}
 
+    run = replex_reader.run("my.yaml", "runs/mine", sets={"seed": 3})
+                            # replex run, then read() its directory
+
 read() tells the directory kinds apart by the .replex file replex writes
 into each: a run gives a Run; a replicates directory (replicates: N) a
 Replicates, whose .runs are the copies' Runs and whose .parameters is the
@@ -29,7 +32,9 @@ import csv
 import json
 import math
 import os
+import shutil
 import struct
+import subprocess
 import sys
 from array import array
 
@@ -602,3 +607,38 @@ def read(path):
         raise ReplexReadError("%s: no summary.json: the run did not finish"
                               % path)
     return Run(path) if kind == "run" else Replicates(path)
+
+
+def run(config, out, sets=None, threads=None, force=False, replex=None,
+        extra=()):
+    """Run a configuration with the replex program and read its
+    directory: `replex run CONFIG -o OUT [--set KEY=VALUE ...]
+    [--threads N] [--force] -q --no-plots` (no shell: the arguments go to
+    the program as they are). sets: {key path: value} (a value is passed
+    as its YAML text: str() of numbers, "true"/"false" for booleans,
+    lists as [a, b]); replex: the program (default: $RX_REPLEX, else
+    `replex` on the PATH); extra: more arguments. Returns read(out), or
+    raises ReplexReadError with replex's message and exit status (2: bad
+    input, 1: the run failed)."""
+    prog = replex or os.environ.get("RX_REPLEX") or shutil.which("replex")
+    if not prog:
+        raise ReplexReadError("replex not found: pass replex=PATH or put "
+                              "it on the PATH")
+    argv = [prog, "run", str(config), "-o", str(out), "-q", "--no-plots"]
+    for k, v in (sets or {}).items():
+        if isinstance(v, bool):
+            v = "true" if v else "false"
+        elif isinstance(v, (list, tuple)):
+            v = "[" + ", ".join(str(x) for x in v) + "]"
+        argv += ["--set", "%s=%s" % (k, v)]
+    if threads is not None:
+        argv += ["--threads", str(int(threads))]
+    if force:
+        argv.append("--force")
+    argv += list(extra)
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    if p.returncode != 0:
+        raise ReplexReadError("replex run %s: exit %d: %s" % (
+            config, p.returncode, p.stderr.strip()))
+    return read(str(out))

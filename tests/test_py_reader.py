@@ -226,5 +226,28 @@ try:
 except rr.ReplexReadError as e:
     check("cut short" in str(e), "truncated samples.npy: %s" % e)
 
+# run(): a small config from Python, the same bytes as the CLI's run of
+# it (tests/test_py_reader.sh made W/run_cli with the same arguments)
+small = os.path.join(W, "small.yaml")
+mine = os.path.join(bad, "from_python")
+r2 = rr.run(small, mine, sets={"seed": 7, "record.thin": 5}, threads=1)
+check(isinstance(r2, rr.Run), "run(): a Run")
+for f in ("samples.npy", "index.npy", "trace.csv"):
+    with open(os.path.join(mine, f), "rb") as a, \
+            open(os.path.join(W, "run_cli", f), "rb") as b:
+        check(a.read() == b.read(), "run(): %s as the CLI's" % f)
+check(r2.config["seed"] == 7, "run(): --set reached the run")
+try:
+    rr.run(small, os.path.join(bad, "bad_set"), sets={"tempering.n_chains": 0})
+    check(False, "run(): a bad value did not raise")
+except rr.ReplexReadError as e:
+    check("exit 2" in str(e) and "tempering.n_chains" in str(e),
+          "run(): bad input raises with replex's message: %s" % e)
+try:
+    rr.run(small, mine, sets={"seed": 7})
+    check(False, "run(): an existing directory did not raise")
+except rr.ReplexReadError as e:
+    check("already exists" in str(e), "run(): DIR exists: %s" % e)
+
 print("%d failed" % len(fails))
 sys.exit(1 if fails else 0)

@@ -27,6 +27,14 @@ sweep:
   seed: [5, 6]
 Y
 q "$R" run "$tmp/s.yaml" -o "$tmp/sw" --no-plots
+# for run() from Python: the same config run here by the CLI
+cat > "$tmp/small.yaml" <<'Y'
+iterations: 1000
+tempering: {n_chains: 4}
+ladder: {eta: 0.003, tau: {min: 1, max: 10}}
+Y
+q "$R" run "$tmp/small.yaml" -o "$tmp/run_cli" --no-plots --threads 1 \
+  --set seed=7 --set record.thin=5
 pys=()
 [ -x /usr/bin/python3 ] && pys+=(/usr/bin/python3)
 first=$(command -v python3 || true)
