@@ -654,7 +654,8 @@ int main(void)
     CHECK(A && I);
     if (!A || !I)
         return check_done();
-    CHECK(A->share == RX__BIAS_PER_POSITION && A->needs == 0);
+    CHECK(A->share == RX__BIAS_PER_POSITION &&
+          !(A->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE));
     CHECK(I->share == RX__BIAS_SHARED &&
           (I->needs & RX__BIAS_NEEDS_GLOBAL_UPDATE));
     checks();

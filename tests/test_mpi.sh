@@ -132,7 +132,7 @@ else
 fi
 
 # --- 2. stop and kill, resume on another split -----------------------
-ck=(--set iterations=20000 --set checkpoint.every=500 --set record.burn_in=0)
+ck=(--set iterations=100000 --set checkpoint.every=500 --set record.burn_in=0)
 "$RX_REPLEX" run yaml/mlp_synthetic.yaml -o "$tmp/ck.ref" -q --no-plots \
   --threads 2 "${ck[@]}" || bad "checkpointing reference run failed"
 wait_ckpt() {
