@@ -12,8 +12,8 @@
 # iteration, then each split's median chain-steps/s against the first
 # split's. With `--set target.kind=none --set tempering.rule=bernoulli`
 # an iteration has no step work: the exchange phase alone. Outputs are checked to be the same bits on every split.
-# MPIRUN (default mpirun) launches; as root add nothing: the script
-# passes --allow-run-as-root and --oversubscribe.
+# MPIRUN (default mpirun) launches; the script passes
+# --allow-run-as-root, --oversubscribe and --bind-to none.
 set -u
 [ $# -ge 2 ] || { sed -n 2,14p "$0" >&2; exit 2; }
 file=$1 splits=$2; shift 2
@@ -30,7 +30,10 @@ for r in $(seq 1 "$rounds"); do
   for s in $splits; do
     R=${s%x*} T=${s#*x}
     out=$tmp/$s.$r
-    "$MPIRUN" --allow-run-as-root --oversubscribe -np "$R" "$B" run "$file" \
+    # --bind-to none: Open MPI would bind each of 2 or fewer ranks to one
+    # core, and a rank's T threads would take turns on it
+    "$MPIRUN" --allow-run-as-root --oversubscribe --bind-to none -np "$R" \
+      "$B" run "$file" \
       -o "$out" -q --no-plots --threads "$T" "$@" ||
       { echo "mpi_splits.sh: $s failed" >&2; exit 1; }
     /usr/bin/python3 - "$out/summary.json" >>"$tmp/$s.txt" <<'PY'

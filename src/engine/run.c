@@ -109,6 +109,19 @@ static rx_status run_prepare(rx_ctx *c, rx__run *R)
                  "2.4x one thread on 16 threads, 13.3x with model.gemm: "
                  "auto; docs/performance.md, \"On 16 cores\")",
                  c->nt_req);
+    /* on ranks: a launcher that bound this rank to fewer CPUs than it has
+     * threads (Open MPI binds each rank to one core when it starts two
+     * ranks or fewer) makes its threads take turns on them */
+    cpu_set_t aff;
+    if (c->mp && c->nt_req > 1 &&
+        sched_getaffinity(0, sizeof aff, &aff) == 0 &&
+        CPU_COUNT(&aff) < c->nt_req)
+        rx__logf(&c->log, RX_LOG_WARN,
+                 "rank %d runs %d threads on %d CPU%s: the launcher bound "
+                 "it; start it with mpirun --map-by slot:PE=%d (or "
+                 "--bind-to none) so that each thread has a core",
+                 rx__ranks_rank(c), c->nt_req, CPU_COUNT(&aff),
+                 CPU_COUNT(&aff) == 1 ? "" : "s", c->nt_req);
     R->load0 = rx__load_now();
     R->t0 = rx__now();
     return RX_OK;
