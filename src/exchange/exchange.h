@@ -19,18 +19,11 @@
  * Positions and pairs are 0-based here: pair p joins positions p and p+1,
  * which is 1-based pair p+1 of deo.md.
  *
- * Adding an exchange test (say RENHD's noise-aware logistic test):
- *  1. an enum value at the end of rx_rule (include/replex) and its name;
- *  2. in xtest.h, its decision `static inline int rx__xt_NAME_decide(xc,
- *     xs, a, b, ea, eb, s, u, k, prob)` (rx__xt_fresh adds the fresh pair
- *     noise, rx__xt_accept turns an exponent into min(1, e^x) against u;
- *     s, a bias's shift of the log-acceptance, joins the exponent), and
- *     one line in RX__XTEST_ROWS;
- *  3. its row in xtest.c (name, needs RX__XT_*, decide): the table is
- *     built from RX__XTEST_ROWS. Parameters go into rx__xconf, state it
- *     adapts into rx__xstate (xstate.h), filled by the engine as its
- *     needs say. The pair loops of exchange.c inline the decision, one
- *     switch per call (never an indirect call per pair).
+ * Adding an exchange test: a row in its own file, one line in xtest.c's
+ * table (docs/architecture.md, "How to add a sampler"); its keys live in
+ * the config's key store, never in rx_rule or rx__xconf. The rows listed
+ * in RX__XTEST_ROWS (xtest.h) are inlined in the pair loops below, one
+ * switch per call; any other row is called through its table entry.
  * Adding a schedule: an enum value at the end of rx_scheme and its name,
  * a row in sched.c with an existing pattern (rx__xpattern_evenodd with a
  * parity function, RX__SC_DISJOINT, RX__SC_WINDOW or not) or a new
