@@ -69,11 +69,13 @@ build() {
   local t=$1 srcs deps libs
   if [ "$t" = config ]; then
     # Only the loader, the rows of the type tables it reads (steps,
-    # exchange tests, biases: their names, keys and checks) and the
-    # status/message helpers: no OpenMP or BLAS.
+    # exchange tests, biases: their names, keys and checks), the test
+    # functions' names and dimensions (optfun.c) and the status/message
+    # helpers: no OpenMP or BLAS.
     srcs=(fuzz/fuzz_config.c src/io/yaml.c src/io/config.c
           src/io/config_leaf.c src/config/*.c src/bias/*.c src/step/*.c
           $(ls src/exchange/*.c | grep -v -e '/exchange\.c$' -e '/sched\.c$')
+          src/target/optfun.c
           src/core/status.c src/core/names.c src/core/rng.c src/core/mem.c
           src/core/num.c)
     deps=(src/io/config.h src/io/yaml.h src/config/config.h src/core/row.h)

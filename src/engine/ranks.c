@@ -28,6 +28,10 @@
 #include "state.h"
 #include "wing.h"
 
+#ifndef RX_HAVE_MPI /* meson defines it; a build by hand has no MPI */
+#define RX_HAVE_MPI 0
+#endif
+
 #if RX_HAVE_MPI
 #include <mpi.h>
 #include <replex/replex_mpi.h>
