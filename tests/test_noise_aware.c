@@ -26,10 +26,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../src/config/config.h"
+#include "../src/engine/ctx.h"
+#include "../src/estimate/pairdiff.h"
 #include "../src/exchange/xtest.h"
 #include "check.h"
+#include "stop_run.h"
 
 /* The row's view of its table (src/exchange/noise_aware.c). */
 double rx__na_logistic_deriv(int n, double z);
@@ -49,8 +53,9 @@ static void *table(double s2star, double lambda, int K, double noise_sd,
     rx_config c;
     rx_config_default(&c);
     c.target.energy_noise_sd = noise_sd;
-    double kv[3] = {s2star, lambda, (double)K};
-    rx__rowvals own = {{{&kv[0], 1}, {&kv[1], 1}, {&kv[2], 1}}};
+    double kv[5] = {s2star, lambda, (double)K, 256, 0};
+    rx__rowvals own = {
+        {{&kv[0], 1}, {&kv[1], 1}, {&kv[2], 1}, {&kv[3], 1}, {&kv[4], 1}}};
     rx__rowrun run = {.cfg = &c, .P = 2};
     void *s = calloc(1, t->size(&own));
     *st = t->init(s, &run, &own, err);
@@ -266,6 +271,451 @@ static void test_t6(void)
     free(s);
 }
 
+
+/* ---- minibatch energies: the growing paired batch (T7) ------------------ */
+
+/* A data "model" whose per-example losses are l_i(theta) = (x_i - theta)^2
+ * / 2, so d_i = l_i(a) - l_i(b) has variance (a - b)^2 var(x); it checks
+ * that no row repeats within one estimate. */
+enum { TOY_N = 20000, TOY_BS = 48 };
+typedef struct toy {
+    rx__target t;
+    double x[TOY_N];
+    uint8_t seen[TOY_N];
+    int tracking, repeats; /* count the rows met at theta = track */
+    double track;
+} toy;
+
+static rx_status toy_losses(const rx__target *t, rx__tws *w,
+                            const double *theta, const int32_t *idx, int n,
+                            double *out)
+{
+    (void)w;
+    toy *m = (toy *)(void *)t; /* the first member */
+    if (n < 1 || n > TOY_BS)
+        return RX_EINVAL;
+    for (int r = 0; r < n; ++r) {
+        const double e = m->x[idx[r]] - theta[0];
+        out[r] = 0.5 * e * e;
+        if (m->tracking && theta[0] == m->track)
+            m->repeats += m->seen[idx[r]]++ > 0;
+    }
+    return RX_OK;
+}
+
+static double toy_prior(const rx__target *t, const double *theta)
+{
+    (void)t;
+    return 0.5 * theta[0] * theta[0] / 100.0;
+}
+
+static toy *toy_new(void)
+{
+    toy *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->t.dim = 1;
+    m->t.cv.N = TOY_N;
+    m->t.cv.bs = TOY_BS;
+    m->t.cv.losses = toy_losses;
+    m->t.cv.prior = toy_prior;
+    for (int i = 0; i < TOY_N; ++i)
+        m->x[i] = 0.3 + gauss();
+    return m;
+}
+
+/* U(a) - U(b) on the whole data. */
+static double toy_dU(const toy *m, double a, double b)
+{
+    double s = 0.0;
+    for (int i = 0; i < TOY_N; ++i)
+        s += 0.5 * ((m->x[i] - a) * (m->x[i] - a) -
+                    (m->x[i] - b) * (m->x[i] - b));
+    return s + toy_prior(&m->t, &a) - toy_prior(&m->t, &b);
+}
+
+/* The population variance (denominator N - 1) of d_i. */
+static double toy_var_d(const toy *m, double a, double b)
+{
+    double mean = 0.0, m2 = 0.0;
+    for (int i = 0; i < TOY_N; ++i) {
+        const double d = 0.5 * ((m->x[i] - a) * (m->x[i] - a) -
+                                (m->x[i] - b) * (m->x[i] - b));
+        const double dl = d - mean;
+        mean += dl / (i + 1);
+        m2 += dl * (d - mean);
+    }
+    return m2 / (TOY_N - 1);
+}
+
+static void test_t7(void)
+{
+    toy *m = toy_new();
+    rx__pdws *w = NULL;
+    CHECK(m && rx__pdws_create(&w, TOY_N, TOY_BS) == RX_OK);
+    if (!m || !w)
+        return;
+    const double a = 0.3, b = -0.25, db = 1e-3;
+    const double S2 = toy_var_d(m, a, b), dU = toy_dU(m, a, b);
+    /* 1: at a fixed n (the cap, sigma*^2 = 0) the variance estimate is
+     * unbiased for db^2 N^2 S^2 (1/n - 1/N), and dU~ for dU */
+    static const int ns[3] = {100, 1000, 10000};
+    for (int j = 0; j < 3; ++j) {
+        rx__pdconf pc = {.inc = 64, .cap = ns[j], .s2star = 0.0, .seed = 3};
+        const int reps = 400;
+        double sv = 0.0, su = 0.0, su2 = 0.0;
+        int nbad = 0;
+        for (int k = 0; k < reps; ++k) {
+            rx__pdest e;
+            CHECK(rx__pd_estimate(&m->t, NULL, w, &pc, &a, &b, db, 0,
+                                  (uint64_t)k, &e) == RX_OK);
+            nbad += e.n != ns[j];
+            sv += e.var;
+            su += e.dU;
+            su2 += e.dU * e.dU;
+        }
+        const double want = db * db * (double)TOY_N * TOY_N * S2 *
+                            (1.0 / ns[j] - 1.0 / TOY_N);
+        const double mu = su / reps, sd = sqrt(su2 / reps - mu * mu);
+        printf("T7 n %d: mean var-hat %.5g (want %.5g, ratio %.4f); dU~ "
+               "%.3f +- %.3f (exact %.3f)\n", ns[j], sv / reps, want,
+               sv / reps / want, mu, sd / sqrt(reps), dU);
+        CHECK_MSG(nbad == 0, "n %d: %d estimates at another size", ns[j],
+                  nbad);
+        /* sd of s^2 / S^2 at n rows: sqrt(2 / (n - 1)), over reps */
+        CHECK_MSG(fabs(sv / reps / want - 1.0) <=
+                      4.0 * sqrt(2.0 / (ns[j] - 1) / reps),
+                  "n %d: var-hat ratio %.4f", ns[j], sv / reps / want);
+        CHECK_MSG(fabs(mu - dU) <= 4.0 * sd / sqrt(reps), "n %d: dU~ %.4f vs "
+                  "%.4f", ns[j], mu, dU);
+        /* the sd of dU~ itself is what var-hat estimates */
+        CHECK_MSG(fabs(db * db * sd * sd / want - 1.0) <= 0.25,
+                  "n %d: var(dU~) %.4g vs %.4g", ns[j], db * db * sd * sd,
+                  want);
+    }
+    /* 2: the loop stops at the first round with var-hat < sigma*^2: the
+     * same estimate capped one round earlier is still at or above it */
+    rx__pdconf pc = {.inc = 64, .cap = 0, .s2star = 0.5, .seed = 3};
+    int early = 0, rounds_seen[8] = {0};
+    for (int k = 0; k < 300; ++k) {
+        rx__pdest e, e1;
+        CHECK(rx__pd_estimate(&m->t, NULL, w, &pc, &a, &b, db, 2,
+                              (uint64_t)k, &e) == RX_OK);
+        early += !(e.var < 0.5) || e.n % 64 != 0;
+        rounds_seen[e.n / 64 < 8 ? e.n / 64 : 7]++;
+        if (e.n > 64) {
+            rx__pdconf p1 = pc;
+            p1.cap = e.n - 64;
+            CHECK(rx__pd_estimate(&m->t, NULL, w, &p1, &a, &b, db, 2,
+                                  (uint64_t)k, &e1) == RX_OK);
+            early += !(e1.var >= 0.5);
+        }
+    }
+    printf("T7 stop rule: batches of 64..448 rows: %d %d %d %d %d %d %d\n",
+           rounds_seen[1], rounds_seen[2], rounds_seen[3], rounds_seen[4],
+           rounds_seen[5], rounds_seen[6], rounds_seen[7]);
+    CHECK_MSG(early == 0, "%d estimates did not stop at the first round "
+              "below sigma*^2", early);
+    CHECK_MSG(rounds_seen[3] + rounds_seen[4] + rounds_seen[5] > 0 &&
+                  rounds_seen[1] + rounds_seen[2] < 300,
+              "the batch grows over several rounds");
+    /* 3: never met: the whole data, exact, variance 0 */
+    rx__pdconf all = {.inc = 4096, .cap = 0, .s2star = 1e-300, .seed = 3};
+    rx__pdest e, f;
+    CHECK(rx__pd_estimate(&m->t, NULL, w, &all, &a, &b, db, 0, 7, &e) ==
+          RX_OK);
+    printf("T7 whole data: n %lld var %g dU %.9f (exact %.9f)\n",
+           (long long)e.n, e.var, e.dU, dU);
+    CHECK(e.n == TOY_N && e.var == 0.0);
+    CHECK_NEAR(e.dU, dU, 1e-9 * (fabs(dU) + TOY_N));
+    /* 4: no row twice within an estimate (the whole data: every row
+     * once); the permutation restored */
+    {
+        rx__pdconf p4 = {.inc = 500, .cap = 0, .s2star = 1e-300, .seed = 9};
+        memset(m->seen, 0, sizeof m->seen);
+        m->tracking = 1, m->track = a, m->repeats = 0;
+        CHECK(rx__pd_estimate(&m->t, NULL, w, &p4, &a, &b, db, 1, 3, &e) ==
+              RX_OK);
+        m->tracking = 0;
+        int ident = 1, unseen = 0;
+        for (int i = 0; i < TOY_N; ++i) {
+            ident &= w->perm[i] == i;
+            unseen += m->seen[i] == 0;
+        }
+        CHECK_MSG(ident, "the shuffle is undone after an estimate");
+        CHECK_MSG(m->repeats == 0 && unseen == 0,
+                  "%d rows drawn twice, %d never", m->repeats, unseen);
+    }
+    /* 5: the cap's symmetry: swapping the two vectors negates dU~ exactly
+     * and leaves the variance (so the rejection) bitwise the same */
+    rx__pdconf pcap = {.inc = 64, .cap = 256, .s2star = 0.5, .seed = 3};
+    int asym = 0, fails = 0;
+    for (int k = 0; k < 300; ++k) {
+        CHECK(rx__pd_estimate(&m->t, NULL, w, &pcap, &a, &b, db, 4,
+                              (uint64_t)k, &e) == RX_OK &&
+              rx__pd_estimate(&m->t, NULL, w, &pcap, &b, &a, db, 4,
+                              (uint64_t)k, &f) == RX_OK);
+        asym += e.dU != -f.dU || memcmp(&e.var, &f.var, sizeof e.var) ||
+                e.n != f.n;
+        fails += e.var >= 0.5;
+    }
+    printf("T7 cap 256: %d of 300 estimates above sigma*^2 (rejected)\n",
+           fails);
+    CHECK_MSG(asym == 0, "%d estimates not symmetric under the swap", asym);
+    CHECK_MSG(fails > 30 && fails < 270, "the cap binds in %d of 300",
+              fails);
+    rx__pdws_destroy(&w);
+    free(m);
+}
+
+/* The decision on paired estimates accepts with Barker's g(dE) of the
+ * exact energies (T5 on minibatches); with the cap, the acceptances in
+ * both directions keep g's ratio exp(dE) (T6's detailed balance). The
+ * naive test (a logistic draw on the batch estimate) and E1's sign flip
+ * do not. */
+static void test_t5_batch(void)
+{
+    toy *m = toy_new();
+    rx__pdws *w = NULL;
+    rx_err err = {{0}};
+    rx_status st;
+    void *tab = table(0.5, 0.05, 4, 0.0, &st, &err);
+    CHECK_MSG(st == RX_OK, "%s", err.msg);
+    CHECK(m && rx__pdws_create(&w, TOY_N, TOY_BS) == RX_OK);
+    if (!m || !w || st != RX_OK)
+        return;
+    rx__xconf xc = {.P = 2, .seed = 21, .rstate = tab, .paired = 1};
+    /* (a, b, dbeta): exact dE from -1.6 to 1.1 */
+    static const double cs[4][3] = {
+        {0.3, -0.25, 1e-3}, {-0.25, 0.3, 1e-3}, {0.5, 0.6, 4e-3},
+        {0.05, 0.5, 2e-3}};
+    const int n = 40000;
+    int naive_fail = 0, flip_fail = 0;
+    for (int c = 0; c < 4; ++c) {
+        const double a = cs[c][0], b = cs[c][1];
+        double beta[2] = {1.0, 1.0 - cs[c][2]}, est[2];
+        rx__xstate xs = {.beta = beta, .pair_est = est};
+        const double dE = cs[c][2] * toy_dU(m, a, b), g = logistic(dE);
+        rx__pdconf pc = {.inc = 32, .cap = 0, .s2star = 0.5, .seed = 5};
+        rx__pdconf fix = {.inc = 32, .cap = 32, .s2star = 0.0, .seed = 5};
+        long acc = 0, accn = 0, accf = 0;
+        double rows = 0.0;
+        for (int k = 0; k < n; ++k) {
+            rx__pdest e;
+            rx__pd_estimate(&m->t, NULL, w, &pc, &a, &b, cs[c][2], 0,
+                            (uint64_t)k, &e);
+            rows += (double)e.n;
+            est[0] = e.dU, est[1] = e.var;
+            const double u = unif();
+            double prob;
+            acc += rx__xt_noise_aware.decide(&xc, &xs, 0, 1, 0, 0, 0, u, k,
+                                             &prob);
+            est[0] = -e.dU; /* E1's sign flipped */
+            accf += rx__xt_noise_aware.decide(&xc, &xs, 0, 1, 0, 0, 0, u, k,
+                                              &prob);
+            rx__pd_estimate(&m->t, NULL, w, &fix, &a, &b, cs[c][2], 0,
+                            (uint64_t)k, &e);
+            accn += cs[c][2] * e.dU + log(u / (1.0 - u)) > 0.0;
+        }
+        const double p = (double)acc / n, pn = (double)accn / n,
+                     pf = (double)accf / n;
+        const double tol = 4.0 * sqrt(g * (1.0 - g) / n) + 1e-3;
+        printf("T5 minibatch dE %+.3f: noise-aware %.4f naive (32 rows) "
+               "%.4f sign-flipped %.4f g %.4f; mean batch %.0f rows\n", dE,
+               p, pn, pf, g, rows / n);
+        CHECK_MSG(fabs(p - g) <= tol, "dE %.3f: %.4f vs g %.4f", dE, p, g);
+        naive_fail += fabs(pn - g) > tol;
+        flip_fail += fabs(pf - g) > tol;
+    }
+    CHECK_MSG(naive_fail >= 3, "the naive test fails at %d of 4",
+              naive_fail);
+    CHECK_MSG(flip_fail >= 3, "the sign flip fails at %d of 4", flip_fail);
+    /* detailed balance with the cap: acceptance a -> b over b -> a is
+     * exp(dE), the cap's rejection being the same both ways */
+    {
+        const double a = 0.3, b = -0.25, db = 1e-3;
+        const double dE = db * toy_dU(m, a, b);
+        double beta[2] = {1.0, 1.0 - db}, est[2];
+        rx__xstate xs = {.beta = beta, .pair_est = est};
+        rx__pdconf pcap = {.inc = 32, .cap = 256, .s2star = 0.5, .seed = 5};
+        long ab = 0, ba = 0, rej = 0;
+        for (int k = 0; k < n; ++k) {
+            rx__pdest e;
+            double prob;
+            rx__pd_estimate(&m->t, NULL, w, &pcap, &a, &b, db, 0,
+                            (uint64_t)k, &e);
+            est[0] = e.dU, est[1] = e.var;
+            rej += e.var >= 0.5;
+            ab += rx__xt_noise_aware.decide(&xc, &xs, 0, 1, 0, 0, 0, unif(),
+                                            k, &prob);
+            rx__pd_estimate(&m->t, NULL, w, &pcap, &b, &a, db, 0,
+                            (uint64_t)k + (uint64_t)n, &e);
+            est[0] = e.dU, est[1] = e.var;
+            ba += rx__xt_noise_aware.decide(&xc, &xs, 0, 1, 0, 0, 0, unif(),
+                                            k + n, &prob);
+        }
+        const double pab = (double)ab / n, pba = (double)ba / n;
+        const double r = log(pab / pba);
+        /* delta method: var log p = (1 - p) / (n p) */
+        const double se = sqrt((1.0 - pab) / (n * pab) + (1.0 - pba) /
+                               (n * pba));
+        printf("T6 cap 256: %.1f %% rejected at the cap; log(P(a->b) / "
+               "P(b->a)) %.4f (exp(dE): %.4f, SE %.4f)\n",
+               100.0 * (double)rej / n, r, dE, se);
+        CHECK(rej > n / 10);
+        CHECK_MSG(fabs(r - dE) <= 4.0 * se, "log ratio %.4f vs dE %.4f", r,
+                  dE);
+    }
+    rx__pdws_destroy(&w);
+    free(tab);
+    free(m);
+}
+
+
+/* ---- minibatch energies through the engine ------------------------------ */
+
+static const char *mb_sets[] = {
+    "seed=2",
+    "iterations=3000",
+    "target.kind=mixture_data",
+    "target.n_data=4000",
+    "target.phi=20",
+    "target.data_sd=5",
+    "target.beta_true=-5",
+    "target.prior_sd=10",
+    "data.batch_size=50",
+    "init.low=-10",
+    "init.high=40",
+    "tempering.n_chains=5",
+    "tempering.scheme=deo",
+    "tempering.rule=noise_aware",
+    "tempering.noise_batch=200",
+    "ladder.eta=1e-6",
+    "ladder.tau={min: 10, max: 1000}",
+    "record.burn_in=0",
+    "record.thin=1",
+    "record.index_every=1",
+};
+
+static int mb_config(rx_config *c, const char *const *extra, rx_err *err)
+{
+    rx_config_default(c);
+    for (size_t i = 0; i < sizeof mb_sets / sizeof *mb_sets; ++i) {
+        const char *s = mb_sets[i], *eq = strchr(s, '=');
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
+        if (rx_config_set(c, key, eq + 1, err) != RX_OK)
+            return 0;
+    }
+    for (int i = 0; extra && extra[i]; ++i) {
+        const char *s = extra[i], *eq = strchr(s, '=');
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
+        if (rx_config_set(c, key, eq + 1, err) != RX_OK)
+            return 0;
+    }
+    return 1;
+}
+
+/* Samples, index, pair statistics and the batch counts alike. */
+static int mb_same(rx_ctx *a, rx_ctx *b)
+{
+    rx_results ra, rb;
+    rx_get_results(a, &ra);
+    rx_get_results(b, &rb);
+    if (ra.n_samples != rb.n_samples || ra.n_index != rb.n_index ||
+        ra.n_samples == 0 ||
+        memcmp(ra.samples, rb.samples,
+               sizeof(float) * (size_t)ra.n_samples * ra.dim) ||
+        memcmp(ra.index, rb.index,
+               sizeof(int32_t) * (size_t)ra.n_index * (size_t)ra.n_chains))
+        return 0;
+    for (int p = 0; p < ra.n_chains - 1; ++p)
+        if (memcmp(&ra.pairs[p], &rb.pairs[p], sizeof ra.pairs[p]) ||
+            memcmp(&a->rec.xb[p], &b->rec.xb[p], sizeof a->rec.xb[p]))
+            return 0;
+    return 1;
+}
+
+static void test_batch_engine(void)
+{
+    rx_config cfg;
+    rx_err err = {{0}};
+    CHECK_MSG(mb_config(&cfg, NULL, &err), "%s", err.msg);
+    stopper s0;
+    rx_status st;
+    rx_ctx *ref = stop_run(&cfg, 1, NULL, -1, NULL, &s0, &st);
+    CHECK_MSG(st == RX_OK && ref && ref->xc.paired, "the minibatch run: %s",
+              ref ? rx_errmsg(ref) : err.msg);
+    if (!ref || st != RX_OK) {
+        rx_destroy(&ref);
+        rx_config_free(&cfg);
+        return;
+    }
+    rx_results r;
+    rx_get_results(ref, &r);
+    /* one estimate per attempt, only attempted pairs evaluated */
+    int64_t est = 0, att = 0, rows = 0, sw = 0;
+    for (int p = 0; p < r.n_chains - 1; ++p) {
+        const rx__xbatch *x = &ref->rec.xb[p];
+        CHECK_MSG(x->estimates == r.pairs[p].attempts &&
+                      r.pairs[p].evaluated == r.pairs[p].attempts,
+                  "pair %d: %lld estimates, %lld attempts, %lld evaluated",
+                  p + 1, (long long)x->estimates,
+                  (long long)r.pairs[p].attempts,
+                  (long long)r.pairs[p].evaluated);
+        est += x->estimates, att += r.pairs[p].attempts;
+        rows += x->rows, sw += r.pairs[p].swaps;
+        CHECK(x->var_fail == 0); /* no cap: the whole data at worst */
+        CHECK(x->rows >= 200 * x->estimates && x->rows <= 4000 * x->estimates);
+    }
+    printf("minibatch engine run: %lld attempts, %lld swaps, %.0f rows per "
+           "estimate (of 4000)\n", (long long)att, (long long)sw,
+           est ? (double)rows / (double)est : 0.0);
+    CHECK(sw > 0 && sw < att);
+    /* the same bits on 2 and 3 threads, and resumed */
+    for (int t = 2; t <= 3; ++t) {
+        stopper s;
+        rx_ctx *c = stop_run(&cfg, t, NULL, -1, NULL, &s, &st);
+        CHECK_MSG(c && st == RX_OK && mb_same(ref, c),
+                  "%d threads: not the same bits", t);
+        rx_destroy(&c);
+    }
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char ck[1024];
+    snprintf(ck, sizeof ck, "%s/rx_na_batch_%ld.bin", tmp, (long)getpid());
+    stopper s1, s2;
+    rx_ctx *a = stop_run(&cfg, 2, NULL, 1200, ck, &s1, &st);
+    CHECK_MSG(st == RX_EABORTED, "stopped: %d", (int)st);
+    rx_destroy(&a);
+    rx_ctx *b = stop_run(&cfg, 3, ck, -1, NULL, &s2, &st);
+    CHECK_MSG(b && st == RX_OK && mb_same(ref, b),
+              "resumed on 3 threads: not the same bits");
+    rx_destroy(&b);
+    remove(ck);
+    rx_destroy(&ref);
+    rx_config_free(&cfg);
+    /* refused where the estimates cannot be made, each at its key */
+    static const char *const bad[][3] = {
+        {"tempering.scheme=adj", "tempering.scheme", NULL},
+        {"tempering.sequential_stats=true", "tempering.scheme", NULL},
+        {"ladder.adapt=robbins_monro", "ladder.adapt", NULL},
+        {"mpi.ranks=2", "mpi.ranks", NULL},
+        {"tempering.noise_batch=0", "tempering.noise_batch", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        const char *extra[2] = {bad[i][0], NULL};
+        rx_err e = {{0}};
+        rx_config c;
+        int ok = mb_config(&c, extra, &e);
+        if (ok)
+            ok = rx_config_validate(&c, &e) == RX_OK;
+        CHECK_MSG(!ok && strstr(e.msg, bad[i][1]), "%s: %s", bad[i][0],
+                  e.msg);
+        rx_config_free(&c);
+    }
+}
+
 /* ---- through the engine ------------------------------------------------ */
 
 static const char *t9_sets[] = {
@@ -441,6 +891,9 @@ int main(void)
     test_table();
     test_t5();
     test_t6();
+    test_t7();
+    test_t5_batch();
+    test_batch_engine();
     test_t9();
     test_threads();
     return check_done();

@@ -53,6 +53,11 @@ static void create_exchange(rx_ctx *c, const rx_config *cfg)
         c->xc.normal = (int)cfg->rng.normal;
         c->target->energy_noise_sd = 0.0;
     }
+    /* a rule that decides from paired estimates, on minibatch energies */
+    const rx__xtest_type *xt = rx__xtest_row(cfg->tempering.rule);
+    const rx__target *tg = c->target;
+    c->xc.paired = (xp & RX__XT_PAIRED) && xt->paired && tg->cv.losses &&
+                   tg->cv.bs < tg->cv.N && c->P > 1;
 }
 
 /* The rule's per-run state, where its row declares one: allocated and
@@ -72,6 +77,10 @@ static rx_status create_xtest_state(rx_ctx *c, rx_err *err)
     rx__row_run(&c->cfg, &rx__xtest_table, r, c->dim, &run);
     rx_status st = t->init(c->xt_state, &run, &c->xc.own, err);
     c->xc.rstate = c->xt_state;
+    if (st == RX_OK && c->xc.paired) {
+        t->paired(c->xt_state, &c->pdc.inc, &c->pdc.cap, &c->pdc.s2star);
+        c->pdc.seed = c->cfg.seed;
+    }
     return st;
 }
 
@@ -357,6 +366,8 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
         rx__run_hit(cfg, &rho, &u_min);
         st = rx__rec_hit_init(&c->rec, rho, u_min);
     }
+    if (st == RX_OK && c->xc.paired)
+        st = rx__rec_xbatch_init(&c->rec);
     if (st != RX_OK) {
         rx__fail(err, st, "rx_create: out of memory for the recorders");
         goto fail;

@@ -12,6 +12,7 @@
 
 #include "../bias/bias.h"
 #include "../core/internal.h"
+#include "../estimate/pairdiff.h"
 #include "../estimate/vr.h"
 #include "../exchange/exchange.h"
 #include "../ladder/ladder.h"
@@ -129,6 +130,8 @@ typedef struct rx__tstate {
     double *gpath;       /* ladder.path reference: the step's gradient
                           * at its beta (dim), or NULL */
     rx__vrws *vrw;       /* control-variate scratch, or NULL */
+    rx__pdws *pdw;       /* xc.paired: the exchange batch's scratch */
+    int *xlist;          /* xc.paired: P - 1 ints, the pairs attempted */
     rx_err err;          /* message of a set-up failure of this thread */
 } rx__tstate;
 
@@ -166,6 +169,7 @@ struct rx_ctx {
     rx__target *target;
     rx__xconf xc;
     void *xt_state;             /* the rule's per-run state (xc.rstate) */
+    rx__pdconf pdc;             /* xc.paired: the exchange batch's sizes */
     rx__aconf ac;
     rx__stepconf sc;
     rx__vrconf vc;

@@ -209,6 +209,7 @@ static int partner_applies(const rx_ctx *c)
     return c->P >= 2 && rx__exchange_local(xc) && !global_x && !global_b &&
            c->ac.adapt == RX_ADAPT_NONE && !c->vc.on && !c->ckpt_fn &&
            !c->resumed && !c->mp && /* ranks: the barrier loop */
+           !c->xc.paired && /* a global phase of paired estimates */
            c->cfg.step.cyclical_cycles == 0;
 }
 

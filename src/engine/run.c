@@ -79,13 +79,33 @@ static rx_status run_prepare(rx_ctx *c, rx__run *R)
                 ? rx__calloc_aligned(sizeof(double) * 4 * (size_t)(P - 1),
                                      RX_CACHELINE)
                 : NULL;
+    /* the paired exchange estimates of the attempted pairs */
+    if (c->xc.paired && c->mp) {
+        rx__free_aligned(R->fz);
+        rx__free_aligned(R->bar);
+        rx__free_aligned(R->cuts);
+        rx__partner_free(R);
+        return rx__fail(&c->err, RX_ECONFIG,
+                        "tempering.rule: the %s rule on minibatch energies "
+                        "runs on one rank (a pair's two parameter vectors "
+                        "are evaluated together); this run has %d",
+                        rx__xtest_row(c->xc.rule)->row.name,
+                        rx__ranks_size(c));
+    }
+    R->xpe = c->xc.paired ? rx__calloc_aligned(sizeof(double) * 2 *
+                                                   (size_t)(P - 1),
+                                               RX_CACHELINE)
+                          : NULL;
     /* step 3's scratch: a shared bias state's P energies and
      * temperatures */
     R->bias_u = c->bias.type && !c->partner
                     ? rx__calloc_aligned(sizeof(double) * 2 * (size_t)P,
                                          RX_CACHELINE)
                     : NULL;
-    if (c->bias.type && !c->partner && !R->bias_u) {
+    if ((c->bias.type && !c->partner && !R->bias_u) ||
+        (c->xc.paired && !R->xpe)) {
+        rx__free_aligned(R->xpe);
+        rx__free_aligned(R->bias_u);
         rx__free_aligned(R->fz);
         rx__free_aligned(R->bar);
         rx__free_aligned(R->cuts);
@@ -162,6 +182,11 @@ static double *thread_setup(rx_ctx *c, rx__tstate *ts, int t, int lo,
     if (ts->st == RX_OK && c->vc.on &&
         rx__vrws_create(&ts->vrw, c->target->cv.bs, c->vc.J) != RX_OK)
         rx__chain_fail(c, ts, 2, RX_ENOMEM, RX_FAIL_ALLOC, -1, 0.0);
+    if (ts->st == RX_OK) {
+        rx_status st = rx__xbatch_thread_init(c, ts);
+        if (st != RX_OK)
+            rx__chain_fail(c, ts, 2, st, RX_FAIL_ALLOC, -1, 0.0);
+    }
     if (ts->st == RX_OK && c->path) {
         ts->gpath = rx__calloc_aligned(sizeof(double) * (c->dim ? c->dim : 1),
                                        RX_CACHELINE);
@@ -442,6 +467,17 @@ static int barrier_loop(rx_ctx *c, rx__run *R, rx__tstate *ts, int t,
         if (lb && t == 0)
             lb_replan(c, R, nthr, k);
         double tc = timing ? rx__now() : 0.0;
+        if (R->xpe && rx__exchange_at(&c->xc, k)) {
+            /* the attempted pairs' paired estimates, then every thread
+             * decides from them */
+            rx__xbatch_phase(c, ts, R->xpe, k, t, nthr);
+            rx__barrier_wait(R->bar, sense);
+#pragma omp atomic read
+            failed = c->fail_flag[k & 1];
+            if (failed)
+                break;
+        }
+        ts->x.pair_est = R->xpe;
         ts->x.fresh_z = fzk;
         rx__exchange(&c->xc, &ts->x, Ek, k, full_x);
         double tx = timing ? rx__now() : 0.0;
@@ -586,6 +622,7 @@ static void run_thread(rx_ctx *c, rx__run *R)
     ts->pwin = NULL;
     rx__tws_destroy(&ts->tws);
     rx__vrws_destroy(&ts->vrw);
+    rx__xbatch_thread_free(ts);
     rx__free_aligned(ts->gpath);
     ts->gpath = NULL;
     rx__unpin_thread(&pin);
@@ -625,8 +662,9 @@ static void run_collect(rx_ctx *c, rx__run *R)
     rx__partner_free(R);
     rx__zhelp_free(c);
     for (int t = 0; t < c->nt_req; ++t)
-        c->ts[t].x.fresh_z = NULL;
+        c->ts[t].x.fresh_z = c->ts[t].x.pair_est = NULL;
     rx__free_aligned(R->fz);
+    rx__free_aligned(R->xpe);
     rx__free_aligned(R->bias_u);
     c->noise_helped = 0;
     for (int t = 0; t < c->nt_req; ++t)

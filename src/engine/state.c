@@ -139,6 +139,8 @@ static void rec_io(rx__state_io f, void *u, rx__recorder *r,
           sizeof(double) * (size_t)id->n_trace * (size_t)id->n_cols);
     if (r->hit) /* hit.rho, part of the configuration */
         f(u, r->hit, sizeof(rx__hitslot) * up);
+    if (r->xb) /* the rule and the target, part of the configuration */
+        f(u, r->xb, sizeof(rx__xbatch) * (up - 1));
 }
 
 rx_status rx__state_save(rx_ctx *c, const rx__ckident *id, rx__state_io put,
@@ -314,7 +316,8 @@ const char *rx__state_check(const rx_ctx *c, int64_t k)
             return "invalid pair counters";
     }
 #undef CK_CNT
-    return rx__rec_hit_check(r, k);
+    const char *bad = rx__rec_xbatch_check(r, k);
+    return bad ? bad : rx__rec_hit_check(r, k);
 }
 
 int rx__state_resume(rx_ctx *c, const rx__ckident *id)

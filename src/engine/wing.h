@@ -137,6 +137,8 @@ typedef struct rx__run {
                        * of k, or NULL */
     double *bias_u;   /* barrier design with a bias: 2 P doubles of
                        * step 3's scratch (thread 0), or NULL */
+    double *xpe;      /* c->xc.paired: 2 (P - 1) doubles, the attempted
+                       * pairs' estimates of k (xbatch.c), or NULL */
     double t0;        /* rx__now() at the run's start */
     int64_t sa_every; /* sigma^2 estimate's period (not with VR) */
     int64_t vr_m;     /* VR: sigma^2 steps at the period ends */
@@ -148,6 +150,17 @@ typedef struct rx__run {
     int blas_prev;    /* the BLAS thread count to restore */
     rx__load_snap load0;
 } rx__run;
+
+/* ---- xbatch.c ----------------------------------------------------- */
+
+/* c->xc.paired: thread scratch of the paired exchange estimates (nothing
+ * otherwise); RX_ENOMEM. */
+rx_status rx__xbatch_thread_init(rx_ctx *c, rx__tstate *ts);
+void rx__xbatch_thread_free(rx__tstate *ts);
+/* Thread t's share of the estimates of the pairs attempted at k, into
+ * est (2 per pair: rx__xstate.pair_est); a failure goes to slot k & 1. */
+void rx__xbatch_phase(rx_ctx *c, rx__tstate *ts, double *est, int64_t k,
+                      int t, int nthr);
 
 /* ---- partner.c ---------------------------------------------------- */
 

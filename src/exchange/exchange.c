@@ -91,6 +91,22 @@ int rx__exchange_sched(const rx__xconf *xc, rx__xstate *xs, int64_t k,
     return par;
 }
 
+int rx__exchange_attempts(const rx__xconf *xc, const rx__xstate *xs,
+                          int64_t k, int *list)
+{
+    const rx__sched_type *t = rx__sched_row(xc->scheme);
+    if (!t->parity || !rx__exchange_at(xc, k))
+        return 0;
+    const int64_t r = xc->every > 1 ? k / xc->every : k;
+    const int W = t->flags & RX__SC_WINDOW ? xc->W : 1;
+    const int par = t->parity(xc, r), opening = r % W == 0;
+    int n = 0;
+    for (int p = par ? 0 : 1; p < xc->P - 1; p += 2)
+        if (opening || xs->gate[p])
+            list[n++] = p;
+    return n;
+}
+
 /* No swap is tried at k (tempering.every) under a pattern that evaluates
  * only what it attempts (ADJ, APE): nothing evaluated. */
 static int idle_at(const rx__xconf *xc, rx__xstate *xs, int64_t k)
@@ -222,8 +238,13 @@ void rx__xpattern_evenodd(const rx__xconf *xc, rx__xstate *xs,
                           const double *E, int64_t k, int full)
 {
     const int np = xc->P - 1;
-    const int lazy = !full && !xc->sequential;
+    /* paired estimates exist for the attempted pairs only: those alone
+     * are evaluated, the others' events cleared */
+    const int lazy = (!full || xc->paired) && !xc->sequential;
     const int need_u = uses_u(xc);
+    if (xc->paired)
+        for (int p = 0; p < np; ++p)
+            clear_ev(&xs->ev[p]);
     if (need_u && !lazy)
         draw_uniforms(xc, xs, k, np);
     const int par = rx__exchange_sched(xc, xs, k, 0, np - 1);

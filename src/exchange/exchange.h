@@ -158,6 +158,13 @@ int rx__exchange_boundary(const rx__xconf *xc, rx__xstate *xs, int p,
                           double ea, double eb, int64_t k, const double *u,
                           rx__pairev *e);
 
+/* The pairs the even-odd family will attempt at k (active, gate open:
+ * what rx__exchange swaps from), in increasing order into list (P - 1
+ * ints); returns their count, 0 where no swap is tried at k. Reads the
+ * gates before rx__exchange_sched opens them at a window start. */
+int rx__exchange_attempts(const rx__xconf *xc, const rx__xstate *xs,
+                          int64_t k, int *list);
+
 /* Is pair p (0-based) active at iteration k under DEO_W parity? */
 static inline int rx__deo_active(int p, int64_t k, int W, int phase)
 {

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 
 #include "../core/rng_inline.h"
+#include "../config/config.h"
 #include "xtest.h"
 
 /* The tests' view of a built table (tests/test_noise_aware.c declares
@@ -61,6 +62,7 @@ typedef struct na_state {
     double s2star, lambda;
     int K;
     double noise2;            /* the variance of one energy's noise */
+    int64_t batch, batch_max; /* the exchange batch's rounds and cap */
     double a[NA_KMAX + 1];    /* the series' coefficients a_n */
     double mass, mean, var;   /* of the table before normalising (mass),
                                * after (mean, variance) */
@@ -285,13 +287,25 @@ static int na_decide(const rx__xconf *xc, const rx__xstate *xs, int a, int b,
                      double *prob)
 {
     const na_state *s = xc->rstate;
-    rx__xt_fresh(xc, xs, a, k, &ea, &eb);
     const double dT = xs->beta[a] - xs->beta[b];
+    double dU, v;
+    if (xs->pair_est) {
+        /* minibatch energies: the engine's paired estimate of the pair
+         * (U~_a - U~_b) and the variance of dT times it */
+        dU = xs->pair_est[2 * a];
+        v = xs->pair_est[2 * a + 1];
+    } else {
+        rx__xt_fresh(xc, xs, a, k, &ea, &eb);
+        dU = ea - eb;
+        v = 2.0 * dT * dT * s->noise2;
+    }
     /* E1: dbeta (U_a - U_b), and a bias's shift */
-    const double dE = dT * (ea - eb) + sh - xc->wcorr;
-    const double top = s->s2star - 2.0 * dT * dT * s->noise2;
+    const double dE = dT * dU + sh - xc->wcorr;
+    const double top = s->s2star - v;
     int acc = 0;
-    if (top >= 0.0) {
+    /* top < 0: the cap's rejection (symmetric under the swap), or a pair
+     * an adaptive ladder moved past sigma*^2 */
+    if (top >= 0.0 && !(xs->pair_est && v >= s->s2star)) {
         const double zN = top > 0.0 ? sqrt(top) * topup_normal(xc, a, k) : 0.0;
         acc = dE + zN + quantile(s, u) > 0.0;
     }
@@ -311,6 +325,8 @@ static rx_status na_init(void *state, const rx__rowrun *run,
     na_state *s = state;
     const double sd = run->cfg->target.energy_noise_sd;
     s->noise2 = sd * sd;
+    s->batch = (int64_t)own->k[3].v[0];
+    s->batch_max = (int64_t)own->k[4].v[0];
     char msg[512];
     rx_status st = build(s, own->k[0].v[0], own->k[1].v[0],
                          (int)own->k[2].v[0], msg, sizeof msg);
@@ -340,21 +356,53 @@ static double beta_at(const rx_config *c, int q, int P)
     return 1.0 / t;
 }
 
+/* Minibatch energies: a network, or the data mixture with a batch
+ * smaller than its data (the engine's test for per-example losses and a
+ * batch below N at run time). */
+static int minibatch_target(const rx_config *c)
+{
+    return c->target.kind == RX_TARGET_NETWORK ||
+           (c->target.kind == RX_TARGET_MIXTURE_DATA &&
+            (int64_t)c->data.batch_size < c->target.n_data);
+}
+
+/* What the paired estimates (RX__XT_PAIRED) need of the run. */
+static rx_status paired_check(const rx__rowrun *run, const char **key,
+                              rx_err *err)
+{
+    const rx_config *c = run->cfg;
+    const char *why = NULL;
+    if (c->tempering.scheme == RX_SCHEME_ADJ ||
+        c->tempering.scheme == RX_SCHEME_APE || c->tempering.sequential_stats)
+        *key = "tempering.scheme",
+        why = "needs a schedule of disjoint pairs decided from the "
+              "pre-swap state (deo, deo_w, deo_star or seo, without "
+              "sequential_stats): each attempted pair's batch is "
+              "estimated before the exchange";
+    else if (run->tau_moves || c->ladder.adapt != RX_ADAPT_NONE)
+        *key = "ladder.adapt",
+        why = "cannot adapt the ladder: only the attempted pairs are "
+              "estimated, and the adaptation reads every pair";
+    else if (rx__run_ranks(c) > 1)
+        *key = "mpi.ranks",
+        why = "runs on one rank: a pair's two parameter vectors are "
+              "evaluated together, and on ranks they live apart";
+    if (!why)
+        return RX_OK;
+    snprintf(err->msg, sizeof err->msg,
+             "the noise_aware rule on minibatch energies (the growing "
+             "exchange batch) %s", why);
+    return RX_ECONFIG;
+}
+
 static rx_status na_check(const rx__rowrun *run, const rx__rowvals *own,
                           const char **key, rx_err *err)
 {
     const rx_config *c = run->cfg;
-    if (c->target.kind == RX_TARGET_NETWORK ||
-        (c->target.kind == RX_TARGET_MIXTURE_DATA &&
-         (int64_t)c->data.batch_size < c->target.n_data)) {
-        *key = "target.kind";
-        snprintf(err->msg, sizeof err->msg,
-                 "the noise_aware rule on minibatch energies (the growing "
-                 "exchange batch of the paper's Algorithm 1) is not built "
-                 "yet; it runs "
-                 "on targets whose energy noise is known "
-                 "(target.energy_noise_sd)");
-        return RX_ECONFIG;
+    if (minibatch_target(c)) {
+        rx_status st = paired_check(run, key, err);
+        if (st != RX_OK)
+            return st;
     }
     const double s2star = own->k[0].v[0], sd = c->target.energy_noise_sd;
     int worst = 0;
@@ -387,6 +435,15 @@ static rx_status na_check(const rx__rowrun *run, const rx__rowvals *own,
     return st;
 }
 
+static void na_paired(const void *state, int64_t *inc, int64_t *cap,
+                      double *var_goal)
+{
+    const na_state *s = state;
+    *inc = s->batch;
+    *cap = s->batch_max;
+    *var_goal = s->s2star;
+}
+
 static const rx__keydef na_keys[] = {
     {"tempering.noise_sigma2", K_REAL, 0, "0.5", 0, 3.2, 1, 0, NULL,
      "noise_aware: sigma*^2, the noise variance of the energy difference "
@@ -398,7 +455,38 @@ static const rx__keydef na_keys[] = {
     {"tempering.noise_order", K_INT, 0, "4", 1, NA_KMAX, 0, 0, NULL,
      "noise_aware: K, the last term of the correction series (the "
      "paper's eq. 7; the series is asymptotic: a small K)"},
+    {"tempering.noise_batch", K_INT, 0, "256", 1, 2147483647.0, 0, 0, NULL,
+     "noise_aware on minibatch energies: the rows added to a pair's "
+     "exchange batch per round until the variance of the estimated "
+     "difference is below noise_sigma2 (the paper's |S|_ex)"},
+    {"tempering.noise_batch_max", K_INT, 0, "0", 0, 2147483647.0, 0, 0,
+     NULL,
+     "noise_aware on minibatch energies: the most rows of an exchange "
+     "batch; a pair still above noise_sigma2 there rejects (counted as "
+     "n_var_fail); 0: up to the whole data, where the estimate is exact"},
 };
+
+/* With a cap the test is no longer Barker's: pairs whose variance is
+ * still above sigma*^2 at the cap reject (detailed balance holds; the
+ * acceptance is lower). */
+static int na_warn(const rx__rowrun *run, const rx__rowvals *own,
+                   const char **key, char *msg, size_t cap)
+{
+    const int64_t mx = (int64_t)own->k[4].v[0];
+    if (!minibatch_target(run->cfg) || mx == 0 ||
+        (run->cfg->target.kind == RX_TARGET_MIXTURE_DATA &&
+         mx >= run->cfg->target.n_data))
+        return 0;
+    *key = "tempering.noise_batch_max";
+    snprintf(msg, cap,
+             "the exchange batch stops at %lld rows: a pair whose estimated "
+             "variance is still at or above noise_sigma2 there rejects its "
+             "swap (detailed balance holds, but it accepts less often than "
+             "Barker's test; summary.json counts these as n_var_fail); "
+             "0 grows the batch to the whole data, where the test is exact",
+             (long long)mx);
+    return 1;
+}
 
 static const char *const na_uses[] = {"target.energy_noise_sd", NULL};
 
@@ -408,12 +496,15 @@ const rx__xtest_type rx__xt_noise_aware = {
                    "accept iff dbeta (U~_a - U~_b) + top-up + X_C > 0 "
                    "(the replica-exchange Nose-Hoover paper, Alg. 1)",
             .keys = na_keys,
-            .nkeys = 3,
+            .nkeys = 5,
             .uses = na_uses,
             .props = RX__XT_UNIFORM | RX__XT_ENERGY | RX__XT_LADDER |
-                     RX__XT_WCORR | RX__XT_EXACT | RX__XT_NOISE,
-            .check = na_check},
+                     RX__XT_WCORR | RX__XT_EXACT | RX__XT_NOISE |
+                     RX__XT_PAIRED,
+            .check = na_check,
+            .warn = na_warn},
     .decide = na_decide,
     .size = na_size,
     .init = na_init,
+    .paired = na_paired,
 };

@@ -45,6 +45,11 @@ typedef struct rx__xconf {
      * loops hand it to the decision as s (0 without it) */
     rx__xshift_fn shift;
     const void *shift_ctx;
+    /* the rule decides from paired minibatch estimates (RX__XT_PAIRED on
+     * a minibatch target): the engine estimates every attempted pair's
+     * energy difference before the exchange (xs->pair_est), and only the
+     * attempted pairs are evaluated */
+    int paired;
 } rx__xconf;
 
 /* What happened to one adjacent pair in one iteration. */
@@ -80,6 +85,11 @@ typedef struct rx__xstate {
      * barrier design, in the step phase): the two draws of the comparison
      * whose lower position is a at [2a], [2a + 1]; not owned */
     const double *fresh_z;
+    /* NULL, or this iteration's paired estimates of the attempted pairs
+     * (xc->paired): for the pair with lower position a, [2a] the estimate
+     * of U(at[a]) - U(at[a + 1]) and [2a + 1] the estimated variance of
+     * dbeta times it (src/estimate/pairdiff.h); not owned */
+    const double *pair_est;
 } rx__xstate;
 
 /* The two normals a comparison with lower position a draws at k when

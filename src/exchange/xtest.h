@@ -36,9 +36,16 @@ enum {
                            * (detailed balance given exact energies): valid
                            * on the reference path; Lambda's chain count
                            * applies to it                            */
-    RX__XT_NOISE = 128    /* corrects for the energies' noise itself (a
+    RX__XT_NOISE = 128,   /* corrects for the energies' noise itself (a
                            * variance it knows): the warning about an
                            * exact rule on noisy energies is not for it */
+    RX__XT_PAIRED = 256   /* on minibatch targets (per-example losses,
+                           * a batch smaller than the data) it decides
+                           * from the engine's paired estimates of each
+                           * attempted pair (xs->pair_est; its row's
+                           * keys tempering.noise_batch and
+                           * noise_batch_max size them): a global step
+                           * (no partner design), one rank */
 };
 
 /* An exchange test's decision for the positions a < b whose occupants
@@ -71,6 +78,11 @@ typedef struct rx__xtest_type {
     size_t (*size)(const rx__rowvals *own);
     rx_status (*init)(void *state, const rx__rowrun *run,
                       const rx__rowvals *own, rx_err *err);
+    /* RX__XT_PAIRED rows (NULL for the others): how the engine sizes the
+     * paired estimates, from the row's state: rows added per round, the
+     * most rows (0: the whole data) and the variance to get below */
+    void (*paired)(const void *state, int64_t *inc, int64_t *cap,
+                   double *var_goal);
 } rx__xtest_type;
 
 extern const rx__xtest_type rx__xt_metropolis, rx__xt_bernoulli,

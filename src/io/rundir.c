@@ -134,8 +134,32 @@ static void sum_swaps(FILE *f, const rx__runview *v)
     fprintf(f, "  ]},\n");
 }
 
+/* The noise-aware test on minibatch energies: per pair, the paired
+ * estimates made (one per attempt), their mean rows, and those rejected
+ * at tempering.noise_batch_max with the variance still too high. */
+static void sum_xbatch(FILE *f, const rx__runview *v)
+{
+    const rx__recorder *r = v->rec;
+    if (!r->xb)
+        return;
+    fputs("  \"exchange_batch\": [", f);
+    for (int p = 0; p + 1 < r->P; ++p) {
+        const rx__xbatch *x = &r->xb[p];
+        fprintf(f, "%s{\"pair\": %d, \"estimates\": %lld, ", p ? ", " : "",
+                p + 1, (long long)x->estimates);
+        if (x->estimates > 0)
+            rx__json_kv(f, "mean_rows",
+                        (double)x->rows / (double)x->estimates);
+        else
+            fputs("\"mean_rows\": null", f);
+        fprintf(f, ", \"n_var_fail\": %lld}", (long long)x->var_fail);
+    }
+    fputs("],\n", f);
+}
+
 static void sum_correction(FILE *f, const rx__runview *v)
 {
+    sum_xbatch(f, v);
     const int P = v->res.n_chains;
     fprintf(f, "  ");
     rx__json_kv(f, "correction", v->res.correction);

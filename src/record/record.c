@@ -107,6 +107,26 @@ const char *rx__rec_hit_check(const rx__recorder *r, int64_t k)
     return NULL;
 }
 
+rx_status rx__rec_xbatch_init(rx__recorder *r)
+{
+    if (r->xb || r->P < 2)
+        return RX_OK;
+    r->xb = rx__calloc_aligned(sizeof(rx__xbatch) * (size_t)(r->P - 1),
+                               RX_CACHELINE);
+    return r->xb ? RX_OK : RX_ENOMEM;
+}
+
+const char *rx__rec_xbatch_check(const rx__recorder *r, int64_t k)
+{
+    for (int p = 0; r->xb && p + 1 < r->P; ++p) {
+        const rx__xbatch *x = &r->xb[p];
+        if (x->estimates < 0 || x->estimates > k || x->rows < x->estimates ||
+            x->var_fail < 0 || x->var_fail > x->estimates)
+            return "a pair's exchange-batch counts are invalid";
+    }
+    return NULL;
+}
+
 /* The chains whose first hit is at or before iteration k: a particle
  * stepped at k + 1 meanwhile has a later one. */
 static double hits_by(const rx__recorder *r, int64_t k)
@@ -133,6 +153,7 @@ void rx__rec_free(rx__recorder *r)
     free(r->index_iter);
     free(r->trace);
     rx__free_aligned(r->hit);
+    rx__free_aligned(r->xb);
     memset(r, 0, sizeof *r);
 }
 

@@ -23,6 +23,13 @@ typedef struct rx__hitslot {
     double emin;
 } rx__hitslot;
 
+/* A paired exchange estimate's counts for one pair (the noise-aware test
+ * on minibatch energies): estimates made, rows they used, and those that
+ * ended at the cap with the variance still too high (n_var_fail). */
+typedef struct rx__xbatch {
+    int64_t estimates, rows, var_fail;
+} rx__xbatch;
+
 typedef struct rx__recorder {
     int P;
     int64_t trips_a5, trips_l1, restarts, total_swaps;
@@ -45,6 +52,9 @@ typedef struct rx__recorder {
      * the trace's last column `hits` */
     rx__hitslot *hit;
     double hit_thr;
+    /* P-1 counts of the paired exchange estimates (rx__rec_xbatch_init),
+     * written by the thread that estimates the pair, or NULL */
+    rx__xbatch *xb;
 } rx__recorder;
 
 rx_status rx__rec_init(rx__recorder *r, int P, int64_t K,
@@ -81,6 +91,11 @@ static inline void rx__rec_hit(rx__recorder *r, int i, int64_t k, double u)
 /* A resumed run's slots at iteration k: NULL, or what is invalid (a first
  * hit after k or below -1, a NaN lowest energy). */
 const char *rx__rec_hit_check(const rx__recorder *r, int64_t k);
+
+/* The paired exchange estimates' counts (zeroed); RX_ENOMEM. */
+rx_status rx__rec_xbatch_init(rx__recorder *r);
+/* A resumed run's counts at iteration k: NULL, or what is invalid. */
+const char *rx__rec_xbatch_check(const rx__recorder *r, int64_t k);
 
 /* After the exchange and adapt phases of iteration k. */
 void rx__rec_iter(rx__recorder *r, int64_t k, const rx__xstate *xs);

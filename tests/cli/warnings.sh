@@ -56,6 +56,18 @@ case_ noisy 1 'target: {energy_noise_sd: 0.5}
 pat=x; case_ noisy_corrected 0 'target: {energy_noise_sd: 0.5}
 tempering: {rule: bias_corrected}
 '
+# the noise-aware test on minibatch energies: exact (Barker's) with the
+# exchange batch free to grow to the whole data; a cap makes capped pairs
+# reject
+pat="^replex: warning: $f/na_cap.yaml:3:49: tempering.noise_batch_max: the exchange batch stops at 300 rows"
+case_ na_cap 1 'target: {kind: mixture_data, n_data: 1000}
+data: {batch_size: 50}
+tempering: {rule: noise_aware, noise_batch_max: 300}
+'
+pat=x; case_ na_nocap 0 'target: {kind: mixture_data, n_data: 1000}
+data: {batch_size: 50}
+tempering: {rule: noise_aware}
+'
 pat="^replex: warning: $f/minibatch.yaml:1:16: target.kind: BIASED: the metropolis rule on noisy energies \(minibatch energies\)"
 case_ minibatch 1 'target: {kind: mixture_data, n_data: 1000}
 data: {batch_size: 100}
