@@ -303,6 +303,12 @@ printf 'schemes: [deo]\nchains: [4]\ntargets: [gmm_cheap]\nrules: [barker]\niter
 if "$RX_REPLEX" bench "$tmp/barker.yaml" -o "$tmp/o_barker" -q --no-plots \
      && grep -q ',barker,' "$tmp/o_barker/bench.csv"; then ok
 else bad "rules: [barker] did not run"; fi
+# the noise-aware rule in a grid: on a noisy built-in target it runs with
+# the noise the cell sets; its acceptance is Barker's on exact energies
+printf 'schemes: [deo]\nchains: [6]\ntargets: [gmm_cheap]\nenergy_noise_sd: [0.05]\nrules: [noise_aware]\niterations: 2000\nreps: 1\n' > "$tmp/na.yaml"
+if "$RX_REPLEX" bench "$tmp/na.yaml" -o "$tmp/o_na" -q --no-plots \
+     && grep -q ',noise_aware,' "$tmp/o_na/bench.csv"; then ok
+else bad "rules: [noise_aware] did not run"; fi
 expect cli_threads 'iterations: 100' "--threads: expected a comma-separated list" --threads 1,0
 expect cli_option 'iterations: 100' "^replex: bench: unknown option '--bogus'$" --bogus
 
