@@ -102,157 +102,197 @@ static void want_layout(build *b, int layout, int layer)
     b->layout = layout;
 }
 
+/* dense: a weight matrix in x units and a bias. */
+static rx_status compile_dense(build *b, const rx__layerspec *ls, int li,
+                               rx_err *err)
+{
+    if (ls->units < 1)
+        return rx__fail(err, RX_EINVAL,
+                        "model.layers[%d]: dense units must be >= 1 "
+                        "(got %d)", li, ls->units);
+    want_layout(b, RX__NF, li);
+    rx__op *op = push_op(b, RX__OP_DENSE, li);
+    op->fan_in = (int)op->in_sz;
+    op->woff = b->nparams;
+    op->nw = op->in_sz * (size_t)ls->units;
+    op->boff = op->woff + op->nw;
+    op->nb = (size_t)ls->units;
+    b->nparams += op->nw + op->nb;
+    op->flops = 2.0 * (double)op->nw;
+    finish_op(b, op, 1, 1, ls->units, 0);
+    return RX_OK;
+}
+
+/* A conv op's algorithm: model.conv, or under auto Winograd for 3x3 and
+ * larger kernels on many channels and direct on few, each only while its
+ * buffers fit; im2col otherwise. */
+static void conv_algo(build *b, rx__op *op, int k, int s)
+{
+    const int wino = rx__wino_fits(k, s);
+    const int direct =
+        s == 1 && k <= RX__WA && op->c * k * k <= RX__DIRECT_TAPS;
+    op->algo = RX_CONV_IM2COL;
+    if (b->conv == RX_CONV_WINOGRAD && wino)
+        rx__wino_setup(op);
+    else if (b->conv == RX_CONV_DIRECT && direct)
+        rx__direct_setup(op);
+    else if (b->conv == RX_CONV_AUTO && wino && k >= 3 &&
+             op->c >= RX__WINO_MIN_C) {
+        /* its buffers and the blocks hold 16 images (rx__net_block):
+         * large planes stay on im2col, whose blocks shrink to fit */
+        rx__wino_setup(op);
+        op->need_dx = 1; /* the most it can need; set below */
+        size_t v, m, u, pf;
+        rx__wino_sizes(op, &v, &m, &u, &pf);
+        const size_t act = (size_t)RX__VW * (op->in_sz + op->out_sz);
+        if (sizeof(float) * (v + m + 2 * u + pf + act) >
+            RX__WINO_MAX_BYTES)
+            op->algo = RX_CONV_IM2COL;
+        op->need_dx = 0;
+    } else if (b->conv == RX_CONV_AUTO && direct &&
+               op->c < RX__WINO_MIN_C) {
+        /* few input channels (a first layer): direct, whose 16-image
+         * buffers are small unless the planes are large */
+        rx__direct_setup(op);
+        size_t pf, dy, dwl;
+        rx__direct_sizes(op, &pf, &dy, &dwl);
+        const size_t act = (size_t)RX__VW * (op->in_sz + op->out_sz);
+        if (sizeof(float) * (2 * pf + dy + dwl + act) >
+            RX__WINO_MAX_BYTES)
+            op->algo = RX_CONV_IM2COL;
+    }
+}
+
+/* conv2d: the op, and its algorithm (model.conv; auto by buffer size). */
+static rx_status compile_conv(build *b, const rx__layerspec *ls, int li,
+                              rx_err *err)
+{
+    const int k = ls->ksize, s = ls->stride ? ls->stride : 1;
+    if (ls->filters < 1 || k < 1 || s < 1 || ls->pad < 0)
+        return rx__fail(err, RX_EINVAL,
+                        "model.layers[%d]: conv2d needs filters >= 1, "
+                        "kernel >= 1, stride >= 1, pad >= 0 (got %d, "
+                        "%d, %d, %d)", li, ls->filters, k, ls->stride,
+                        ls->pad);
+    if (k > b->h + 2 * ls->pad || k > b->w + 2 * ls->pad)
+        return rx__fail(err, RX_EINVAL,
+                        "model.layers[%d]: conv2d kernel %d larger than "
+                        "input %dx%d (pad %d)", li, k, b->h, b->w,
+                        ls->pad);
+    want_layout(b, RX__CNHW, li);
+    rx__op *op = push_op(b, RX__OP_CONV, li);
+    op->k = k;
+    op->stride = s;
+    op->pad = ls->pad;
+    const int oh = (b->h + 2 * ls->pad - k) / s + 1;
+    const int ow = (b->w + 2 * ls->pad - k) / s + 1;
+    op->fan_in = b->c * k * k;
+    op->woff = b->nparams;
+    op->nw = (size_t)ls->filters * op->fan_in;
+    op->boff = op->woff + op->nw;
+    op->nb = (size_t)ls->filters;
+    b->nparams += op->nw + op->nb;
+    op->flops = 2.0 * (double)op->nw * oh * ow;
+    finish_op(b, op, ls->filters, oh, ow, 0);
+    conv_algo(b, op, k, s);
+    return RX_OK;
+}
+
+/* maxpool: its window and stride (the stride defaults to the window). */
+static rx_status compile_pool(build *b, const rx__layerspec *ls, int li,
+                              rx_err *err)
+{
+    const int k = ls->ksize, s = ls->stride ? ls->stride : ls->ksize;
+    if (k < 1 || s < 1)
+        return rx__fail(err, RX_EINVAL,
+                        "model.layers[%d]: maxpool needs kernel >= 1 "
+                        "and stride >= 1 (got %d, %d)", li, k,
+                        ls->stride);
+    if (k > b->h || k > b->w)
+        return rx__fail(err, RX_EINVAL,
+                        "model.layers[%d]: maxpool window %d larger "
+                        "than input %dx%d", li, k, b->h, b->w);
+    if (k > RX__POOL_MAX_K) /* its offsets are 16-bit */
+        return rx__fail(err, RX_EINVAL,
+                        "model.layers[%d]: maxpool window %d larger "
+                        "than %d", li, k, RX__POOL_MAX_K);
+    rx__op *op = push_op(b, RX__OP_POOL, li);
+    op->k = k;
+    op->stride = s;
+    op->pool_idx = b->net->n_pools++;
+    finish_op(b, op, b->c, (b->h - k) / s + 1, (b->w - k) / s + 1, 0);
+    return RX_OK;
+}
+
+/* relu, tanh. */
+static rx_status compile_act(build *b, const rx__layerspec *ls, int li)
+{
+    /* In place unless the input is the caller's x or the output of
+     * another activation (whose backward reads that output). */
+    int inplace = b->cur_buf >= 0;
+    if (inplace) {
+        rx__opkind pk = b->net->ops[b->cur_producer].kind;
+        if (pk == RX__OP_RELU || pk == RX__OP_TANH)
+            inplace = 0;
+    }
+    rx__op *op = push_op(b, ls->kind == RX_LAYER_RELU ? RX__OP_RELU
+                                                      : RX__OP_TANH, li);
+    finish_op(b, op, b->c, b->h, b->w, inplace);
+    return RX_OK;
+}
+
+/* lstm: four gates over the h steps of w features (PyTorch's nn.LSTM,
+ * one bias vector), its last hidden state out. */
+static rx_status compile_lstm(build *b, const rx__layerspec *ls, int li,
+                              rx_err *err)
+{
+    const int T = b->h, F = b->w, H = ls->units;
+    if (H < 1)
+        return rx__fail(err, RX_EINVAL,
+                        "model.layers[%d]: lstm units must be >= 1 "
+                        "(got %d)", li, H);
+    if (b->c != 1)
+        return rx__fail(err, RX_EINVAL,
+                        "model.layers[%d]: lstm reads a one-channel "
+                        "input as h steps of w features; its input is "
+                        "%dx%dx%d (c x h x w)", li, b->c, b->h, b->w);
+    if (rx__lstm_state(T, H) > (size_t)INT32_MAX / 4)
+        return rx__fail(err, RX_EINVAL,
+                        "model.layers[%d]: lstm of %d units over %d "
+                        "steps: its state of %zu floats per example is "
+                        "too large", li, H, T, rx__lstm_state(T, H));
+    want_layout(b, RX__NF, li); /* c = 1: the same bytes */
+    rx__op *op = push_op(b, RX__OP_LSTM, li);
+    op->fan_in = H; /* PyTorch: U(-1/sqrt(H), 1/sqrt(H)) */
+    op->woff = b->nparams;
+    op->nw = (size_t)(F + H) * 4 * H;
+    op->boff = op->woff + op->nw;
+    op->nb = (size_t)4 * H;
+    b->nparams += op->nw + op->nb;
+    op->flops_rec = 2.0 * (T - 1) * H * 4.0 * H;
+    op->flops = 2.0 * T * F * 4.0 * H + op->flops_rec;
+    finish_op(b, op, 1, 1, H, 0);
+    op->seq_buf = new_buf(b, rx__lstm_state(T, H));
+    return RX_OK;
+}
+
+/* One layer of model.layers onto the ops: its shape checked against its
+ * input, its parameters placed in the flat vector. */
 static rx_status compile_layer(build *b, const rx__layerspec *ls, int li,
                                rx_err *err)
 {
     switch (ls->kind) {
-    case RX_LAYER_DENSE: {
-        if (ls->units < 1)
-            return rx__fail(err, RX_EINVAL,
-                            "model.layers[%d]: dense units must be >= 1 "
-                            "(got %d)", li, ls->units);
-        want_layout(b, RX__NF, li);
-        rx__op *op = push_op(b, RX__OP_DENSE, li);
-        op->fan_in = (int)op->in_sz;
-        op->woff = b->nparams;
-        op->nw = op->in_sz * (size_t)ls->units;
-        op->boff = op->woff + op->nw;
-        op->nb = (size_t)ls->units;
-        b->nparams += op->nw + op->nb;
-        op->flops = 2.0 * (double)op->nw;
-        finish_op(b, op, 1, 1, ls->units, 0);
-        return RX_OK;
-    }
-    case RX_LAYER_CONV2D: {
-        const int k = ls->ksize, s = ls->stride ? ls->stride : 1;
-        if (ls->filters < 1 || k < 1 || s < 1 || ls->pad < 0)
-            return rx__fail(err, RX_EINVAL,
-                            "model.layers[%d]: conv2d needs filters >= 1, "
-                            "kernel >= 1, stride >= 1, pad >= 0 (got %d, "
-                            "%d, %d, %d)", li, ls->filters, k, ls->stride,
-                            ls->pad);
-        if (k > b->h + 2 * ls->pad || k > b->w + 2 * ls->pad)
-            return rx__fail(err, RX_EINVAL,
-                            "model.layers[%d]: conv2d kernel %d larger than "
-                            "input %dx%d (pad %d)", li, k, b->h, b->w,
-                            ls->pad);
-        want_layout(b, RX__CNHW, li);
-        rx__op *op = push_op(b, RX__OP_CONV, li);
-        op->k = k;
-        op->stride = s;
-        op->pad = ls->pad;
-        const int oh = (b->h + 2 * ls->pad - k) / s + 1;
-        const int ow = (b->w + 2 * ls->pad - k) / s + 1;
-        op->fan_in = b->c * k * k;
-        op->woff = b->nparams;
-        op->nw = (size_t)ls->filters * op->fan_in;
-        op->boff = op->woff + op->nw;
-        op->nb = (size_t)ls->filters;
-        b->nparams += op->nw + op->nb;
-        op->flops = 2.0 * (double)op->nw * oh * ow;
-        finish_op(b, op, ls->filters, oh, ow, 0);
-        const int wino = rx__wino_fits(k, s);
-        const int direct =
-            s == 1 && k <= RX__WA && op->c * k * k <= RX__DIRECT_TAPS;
-        op->algo = RX_CONV_IM2COL;
-        if (b->conv == RX_CONV_WINOGRAD && wino)
-            rx__wino_setup(op);
-        else if (b->conv == RX_CONV_DIRECT && direct)
-            rx__direct_setup(op);
-        else if (b->conv == RX_CONV_AUTO && wino && k >= 3 &&
-                 op->c >= RX__WINO_MIN_C) {
-            /* its buffers and the blocks hold 16 images (rx__net_block):
-             * large planes stay on im2col, whose blocks shrink to fit */
-            rx__wino_setup(op);
-            op->need_dx = 1; /* the most it can need; set below */
-            size_t v, m, u, pf;
-            rx__wino_sizes(op, &v, &m, &u, &pf);
-            const size_t act = (size_t)RX__VW * (op->in_sz + op->out_sz);
-            if (sizeof(float) * (v + m + 2 * u + pf + act) >
-                RX__WINO_MAX_BYTES)
-                op->algo = RX_CONV_IM2COL;
-            op->need_dx = 0;
-        } else if (b->conv == RX_CONV_AUTO && direct &&
-                   op->c < RX__WINO_MIN_C) {
-            /* few input channels (a first layer): direct, whose 16-image
-             * buffers are small unless the planes are large */
-            rx__direct_setup(op);
-            size_t pf, dy, dwl;
-            rx__direct_sizes(op, &pf, &dy, &dwl);
-            const size_t act = (size_t)RX__VW * (op->in_sz + op->out_sz);
-            if (sizeof(float) * (2 * pf + dy + dwl + act) >
-                RX__WINO_MAX_BYTES)
-                op->algo = RX_CONV_IM2COL;
-        }
-        return RX_OK;
-    }
-    case RX_LAYER_MAXPOOL: {
-        const int k = ls->ksize, s = ls->stride ? ls->stride : ls->ksize;
-        if (k < 1 || s < 1)
-            return rx__fail(err, RX_EINVAL,
-                            "model.layers[%d]: maxpool needs kernel >= 1 "
-                            "and stride >= 1 (got %d, %d)", li, k,
-                            ls->stride);
-        if (k > b->h || k > b->w)
-            return rx__fail(err, RX_EINVAL,
-                            "model.layers[%d]: maxpool window %d larger "
-                            "than input %dx%d", li, k, b->h, b->w);
-        if (k > RX__POOL_MAX_K) /* its offsets are 16-bit */
-            return rx__fail(err, RX_EINVAL,
-                            "model.layers[%d]: maxpool window %d larger "
-                            "than %d", li, k, RX__POOL_MAX_K);
-        rx__op *op = push_op(b, RX__OP_POOL, li);
-        op->k = k;
-        op->stride = s;
-        op->pool_idx = b->net->n_pools++;
-        finish_op(b, op, b->c, (b->h - k) / s + 1, (b->w - k) / s + 1, 0);
-        return RX_OK;
-    }
+    case RX_LAYER_DENSE:
+        return compile_dense(b, ls, li, err);
+    case RX_LAYER_CONV2D:
+        return compile_conv(b, ls, li, err);
+    case RX_LAYER_MAXPOOL:
+        return compile_pool(b, ls, li, err);
     case RX_LAYER_RELU:
-    case RX_LAYER_TANH: {
-        /* In place unless the input is the caller's x or the output of
-         * another activation (whose backward reads that output). */
-        int inplace = b->cur_buf >= 0;
-        if (inplace) {
-            rx__opkind pk = b->net->ops[b->cur_producer].kind;
-            if (pk == RX__OP_RELU || pk == RX__OP_TANH)
-                inplace = 0;
-        }
-        rx__op *op = push_op(b, ls->kind == RX_LAYER_RELU ? RX__OP_RELU
-                                                          : RX__OP_TANH, li);
-        finish_op(b, op, b->c, b->h, b->w, inplace);
-        return RX_OK;
-    }
-    case RX_LAYER_LSTM: {
-        const int T = b->h, F = b->w, H = ls->units;
-        if (H < 1)
-            return rx__fail(err, RX_EINVAL,
-                            "model.layers[%d]: lstm units must be >= 1 "
-                            "(got %d)", li, H);
-        if (b->c != 1)
-            return rx__fail(err, RX_EINVAL,
-                            "model.layers[%d]: lstm reads a one-channel "
-                            "input as h steps of w features; its input is "
-                            "%dx%dx%d (c x h x w)", li, b->c, b->h, b->w);
-        if (rx__lstm_state(T, H) > (size_t)INT32_MAX / 4)
-            return rx__fail(err, RX_EINVAL,
-                            "model.layers[%d]: lstm of %d units over %d "
-                            "steps: its state of %zu floats per example is "
-                            "too large", li, H, T, rx__lstm_state(T, H));
-        want_layout(b, RX__NF, li); /* c = 1: the same bytes */
-        rx__op *op = push_op(b, RX__OP_LSTM, li);
-        op->fan_in = H; /* PyTorch: U(-1/sqrt(H), 1/sqrt(H)) */
-        op->woff = b->nparams;
-        op->nw = (size_t)(F + H) * 4 * H;
-        op->boff = op->woff + op->nw;
-        op->nb = (size_t)4 * H;
-        b->nparams += op->nw + op->nb;
-        op->flops_rec = 2.0 * (T - 1) * H * 4.0 * H;
-        op->flops = 2.0 * T * F * 4.0 * H + op->flops_rec;
-        finish_op(b, op, 1, 1, H, 0);
-        op->seq_buf = new_buf(b, rx__lstm_state(T, H));
-        return RX_OK;
-    }
+    case RX_LAYER_TANH:
+        return compile_act(b, ls, li);
+    case RX_LAYER_LSTM:
+        return compile_lstm(b, ls, li, err);
     case RX_LAYER_FLATTEN:
         want_layout(b, RX__NF, li);
         b->w = b->c * b->h * b->w;
