@@ -442,6 +442,15 @@ class _Table(_Dir):
         """The table's warnings (ESS below 100, R-hat above 1.01)."""
         return list(self.summary.get("parameters", {}).get("warnings", []))
 
+    @property
+    def converged(self):
+        """The verdict on the table (summary.json "convergence"): True when
+        every judged row has a bulk and a tail ESS of at least 100 per chain
+        and an R-hat of at most 1.01, False otherwise, None for a summary
+        written before the verdict existed."""
+        c = self.summary.get("convergence")
+        return None if c is None else bool(c.get("converged"))
+
     def read_csv(self, name="summary.csv"):
         """A CSV file of the directory as a list of dicts, numbers as
         floats (summary.csv: the table with 10 significant digits)."""

@@ -18,7 +18,11 @@
  *     run whose chain samples pi_0 (valid) and three whose chain cannot
  *     (references too wide for the run's length, a step size too large
  *     at beta = 0), each reported as valid without the check, two of
- *     them with a log Z many se off.
+ *     them with a log Z many se off;
+ *  6. the overlap of neighbouring positions (rx__logz_overlap: the
+ *     stepping-stone weights' ESS and the pair's Metropolis swap
+ *     probability, from the kept rows) on rows built to pass or fail
+ *     each figure; the runs are in tests/test_logz_overlap.sh.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -633,6 +637,59 @@ static void check_ref_runs(void)
     rx_destroy(&ctx);
 }
 
+/* 6. The overlap figures on rows whose answers are known. */
+static void check_overlap(void)
+{
+    enum { N = 50, P3 = 3 };
+    static const double beta[P3] = {1.0, 0.5, 0.0};
+    double u[N * P3], ess[P3 - 1], acc[P3 - 1];
+    char msg[512];
+    /* every row the same: every weight equal (ESS n), swaps certain */
+    for (int i = 0; i < N * P3; ++i)
+        u[i] = 3.0;
+    CHECK(rx__logz_overlap(u, N, P3, beta, ess, acc) == RX_OK);
+    CHECK(fabs(ess[0] - N) < 1e-9 && fabs(ess[1] - N) < 1e-9);
+    CHECK(acc[0] == 1.0 && acc[1] == 1.0);
+    CHECK(rx__logz_overlap_check(u, N, P3, beta, msg, sizeof msg) == NULL);
+    /* one row of position 2 far below the others: pair 1's weights
+     * exp(-0.5 u) rest on it (ESS 1); position 1 sits no lower than
+     * position 2, so their swaps are still certain */
+    u[7 * P3 + 1] = -2000.0;
+    CHECK(rx__logz_overlap(u, N, P3, beta, ess, acc) == RX_OK);
+    CHECK_MSG(fabs(ess[0] - 1.0) < 1e-9, "ess %.17g", ess[0]);
+    CHECK(fabs(ess[1] - N) < 1e-9);
+    CHECK(acc[0] == 1.0);
+    const char *why = rx__logz_overlap_check(u, N, P3, beta, msg, sizeof msg);
+    CHECK_MSG(why && strstr(why, "neighbouring positions do not overlap: "
+                                "positions 1 and 2 (beta 1 and 0.5)") &&
+                  strstr(why, "an ESS of 1 in 50 rows (1 of 2 pairs"),
+              "%s", why ? why : "(none)");
+    /* equal weights, but position 2 (beta 0.5) 40 below position 3
+     * (beta 0) in every row: a swap would cost exp(-0.5 x 40) */
+    for (int r = 0; r < N; ++r) {
+        u[r * P3 + 0] = u[r * P3 + 1] = 0.0;
+        u[r * P3 + 2] = 40.0;
+    }
+    CHECK(rx__logz_overlap(u, N, P3, beta, ess, acc) == RX_OK);
+    CHECK(fabs(ess[1] - N) < 1e-9);
+    CHECK_MSG(fabs(acc[1] - exp(-20.0)) < 1e-20, "acc %.17g", acc[1]);
+    why = rx__logz_overlap_check(u, N, P3, beta, msg, sizeof msg);
+    CHECK_MSG(why && strstr(why, "positions 2 and 3 (beta 0.5 and 0) would "
+                                "swap with mean probability 2.1e-09"),
+              "%s", why ? why : "(none)");
+    /* just above and just below the thresholds */
+    for (int r = 0; r < N; ++r)
+        u[r * P3 + 2] = -2.0 * log(RX__LOGZ_OVERLAP_ACC * 1.001);
+    CHECK(rx__logz_overlap_check(u, N, P3, beta, msg, sizeof msg) == NULL);
+    for (int r = 0; r < N; ++r)
+        u[r * P3 + 2] = -2.0 * log(RX__LOGZ_OVERLAP_ACC * 0.999);
+    CHECK(rx__logz_overlap_check(u, N, P3, beta, msg, sizeof msg) != NULL);
+    u[5] = NAN;
+    CHECK(rx__logz_overlap(u, N, P3, beta, ess, acc) == RX_ENUMERIC);
+    CHECK(isnan(ess[0]) && isnan(acc[1]));
+    CHECK(rx__logz_overlap(u, 0, P3, beta, ess, acc) == RX_EINVAL);
+}
+
 int main(void)
 {
     check_estimator();
@@ -643,5 +700,6 @@ int main(void)
     check_gmm();
     check_ref_stat();
     check_ref_runs();
+    check_overlap();
     return check_done();
 }

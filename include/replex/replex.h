@@ -804,9 +804,12 @@ typedef struct rx_log_z {
     int valid;            ///< 1: a completed reference-path run with at
                           ///< least RX_LOG_Z_MIN_ROWS kept rows per
                           ///< position, finite U_like, a finite se,
-                          ///< and (Gaussian references) a beta = 0
+                          ///< (Gaussian references) a beta = 0
                           ///< chain whose reference energy U_0 agrees
-                          ///< with the reference's law
+                          ///< with the reference's law, and
+                          ///< neighbouring positions that overlap
+                          ///< (every pair's stepping-stone weights an
+                          ///< ESS >= 10, its swap probability >= 0.01)
     double estimate;      ///< log Z
     double se;            ///< its standard error (NaN with < 4 rows):
                           ///< batch means of the per-pair ratios, delta

@@ -67,11 +67,13 @@ static void print_text(const char *dir, const rx__paramtab *t)
 {
     char files[8500];
     snprintf(files, sizeof files, "%s/summary.csv and summary.json", dir);
-    rx__paramtab_print(stdout, t, files);
-    if (t->n_rows == 0)
+    if (t->n_rows == 0 && t->dim == 0)
+        printf("parameters: none (the target has no parameters)\n");
+    else if (t->n_rows == 0)
         printf("parameters: none (fewer than 4 target draws were kept: "
                "record.burn_in and record.thin leave too few of the "
                "iterations)\n");
+    rx__paramtab_print(stdout, t, files); /* the verdict last */
 }
 
 /* The table of one run or replicates directory, printed. */
@@ -208,6 +210,7 @@ static void write_doc(FILE *f, int csv, const char *dir, const char *kind,
     fprintf(f, ",\n  \"kind\": \"%s\",\n", kind);
     if (!v) {
         rx__paramtab_json_at(f, &t[0], 2);
+        rx__paramtab_verdict_json_at(f, &t[0], 2);
         fputs("  \"metrics\": ", f);
         rx__paramtab_metrics_json(f, &t[0]);
         fputs("\n}\n", f);
@@ -226,6 +229,7 @@ static void write_doc(FILE *f, int csv, const char *dir, const char *kind,
         }
         fputs("},\n", f);
         rx__paramtab_json_at(f, &t[r], 4);
+        rx__paramtab_verdict_json_at(f, &t[r], 6);
         fputs("      \"metrics\": ", f);
         rx__paramtab_metrics_json(f, &t[r]);
         fputc('}', f);

@@ -266,5 +266,9 @@ void rx__logz_finish(rx_ctx *c)
     z->reason = logz_invalid(c, st);
     if (!z->reason)
         z->reason = logz_reference(c);
+    if (!z->reason)
+        z->reason = rx__logz_overlap_check(c->logz_u, c->logz_rows, c->P,
+                                           c->pbeta, c->logz_reason,
+                                           sizeof c->logz_reason);
     z->valid = z->reason == NULL;
 }

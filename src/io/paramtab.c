@@ -279,6 +279,177 @@ static void cols(const rx__param_stats *r, double *c)
     memcpy(c, v, sizeof v);
 }
 
+/* ---- the verdict ---------------------------------------------------------*/
+
+void rx__paramtab_verdict(const rx__paramtab *t, rx__verdict *v)
+{
+    v->judged = t->network && t->n_named > 0 ? t->n_named : t->n_rows;
+    v->need = RX__PARAM_ESS_LOW * (t->chains > 1 ? t->chains : 1);
+    v->bulk_min = v->tail_min = v->rhat_max = NAN;
+    v->bulk_row = v->tail_row = v->rhat_row = v->undef_row = -1;
+    for (int i = 0; i < v->judged; ++i) {
+        const rx__param_stats *r = &t->row[i];
+        if (isnan(r->ess_bulk) || isnan(r->ess_tail) || isnan(r->rhat)) {
+            if (v->undef_row < 0)
+                v->undef_row = i;
+            continue;
+        }
+        if (v->bulk_row < 0 || r->ess_bulk < v->bulk_min) {
+            v->bulk_min = r->ess_bulk;
+            v->bulk_row = i;
+        }
+        if (v->tail_row < 0 || r->ess_tail < v->tail_min) {
+            v->tail_min = r->ess_tail;
+            v->tail_row = i;
+        }
+        if (v->rhat_row < 0 || r->rhat > v->rhat_max) {
+            v->rhat_max = r->rhat;
+            v->rhat_row = i;
+        }
+    }
+    v->converged = v->judged > 0 && v->undef_row < 0 &&
+                   v->bulk_min >= v->need && v->tail_min >= v->need &&
+                   v->rhat_max <= RX__PARAM_RHAT_HIGH;
+    if (t->dim == 0 && t->n_rows == 0) /* target none: no parameters */
+        v->converged = -1;
+}
+
+/* The failed checks of v, each a phrase, into r; returns how many. */
+static int verdict_fails(const rx__paramtab *t, const rx__verdict *v,
+                         char r[4][160])
+{
+    int n = 0;
+    const int k = t->chains > 1 ? t->chains : 1;
+    if (v->judged == 0) {
+        snprintf(r[n++], sizeof r[0], "fewer than 4 target draws: nothing "
+                 "to judge");
+        return n;
+    }
+    if (v->undef_row >= 0)
+        snprintf(r[n++], sizeof r[0], "the draws of %s do not vary (its ESS "
+                 "and R-hat are not defined)", t->name[v->undef_row]);
+    char per[48] = "";
+    if (k > 1)
+        snprintf(per, sizeof per, " (%.0f per chain x %d)",
+                 RX__PARAM_ESS_LOW, k);
+    if (v->bulk_row >= 0 && !(v->bulk_min >= v->need))
+        snprintf(r[n++], sizeof r[0], "the bulk ESS of %s is %.0f, below "
+                 "%.0f%s", t->name[v->bulk_row], v->bulk_min, v->need, per);
+    if (v->tail_row >= 0 && !(v->tail_min >= v->need))
+        snprintf(r[n++], sizeof r[0], "the tail ESS of %s is %.0f, below "
+                 "%.0f", t->name[v->tail_row], v->tail_min, v->need);
+    if (v->rhat_row >= 0 && !(v->rhat_max <= RX__PARAM_RHAT_HIGH))
+        snprintf(r[n++], sizeof r[0], "the R-hat of %s is %.3f, above %.2f "
+                 "(%s disagree)", t->name[v->rhat_row], v->rhat_max,
+                 RX__PARAM_RHAT_HIGH,
+                 k > 1 ? "the replicates" : "the run's two halves");
+    return n;
+}
+
+/* What to do about a run that is not converged. */
+static const char *verdict_advice(const rx__paramtab *t)
+{
+    return t->chains > 1
+               ? "its means, quantiles, modes and densities are not "
+                 "reliable: run longer (iterations); where R-hat is high the "
+                 "replicates sample different modes or still remember their "
+                 "starts"
+               : "its means, quantiles, modes and densities are not "
+                 "reliable: run longer (iterations), and run replicates from "
+                 "dispersed starts (replicates: 4 with init.low / init.high "
+                 "around every region a mode may lie in) to see modes a "
+                 "single run misses";
+}
+
+/* What the checks cannot see, for a run that passed them. */
+static const char *verdict_limit(const rx__paramtab *t)
+{
+    return t->chains > 1
+               ? "a mode that no replicate visited cannot be seen"
+               : "a mode that no draw visited cannot be seen from one run: "
+                 "replicates from dispersed starts and their R-hat can";
+}
+
+void rx__paramtab_verdict_json_at(FILE *f, const rx__paramtab *t, int ind)
+{
+    rx__verdict v;
+    rx__paramtab_verdict(t, &v);
+    char r[4][160];
+    const int n = v.converged ? 0 : verdict_fails(t, &v, r);
+    fprintf(f, "%*s\"convergence\": {\"converged\": %s, \"verdict\": \"%s\", "
+            "\"rows_judged\": %d, \"rhat\": \"%s\",\n%*s  ",
+            ind, "",
+            v.converged < 0 ? "null" : v.converged ? "true" : "false",
+            v.converged < 0 ? "not judged"
+            : v.converged   ? "converged"
+                            : "NOT CONVERGED",
+            v.judged,
+            t->chains > 1 ? "split, over the replicates"
+                          : "split, the run's two halves",
+            ind, "");
+    rx__json_kv(f, "ess_needed", v.need);
+    fputs(", ", f);
+    rx__json_kv(f, "rhat_allowed", RX__PARAM_RHAT_HIGH);
+    fputs(", ", f);
+    rx__json_kv(f, "ess_bulk_min", v.bulk_min);
+    fputs(", \"ess_bulk_min_row\": ", f);
+    if (v.bulk_row >= 0)
+        rx__json_str(f, t->name[v.bulk_row]);
+    else
+        fputs("null", f);
+    fputs(", ", f);
+    rx__json_kv(f, "ess_tail_min", v.tail_min);
+    fputs(", \"ess_tail_min_row\": ", f);
+    if (v.tail_row >= 0)
+        rx__json_str(f, t->name[v.tail_row]);
+    else
+        fputs("null", f);
+    fputs(", ", f);
+    rx__json_kv(f, "rhat_max", v.rhat_max);
+    fputs(", \"rhat_max_row\": ", f);
+    if (v.rhat_row >= 0)
+        rx__json_str(f, t->name[v.rhat_row]);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n%*s  \"reasons\": [", ind, "");
+    for (int i = 0; i < n; ++i) {
+        fputs(i ? ", " : "", f);
+        rx__json_str(f, r[i]);
+    }
+    fputs("], \"advice\": ", f);
+    rx__json_str(f, v.converged < 0 ? "the target has no parameters"
+                    : v.converged   ? verdict_limit(t)
+                                    : verdict_advice(t));
+    fputs("},\n", f);
+}
+
+/* The verdict's line, the last one printed. */
+static void verdict_print(FILE *f, const rx__paramtab *t)
+{
+    rx__verdict v;
+    rx__paramtab_verdict(t, &v);
+    if (v.converged < 0) {
+        fputs("convergence: not judged (the target has no parameters)\n",
+              f);
+        return;
+    }
+    if (v.converged) {
+        fprintf(f, "converged: bulk and tail ESS >= %.0f and R-hat <= %.2f "
+                "for %s (Vehtari et al. 2021); %s\n", v.need,
+                RX__PARAM_RHAT_HIGH,
+                t->network ? "lp and the hyper-parameters"
+                           : "lp and every coordinate listed",
+                verdict_limit(t));
+        return;
+    }
+    char r[4][160];
+    const int n = verdict_fails(t, &v, r);
+    fputs("NOT CONVERGED: ", f);
+    for (int i = 0; i < n; ++i)
+        fprintf(f, "%s%s", i ? "; " : "", r[i]);
+    fprintf(f, ": %s\n", verdict_advice(t));
+}
+
 /* The warnings: each a sentence (at most 2), into w; returns how many. */
 static int warnings(const rx__paramtab *t, char w[2][400])
 {
@@ -429,8 +600,10 @@ static void print_row(FILE *f, const char *name, const rx__param_stats *r)
 void rx__paramtab_print(FILE *f, const rx__paramtab *t, const char *files)
 {
     print_metrics(f, &t->bma);
-    if (t->n_rows == 0)
+    if (t->n_rows == 0) {
+        verdict_print(f, t);
         return;
+    }
     const char *wt = t->weighted ? ", weighted by the bias's importance "
                                    "weights" : "";
     if (t->chains > 1)
@@ -465,4 +638,5 @@ void rx__paramtab_print(FILE *f, const rx__paramtab *t, const char *files)
     const int nw = warnings(t, w);
     for (int i = 0; i < nw; ++i)
         fprintf(f, "warning: %s\n", w[i]);
+    verdict_print(f, t);
 }

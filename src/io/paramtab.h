@@ -60,6 +60,39 @@ void rx__paramtab_free(rx__paramtab *t);
 void rx__paramtab_judge(rx__paramtab *t);
 
 /*
+ * The verdict on a table (Vehtari, Gelman, Simpson, Carpenter and
+ * Buerkner 2021, "Rank-normalization, folding, and localization: an
+ * improved R-hat", Bayesian Analysis 16(2)): converged when every judged
+ * row (a network's named rows, else all) has a bulk and a tail ESS of at
+ * least RX__PARAM_ESS_LOW per chain (the run is one chain, replicates N)
+ * and an R-hat of at most RX__PARAM_RHAT_HIGH. A judged row whose figure
+ * is not defined (draws that never vary), or a table without rows (fewer
+ * than 4 draws), is not converged; a target without parameters (none)
+ * is not judged. These figures see a run that moves
+ * slowly or disagrees with itself; they cannot see a mode that no draw
+ * visited (replicates from dispersed starts, and their R-hat, can).
+ */
+typedef struct rx__verdict {
+    int converged;       /* 1: every check passed; 0: not; -1: not
+                          * judged (a target without parameters:
+                          * `none`) */
+    int judged;          /* rows judged (0: no table) */
+    double need;         /* the ESS needed: RX__PARAM_ESS_LOW x chains */
+    double bulk_min, tail_min, rhat_max; /* over the judged rows (NaN:
+                                          * none defined) */
+    int bulk_row, tail_row, rhat_row;    /* their rows (-1: none) */
+    int undef_row;       /* the first judged row with a figure not
+                          * defined (-1: none) */
+} rx__verdict;
+
+void rx__paramtab_verdict(const rx__paramtab *t, rx__verdict *v);
+
+/* The summary's "convergence" block (converged, verdict, the figures,
+ * the thresholds and the reasons), a line ending in ",\n", indented by
+ * ind spaces. */
+void rx__paramtab_verdict_json_at(FILE *f, const rx__paramtab *t, int ind);
+
+/*
  * The table a finished run or replicates directory stored, read back
  * from its summary.json at path (paramtab_read.c): the "parameters"
  * block (every number is written in its shortest exact form, so the
@@ -92,7 +125,8 @@ rx_status rx__paramtab_csv(const rx__paramtab *t, const char *path,
 
 /* The block printed after a run: the test metrics of a network, the
  * named rows and the first coordinates, a note on the rest (files names
- * where they are) and the warnings. */
+ * where they are), the warnings and, last, the verdict (a line starting
+ * "NOT CONVERGED:" or "converged:"). */
 void rx__paramtab_print(FILE *f, const rx__paramtab *t, const char *files);
 
 /*

@@ -604,6 +604,7 @@ static rx_status rep_write(rx_ctx *const *runs, const char *const *dirs,
     if (st == RX_OK) {
         rep_log_z_json(f, runs, n);
         rx__paramtab_json(f, pt);
+        rx__paramtab_verdict_json_at(f, pt, 2);
         rep_diag_json(f, &g, n);
     }
     fputs("}\n", f);
@@ -630,6 +631,7 @@ void rx__repdiag_print(FILE *f, const rx__repdiag *d, int n)
     if (d->n_coords == 0) {
         fprintf(f, "R-hat: not computed (fewer than 4 target draws per "
                 "replicate)\n");
+        rx__paramtab_print(f, &d->table, "summary.csv and summary.json");
         return;
     }
     fprintf(f, "over the %d replicates: R-hat max %.4f (coordinate %lld); "

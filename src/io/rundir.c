@@ -696,6 +696,7 @@ static rx_status write_summary(rx_ctx *c, const char *path,
     sum_faults(f, c, v);
     rx_status st = sum_diagnostics(f, c, pt, d);
     rx__paramtab_json(f, pt);
+    rx__paramtab_verdict_json_at(f, pt, 2);
     sum_timing(f, v);
     sum_timing_vr(f, v);
     sum_memory(f, v);

@@ -4,6 +4,7 @@
  * out, so exp never overflows whatever the scale of U_like.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "ess.h"
@@ -138,4 +139,86 @@ rx_status rx__logz_ref_check(const double *u0, int64_t n, double mean,
     out->ess = e.ess_mean < (double)n ? e.ess_mean : (double)n;
     out->z = off / (out->sd / sqrt(out->ess));
     return RX_OK;
+}
+
+/* The Kish ESS (sum w)^2 / sum w^2 of the weights exp(a u[r P + q]),
+ * r < n, the largest factored out. */
+static double kish(const double *u, int64_t n, int P, int q, double a)
+{
+    double m = -INFINITY;
+    for (int64_t r = 0; r < n; ++r)
+        if (a * u[r * P + q] > m)
+            m = a * u[r * P + q];
+    double s = 0.0, s2 = 0.0;
+    for (int64_t r = 0; r < n; ++r) {
+        const double w = exp(a * u[r * P + q] - m);
+        s += w;
+        s2 += w * w;
+    }
+    return s * s / s2;
+}
+
+rx_status rx__logz_overlap(const double *u, int64_t n, int P,
+                           const double *beta, double *ess, double *acc)
+{
+    if (n < 1 || P < 2)
+        return RX_EINVAL;
+    for (int p = 0; p < P - 1; ++p)
+        ess[p] = acc[p] = NAN;
+    for (int64_t i = 0; i < n * P; ++i)
+        if (!isfinite(u[i]))
+            return RX_ENUMERIC;
+    for (int p = 0; p < P - 1; ++p) {
+        const double db = beta[p] - beta[p + 1];
+        ess[p] = kish(u, n, P, p + 1, -db);
+        double a = 0.0;
+        for (int64_t r = 0; r < n; ++r) {
+            const double x = db * (u[r * P + p] - u[r * P + p + 1]);
+            a += x >= 0.0 ? 1.0 : exp(x);
+        }
+        acc[p] = a / (double)n;
+    }
+    return RX_OK;
+}
+
+const char *rx__logz_overlap_check(const double *u, int64_t n, int P,
+                                   const double *beta, char *msg,
+                                   size_t cap)
+{
+    const size_t np = (size_t)(P > 1 ? P - 1 : 1);
+    double *ess = malloc(sizeof(double) * 2 * np);
+    if (!ess)
+        return "out of memory for the check of the neighbours' overlap";
+    double *acc = ess + np;
+    const char *why = NULL;
+    if (rx__logz_overlap(u, n, P, beta, ess, acc) == RX_OK) {
+        int wa = -1, we = -1, low = 0; /* the worst pairs; how many fail */
+        for (int p = 0; p < P - 1; ++p) {
+            const int a = acc[p] < RX__LOGZ_OVERLAP_ACC;
+            const int e = ess[p] < RX__LOGZ_OVERLAP_ESS;
+            low += a || e;
+            if (a && (wa < 0 || acc[p] < acc[wa]))
+                wa = p;
+            if (e && (we < 0 || ess[p] < ess[we]))
+                we = p;
+        }
+        const int w = wa >= 0 ? wa : we;
+        if (w >= 0) {
+            snprintf(msg, cap,
+                     "neighbouring positions do not overlap: positions %d "
+                     "and %d (beta %.4g and %.4g) would swap with mean "
+                     "probability %.2g, and the stepping-stone weights of "
+                     "their term have an ESS of %.3g in %lld rows (%d of "
+                     "%d pairs below %.2g or %.0f): log Z can be off by "
+                     "far more than its se shows (add positions between "
+                     "those betas, or choose a reference closer to the "
+                     "target)",
+                     w + 1, w + 2, beta[w], beta[w + 1], acc[w], ess[w],
+                     (long long)n, low, P - 1, RX__LOGZ_OVERLAP_ACC,
+                     RX__LOGZ_OVERLAP_ESS);
+            why = msg;
+        }
+    }
+    free(ess);
+    return why;
 }

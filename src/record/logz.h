@@ -59,4 +59,39 @@ typedef struct rx__logz_ref {
 rx_status rx__logz_ref_check(const double *u0, int64_t n, double mean,
                              double sd, rx__logz_ref *out);
 
+/*
+ * Do neighbouring positions overlap? For each pair p (positions p and
+ * p+1), from the n kept rows:
+ *  - ess[p]: the Kish effective sample size (sum w)^2 / sum w^2 of its
+ *    stepping-stone weights w_r = exp(-(beta[p] - beta[p+1]) u[r P + p
+ *    + 1]) over the rows of position p+1 (1 when one row carries the
+ *    whole ratio, n when all weigh the same);
+ *  - acc[p]: the mean over the rows of min(1, exp((beta[p] - beta[p+1])
+ *    (u[r P + p] - u[r P + p + 1]))), the probability that the pair's
+ *    two states of that row would swap under the Metropolis test (what
+ *    a symmetric overlap of the two pi_beta gives, whatever the run's
+ *    swap rule).
+ * Neighbours that do not overlap leave a term resting on a few rows,
+ * with a batch-means se as poor as the term: the estimate is then off by
+ * many se (and a chain whose neighbour never swaps with it cannot be
+ * helped across its own barriers). RX_ENUMERIC for a non-finite u (NaN
+ * out), RX_EINVAL for n < 1 or P < 2.
+ */
+rx_status rx__logz_overlap(const double *u, int64_t n, int P,
+                           const double *beta, double *ess, double *acc);
+
+/* log Z is not valid when some pair has acc below RX__LOGZ_OVERLAP_ACC or
+ * ess below RX__LOGZ_OVERLAP_ESS (measured on right and wrong runs:
+ * docs/reliability.md, "log Z from neighbours that do not overlap"). */
+#define RX__LOGZ_OVERLAP_ACC 0.01
+#define RX__LOGZ_OVERLAP_ESS 10.0
+
+/* The check: NULL when every pair passes (or u is not finite: the
+ * estimate says so itself); else the reason, a sentence in msg (cap
+ * bytes) naming the worst pair (by acc, else by ess), its betas, its
+ * figures and how many pairs fail. */
+const char *rx__logz_overlap_check(const double *u, int64_t n, int P,
+                                   const double *beta, char *msg,
+                                   size_t cap);
+
 #endif
