@@ -10,7 +10,8 @@
 #     log Z on the reference path (where data/uci is there), and on one
 #     split each the deterministic rule with adaptive C and ladder,
 #     Barker's test, the noise-aware test, SGNHT, RENHD's rounds and the
-#     well-tempered ensemble with swaps;
+#     well-tempered ensemble with swaps, and a run that stops at its first
+#     hit (hit.stop: every rank leaves after the same iteration);
 #     a sweep's runs spread over 3 ranks and replicates over 2 give the
 #     one-process directories and tables;
 #  2. a checkpointing run on 2 ranks stopped by SIGTERM (mpirun passes it
@@ -92,6 +93,13 @@ splits wte yaml/wte_swaps_gauss_50d.yaml 3x1 -- --set iterations=2000 \
 # the hitting-time record: every rank's chains (from the gathered energies)
 splits hit yaml/deo_star_sgd_2d.yaml 2x1 -- --set iterations=1000 \
   --set hit.rho=0.5 --set hit.u_min=-2
+# hit.stop: every rank leaves after the same iteration (the first hit, at
+# 303 of 3000 here), the same bits as one process
+splits hitstop yaml/deo_star_sgd_2d.yaml 2x1 3x1 2x2 -- --set iterations=3000 \
+  --set hit.rho=0.0001 --set hit.u_min=-4 --set hit.stop=true
+grep -q '"stopped": true' "$tmp/hitstop.ref/summary.json" &&
+  grep -q '^  "iterations": 303,' "$tmp/hitstop.ref/summary.json" && ok ||
+  bad "hitstop: the one-process run did not stop at its first hit (303)"
 # the reference path and log Z (its check of the beta = 0 chain included)
 if [ -f data/uci/diabetes.csv ]; then
   splits logz yaml/logz_diabetes.yaml 2x1 3x1 -- \

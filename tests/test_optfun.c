@@ -14,6 +14,18 @@
  *  3. The first hit is the first: a run of first_iteration - 1 iterations
  *     has no hit and every chain's lowest energy above the threshold; a
  *     chain that hit has its lowest energy at or below it.
+ *  4. hit.stop: the run ends after the first hitting iteration of 2 (the
+ *     trace's last row is that iteration, the first with hits > 0), as a
+ *     completed run of that many iterations: samples.npy and trace.csv
+ *     are the bytes of a run of first_iteration iterations without the
+ *     stop, the same on 1, 2 and 3 threads under both designs, and after
+ *     a stop and resume; summary.json says it stopped.
+ *  5. target.box (Ackley-30, SGLD, 4 independent chains up to tau = 0.5,
+ *     every chain's rows): no coordinate ever leaves [-1, 1] and none sits
+ *     on its edge (a clamp would put it there); a step is rejected whole
+ *     (consecutive rows of a chain are equal in every coordinate or in
+ *     none), rejections happen, the same bits on 1 and 3 threads; the
+ *     same run without the box leaves it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -166,9 +178,9 @@ static void run_to(const rx_config *cfg, int threads, const char *from,
 static const char *const LADDER[] = {
     "tempering.n_chains=4", "tempering.scheme=deo",
     "ladder.tau={min: 10, max: 40}", "record.trace_every=50",
-    "iterations=2500", "checkpoint.every=0", NULL, NULL};
+    "iterations=2500", "checkpoint.every=0", "hit.stop=false", NULL, NULL};
 
-static void engine(void)
+static long engine(void)
 {
     const char *sets[8];
     int n = 0;
@@ -183,7 +195,7 @@ static void engine(void)
             rx_config cfg;
             sets[n] = sync[y];
             if (!load(sets, n + 1, &cfg))
-                return;
+                return -1;
             snprintf(dir, sizeof dir, "%s/run-%d-%d", tmp, y, t);
             run_to(&cfg, t, NULL, -1, NULL, dir);
             rx_config_free(&cfg);
@@ -241,6 +253,243 @@ static void engine(void)
     }
     free(want);
     free(want_tr);
+    return first;
+}
+
+/* The bytes of a file (malloc'd), *n its length; NULL if unreadable. */
+static char *bytes(const char *dir, const char *name, long *n)
+{
+    char p[1400];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    *n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)*n + 1);
+    *n = (long)fread(b, 1, (size_t)*n, f);
+    fclose(f);
+    return b;
+}
+
+static int same_file(const char *a, const char *b, const char *name)
+{
+    long na = -1, nb = -2;
+    char *x = bytes(a, name, &na), *y = bytes(b, name, &nb);
+    const int same = x && y && na == nb && !memcmp(x, y, (size_t)na);
+    free(x);
+    free(y);
+    return same;
+}
+
+/* The hit line without its "stop" and "stopped" fields. */
+static void strip_stop(char *h)
+{
+    char *p = h ? strstr(h, ", \"stop\": ") : NULL;
+    char *e = p ? strstr(p, ", \"chains\": ") : NULL;
+    if (p && e)
+        memmove(p, e, strlen(e) + 1);
+}
+
+/* summary.json's "iterations" */
+static long run_iterations(const char *dir)
+{
+    long n = 0;
+    char *s = bytes(dir, "summary.json", &n);
+    long v = s ? num_after(s, "\n  \"iterations\": ") : -2;
+    free(s);
+    return v;
+}
+
+/* trace.csv's last two rows: their iterations and hits (last column) */
+static void trace_tail(const char *dir, long it[2], long hits[2])
+{
+    long n = 0;
+    char *s = bytes(dir, "trace.csv", &n);
+    it[0] = it[1] = hits[0] = hits[1] = -3;
+    if (!s || n < 2)
+        return;
+    s[n] = 0;
+    char *end = s + n - 1; /* the last newline */
+    for (int r = 1; r >= 0; --r) {
+        char *b = end;
+        while (b > s && b[-1] != '\n')
+            --b;
+        it[r] = strtol(b, NULL, 10);
+        const char *c = end;
+        while (c > b && c[-1] != ',')
+            --c;
+        hits[r] = strtol(c, NULL, 10);
+        end = b - 1;
+        if (end <= s)
+            break;
+    }
+    free(s);
+}
+
+static void hitstop(long first)
+{
+    if (first < 100)
+        return;
+    const char *sets[12];
+    int n = 0;
+    for (; LADDER[n]; ++n)
+        sets[n] = LADDER[n];
+    sets[n++] = "record.thin=7";
+    const int n0 = n; /* the reference: first_iteration iterations */
+    char kset[64];
+    snprintf(kset, sizeof kset, "iterations=%ld", first);
+    sets[n0] = kset;
+    char ref[1200], dir[1200], ck[1200], first_dir[1200];
+    snprintf(ref, sizeof ref, "%s/stop-ref", tmp);
+    rx_config cfg;
+    if (!load(sets, n0 + 1, &cfg))
+        return;
+    run_to(&cfg, 1, NULL, -1, NULL, ref);
+    rx_config_free(&cfg);
+    char *want = hit_line(ref);
+    strip_stop(want);
+    sets[n++] = "hit.stop=true";
+    static const char *const sync[] = {"sync=barrier", "sync=partner"};
+    first_dir[0] = 0;
+    for (int y = 0; y < 2; ++y)
+        for (int t = 1; t <= 3; ++t) {
+            sets[n] = sync[y];
+            if (!load(sets, n + 1, &cfg))
+                return;
+            snprintf(dir, sizeof dir, "%s/stop-%d-%d", tmp, y, t);
+            run_to(&cfg, t, NULL, -1, NULL, dir);
+            rx_config_free(&cfg);
+            CHECK_MSG(run_iterations(dir) == first,
+                      "%s: %ld iterations, the first hit at %ld", dir,
+                      run_iterations(dir), first);
+            char *h = hit_line(dir);
+            CHECK_MSG(h && strstr(h, "\"stop\": true, \"stopped\": true"),
+                      "%s: %s", dir, h);
+            strip_stop(h);
+            CHECK_MSG(h && want && !strcmp(h, want), "%s: %s vs %s", dir, h,
+                      want);
+            free(h);
+            CHECK_MSG(same_file(ref, dir, "samples.npy"),
+                      "%s: samples.npy differs from the run of %ld", dir,
+                      first);
+            CHECK_MSG(same_file(ref, dir, "trace.csv"),
+                      "%s: trace.csv differs from the run of %ld", dir,
+                      first);
+            if (!first_dir[0])
+                snprintf(first_dir, sizeof first_dir, "%s", dir);
+        }
+    /* a trace row every iteration: the last one is the first with a hit
+     * (trace rows every 50 above: the partner design then has full
+     * barriers only where hit.stop puts them) */
+    sets[n] = "record.trace_every=1";
+    if (load(sets, n + 1, &cfg)) {
+        snprintf(dir, sizeof dir, "%s/stop-trace", tmp);
+        run_to(&cfg, 2, NULL, -1, NULL, dir);
+        rx_config_free(&cfg);
+        long it[2], hits[2];
+        trace_tail(dir, it, hits);
+        CHECK_MSG(it[1] == first - 1 && it[0] == first - 2 &&
+                      hits[1] >= 1 && hits[0] == 0,
+                  "trace tail: iterations %ld %ld, hits %ld %ld", it[0],
+                  it[1], hits[0], hits[1]);
+    }
+    /* resume: stopped (flag) 30 iterations before the hit, resumed on 2
+     * threads: it stops at the same hit with the same bytes */
+    snprintf(ck, sizeof ck, "%s/stop-ck.bin", tmp);
+    sets[n] = "sync=barrier";
+    if (load(sets, n + 1, &cfg)) {
+        run_to(&cfg, 3, NULL, first - 30, ck, NULL);
+        snprintf(dir, sizeof dir, "%s/stop-resumed", tmp);
+        run_to(&cfg, 2, ck, -1, NULL, dir);
+        rx_config_free(&cfg);
+        CHECK_MSG(run_iterations(dir) == first, "resumed: %ld iterations",
+                  run_iterations(dir));
+        CHECK(same_file(first_dir, dir, "samples.npy"));
+        CHECK(same_file(first_dir, dir, "trace.csv"));
+    }
+    free(want);
+}
+
+/* The samples of the Ackley-30 run of part 5 (malloc'd), *rows rows of
+ * 4 chains x 30. */
+static float *box_run(int box, int threads, int64_t *rows)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/yaml/table71_ackley30.yaml", src);
+    const char *sets[] = {"bias.kind=none", "tempering.n_chains=4",
+                          "ladder.tau=[0.05, 0.1, 0.2, 0.5]",
+                          "record.all_positions=true", "record.thin=1",
+                          "iterations=3000", "hit.stop=false", "hit.rho=-1",
+                          box ? "target.box=true" : "target.box=false"};
+    rx_config cfg;
+    rx_err err = {0};
+    *rows = 0;
+    rx_status st = rx_config_load(path, sets, 9, &cfg, &err);
+    CHECK_MSG(st == RX_OK, "%s", err.msg);
+    if (st != RX_OK)
+        return NULL;
+    cfg.threads = threads;
+    rx_ctx *c = NULL;
+    st = rx_create(&c, &cfg, NULL, (rx_logger){0}, &err);
+    rx_config_free(&cfg);
+    CHECK_MSG(st == RX_OK, "%s", err.msg);
+    float *out = NULL;
+    if (st == RX_OK && (st = rx_run(c)) == RX_OK) {
+        rx_results r;
+        rx_get_results(c, &r);
+        CHECK(r.dim == 30 && r.n_samples == 3000 * 4);
+        out = malloc(sizeof(float) * (size_t)r.n_samples * r.dim);
+        memcpy(out, r.samples, sizeof(float) * (size_t)r.n_samples * r.dim);
+        *rows = r.n_samples / 4;
+    }
+    CHECK_MSG(st == RX_OK, "rx_run: %s", c ? rx_errmsg(c) : "");
+    rx_destroy(&c);
+    return out;
+}
+
+static void box(void)
+{
+    int64_t n = 0, n3 = 0, nf = 0;
+    float *s = box_run(1, 1, &n), *s3 = box_run(1, 3, &n3),
+          *f = box_run(0, 1, &nf);
+    if (!s || !s3 || !f) {
+        free(s), free(s3), free(f);
+        return;
+    }
+    CHECK(n3 == n && !memcmp(s, s3, sizeof(float) * (size_t)n * 120));
+    long out = 0, edge = 0, mixed = 0, rejected[4] = {0};
+    for (int64_t k = 0; k < n * 120; ++k) {
+        out += s[k] < -1.0f || s[k] > 1.0f;
+        edge += s[k] == -1.0f || s[k] == 1.0f;
+    }
+    for (int64_t k = 1; k < n; ++k)
+        for (int q = 0; q < 4; ++q) {
+            const float *a = s + (k * 4 + q) * 30, *b = a - 120;
+            int eq = 0;
+            for (int j = 0; j < 30; ++j)
+                eq += a[j] == b[j];
+            rejected[q] += eq == 30;
+            mixed += eq > 0 && eq < 30;
+        }
+    CHECK_MSG(out == 0 && edge == 0, "%ld coordinates out of [-1, 1], %ld "
+              "on its edge", out, edge);
+    CHECK_MSG(mixed == 0, "%ld steps moved some coordinates only", mixed);
+    /* the hotter the chain, the more it is turned back */
+    CHECK_MSG(rejected[0] > 0 && rejected[3] > rejected[0],
+              "rejected steps by chain: %ld %ld %ld %ld", rejected[0],
+              rejected[1], rejected[2], rejected[3]);
+    long fout = 0;
+    for (int64_t k = 0; k < nf * 120; ++k)
+        fout += f[k] < -1.0f || f[k] > 1.0f;
+    CHECK_MSG(fout > 0, "without the box no coordinate left [-1, 1]");
+    printf("box: rejected steps by chain %ld %ld %ld %ld of %lld; without "
+           "it %ld coordinates out\n", rejected[0], rejected[1],
+           rejected[2], rejected[3], (long long)n - 1, fout);
+    free(s);
+    free(s3);
+    free(f);
 }
 
 int main(void)
@@ -253,6 +502,8 @@ int main(void)
         return 1;
     }
     functions();
-    engine(); /* its run directories stay in tmp, for inspection */
+    /* the run directories stay in tmp, for inspection */
+    hitstop(engine());
+    box();
     return check_done();
 }

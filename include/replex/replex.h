@@ -853,7 +853,7 @@ typedef struct rx_results {
     int n_chains;           ///< P
     int window;             ///< W used
     int threads;            ///< threads used
-    int64_t iterations;     ///< K
+    int64_t iterations;     ///< K, or fewer where hit.stop ended the run
     int64_t trips_a5;       ///< round trips, the papers' counter
     int64_t trips_l1;       ///< round trips 1 -> P -> 1 (Lemma 1)
     int64_t restarts;       ///< arrivals at position 1 coming from P

@@ -729,6 +729,7 @@ static void print_run(rx_ctx *ctx, const char *out, const rx__rundiag *d,
     else if (r.log_z.beta)
         printf("log Z (stepping stone): not valid: %s\n",
                r.log_z.reason ? r.log_z.reason : "unknown");
+    rx__hit_print(stdout, ctx);
     rx__rundiag_report(stdout, ctx, d, t);
 }
 

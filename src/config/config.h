@@ -49,9 +49,11 @@ extern const rx__table *const rx__tables[];
 /* Rows always in use, picked by no key (runkeys.c): how a run is spread,
  * what it records besides. */
 extern const rx__table rx__run_table;
-/* Their values: hit.rho and hit.u_min; mpi.ranks; tempering.every and
- * step.reset_every. */
+/* Their values: hit.rho and hit.u_min; hit.stop; target.box; mpi.ranks;
+ * tempering.every and step.reset_every. */
 void rx__run_hit(const rx_config *c, double *rho, double *u_min);
+int rx__run_hit_stop(const rx_config *c);
+int rx__run_box(const rx_config *c);
 int rx__run_ranks(const rx_config *c);
 void rx__run_rounds(const rx_config *c, int64_t *every, int64_t *reset);
 /* For a row's key i: its table and row (1), else 0. */

@@ -59,6 +59,11 @@ static const rx__keydef HIT_KEYS[] = {
     {"hit.u_min", K_REAL, 0, "0", -HUGE_VAL, HUGE_VAL, 0, 0, NULL,
      "the known minimum of the energy for hit.rho (0 for the test "
      "functions of target.kind)"},
+    {"hit.stop", K_BOOL, 0, "false", 0, 0, 0, 0, NULL,
+     "true (with hit.rho >= 0): the run ends after the first iteration "
+     "at which any chain has U <= hit.u_min + rho, as a completed run of "
+     "that many iterations (summary.json hit.stopped); false: it runs all "
+     "its iterations"},
 };
 
 static rx_status hit_check(const rx__rowrun *run, const rx__rowvals *own,
@@ -74,6 +79,11 @@ static rx_status hit_check(const rx__rowrun *run, const rx__rowvals *own,
         *key = "hit.u_min";
         return rx__fail(err, RX_ECONFIG, "must be finite");
     }
+    if (own->k[2].v[0] != 0.0 && !(rho >= 0.0)) {
+        *key = "hit.stop";
+        return rx__fail(err, RX_ECONFIG,
+                        "needs hit.rho >= 0 (the threshold it stops at)");
+    }
     return RX_OK;
 }
 
@@ -81,6 +91,49 @@ static const rx__rowdecl HIT_ROW = {
     "hit", "the hitting time of an optimisation run (Deng 2021, Table 7.1)",
     HIT_KEYS, (int)(sizeof HIT_KEYS / sizeof HIT_KEYS[0]), NULL, 0,
     hit_check, NULL};
+
+/* The domain box of the optimisation runs (Deng 2021, section 7.2.2: the
+ * code rejects proposals out of the domain). */
+static const rx__keydef BOX_KEYS[] = {
+    {"target.box", K_BOOL, 0, "false", 0, 0, 0, 0, NULL,
+     "true: a step that would take a particle out of [init.low, "
+     "init.high]^d is rejected: the particle stays where it is, and its "
+     "energy and gradient are evaluated there again (with the next "
+     "iteration's gradient noise, as after any step); stateless step "
+     "rules only (sgld, sgd, psgld_diag); false: no box"},
+};
+
+static rx_status box_check(const rx__rowrun *run, const rx__rowvals *own,
+                           const char **key, rx_err *err)
+{
+    const rx_config *c = run->cfg;
+    if (own->k[0].v[0] == 0.0)
+        return RX_OK;
+    *key = "target.box";
+    if (c->target.kind == RX_TARGET_NETWORK || c->target.kind == RX_TARGET_NONE)
+        return rx__fail(err, RX_ECONFIG,
+                        "needs a target whose particles start in [init.low, "
+                        "init.high]^d (not %s)",
+                        c->target.kind == RX_TARGET_NONE ? "none"
+                                                         : "network");
+    for (int r = 0; r < rx__step_count(); ++r) {
+        if (!rx__row_in_use(c, &rx__step_table, r) ||
+            !rx__step_types[r]->state_len)
+            continue;
+        return rx__fail(err, RX_ECONFIG,
+                        "step rule %s keeps a state (a momentum or a "
+                        "preconditioner) that a rejected step would have "
+                        "to restore: the box supports stateless rules only "
+                        "(sgld, sgd, psgld_diag)",
+                        rx__step_types[r]->row.name);
+    }
+    return RX_OK;
+}
+
+static const rx__rowdecl BOX_ROW = {
+    "box", "the domain box of an optimisation run (Deng 2021, 7.2.2)",
+    BOX_KEYS, (int)(sizeof BOX_KEYS / sizeof BOX_KEYS[0]), NULL, 0,
+    box_check, NULL};
 
 /* Trajectory rounds: both are functions of the iteration k alone, so
  * every thread and every MPI rank makes the same decision. */
@@ -134,7 +187,7 @@ static const rx__rowdecl ROUNDS_ROW = {
     ROUNDS_KEYS, (int)(sizeof ROUNDS_KEYS / sizeof ROUNDS_KEYS[0]), NULL, 0,
     NULL, rounds_warn};
 
-enum { ROW_MPI, ROW_HIT, ROW_ROUNDS, N_ROWS };
+enum { ROW_MPI, ROW_HIT, ROW_ROUNDS, ROW_BOX, N_ROWS };
 
 static int run_count(void) { return N_ROWS; }
 
@@ -143,6 +196,7 @@ static const rx__rowdecl *run_at(int i)
     return i == ROW_MPI      ? &MPI_ROW
            : i == ROW_HIT    ? &HIT_ROW
            : i == ROW_ROUNDS ? &ROUNDS_ROW
+           : i == ROW_BOX    ? &BOX_ROW
                              : NULL;
 }
 
@@ -162,6 +216,22 @@ void rx__run_hit(const rx_config *c, double *rho, double *u_min)
     rx__row_values(c, &rx__run_table, ROW_HIT, &own, tmp);
     *rho = own.k[0].v[0];
     *u_min = own.k[1].v[0];
+}
+
+int rx__run_hit_stop(const rx_config *c)
+{
+    rx__rowvals own;
+    rx__slot tmp[RX__ROW_MAX_KEYS];
+    rx__row_values(c, &rx__run_table, ROW_HIT, &own, tmp);
+    return own.k[0].v[0] >= 0.0 && own.k[2].v[0] != 0.0;
+}
+
+int rx__run_box(const rx_config *c)
+{
+    rx__rowvals own;
+    rx__slot tmp[RX__ROW_MAX_KEYS];
+    rx__row_values(c, &rx__run_table, ROW_BOX, &own, tmp);
+    return own.k[0].v[0] != 0.0;
 }
 
 int rx__run_ranks(const rx_config *c)

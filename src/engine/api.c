@@ -364,7 +364,8 @@ rx_status rx_create(rx_ctx **out, const rx_config *cfg,
     if (st == RX_OK) {
         double rho, u_min;
         rx__run_hit(cfg, &rho, &u_min);
-        st = rx__rec_hit_init(&c->rec, rho, u_min);
+        st = rx__rec_hit_init(&c->rec, rho, u_min, rx__run_hit_stop(cfg));
+        c->box = rx__run_box(cfg);
     }
     if (st == RX_OK && c->xc.paired)
         st = rx__rec_xbatch_init(&c->rec);

@@ -335,8 +335,22 @@ void rx__zhelp_free(rx_ctx *c)
     c->zh = NULL;
 }
 
-/* The generic chain-step: the update rule, then the (noisy) energy and
- * gradient at the new point; *t_en: the evaluation's seconds. */
+/* target.box: a proposal with a coordinate out of [lo, hi] is rejected
+ * whole, the particle back at the point it stepped from (a NaN proposal
+ * passes, to fail in the evaluation as without the box). */
+static void box_reject(double *theta, const double *keep, size_t dim,
+                       double lo, double hi)
+{
+    for (size_t j = 0; j < dim; ++j)
+        if (theta[j] < lo || theta[j] > hi) {
+            memcpy(theta, keep, sizeof(double) * dim);
+            return;
+        }
+}
+
+/* The generic chain-step: the update rule (a step out of target.box
+ * undone), then the (noisy) energy and gradient at the new point; *t_en:
+ * the evaluation's seconds. */
 rx_status rx__step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
                         int q, int64_t k, double cyc, int timing,
                         double *t_en)
@@ -395,10 +409,15 @@ rx_status rx__step_eval(rx_ctx *c, rx__tstate *ts, rx__particle *p, int i,
             ts->gpath[j] += b * (p->grad[j] - ts->gpath[j]);
         g = ts->gpath;
     }
+    if (c->box)
+        memcpy(ts->box_keep, p->theta, sizeof(double) * c->dim);
     rx__step_apply_g(kind, &c->sc, p->theta, p->state, g, gm,
                      c->dim,
                      ts->x.eta[q] * cyc * p->step_scale,
                      ts->x.tau[q], &s, zpre, nz);
+    if (c->box)
+        box_reject(p->theta, ts->box_keep, c->dim, c->cfg.init.low,
+                   c->cfg.init.high);
     double tg = vr || timing ? rx__now() : 0.0;
     rx_status st = rx__target_eval_pe(
         c->target, ts->tws, p->theta, &p->energy, p->grad, seed,

@@ -129,6 +129,8 @@ typedef struct rx__tstate {
     rx__tws *tws;        /* target scratch (network targets) */
     double *gpath;       /* ladder.path reference: the step's gradient
                           * at its beta (dim), or NULL */
+    double *box_keep;    /* target.box: the point before the step (dim),
+                          * or NULL */
     rx__vrws *vrw;       /* control-variate scratch, or NULL */
     rx__pdws *pdw;       /* xc.paired: the exchange batch's scratch */
     int *xlist;          /* xc.paired: P - 1 ints, the pairs attempted */
@@ -216,6 +218,8 @@ struct rx_ctx {
     int fused;                  /* step_one: rx__m25_step applies */
     int fused_noise[2];         /* its rule at position 1 / the others
                                  * injects the Langevin noise */
+    int box;                    /* target.box: a step out of
+                                 * [init.low, init.high]^d is rejected */
     int no_defer;               /* testing: the partner design decides its
                                  * boundary pairs in their own iteration */
     size_t part_hdr, part_vec;  /* rx__particle_alloc: header and vector

@@ -363,6 +363,11 @@ static inline int64_t next_end(int64_t from, int64_t every)
  * (with every > 0; every = 0 reports at these full barriers). */
 static int64_t next_global(const rx_ctx *c, int64_t from)
 {
+    /* hit.stop: a full barrier every iteration, where every thread
+     * reads whether a chain hit (the run ends there, as in the barrier
+     * design) */
+    if (c->rec.hit_stop)
+        return from;
     int64_t g = c->cfg.iterations - 1, e = next_end(from, c->partner_gevery);
     if (e < g)
         g = e;
@@ -739,6 +744,10 @@ int rx__partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
             }
             if (c->partner_stop) {
                 failed = 1;
+                break;
+            }
+            if (c->rec.hit_stop && rx__rec_hit_by(r, k)) {
+                ++k; /* a completed run of k + 1 iterations */
                 break;
             }
         }

@@ -65,7 +65,8 @@ static rx_status run_prepare(rx_ctx *c, rx__run *R)
                (rx__step_row(k0)->row.props & RX__STEP_PLAIN) &&
                (rx__step_row(k1)->row.props & RX__STEP_PLAIN) &&
                c->cfg.faults.policy != 1 && !c->vc.on && !timing &&
-               !c->bias.type; /* it has no gradient multiplier */
+               !c->bias.type && /* it has no gradient multiplier */
+               !c->box;         /* nor the box */
     c->fused_noise[0] = (rx__step_row(k0)->row.props & RX__STEP_SAMPLES) != 0;
     c->fused_noise[1] = (rx__step_row(k1)->row.props & RX__STEP_SAMPLES) != 0;
     /* the partner design's waits draw the fused step's normals ahead */
@@ -191,6 +192,12 @@ static double *thread_setup(rx_ctx *c, rx__tstate *ts, int t, int lo,
         ts->gpath = rx__calloc_aligned(sizeof(double) * (c->dim ? c->dim : 1),
                                        RX_CACHELINE);
         if (!ts->gpath)
+            rx__chain_fail(c, ts, 2, RX_ENOMEM, RX_FAIL_ALLOC, -1, 0.0);
+    }
+    if (ts->st == RX_OK && c->box) {
+        ts->box_keep = rx__calloc_aligned(
+            sizeof(double) * (c->dim ? c->dim : 1), RX_CACHELINE);
+        if (!ts->box_keep)
             rx__chain_fail(c, ts, 2, RX_ENOMEM, RX_FAIL_ALLOC, -1, 0.0);
     }
     if (ts->tws && rx__target_is_network(c->target)) {
@@ -499,6 +506,12 @@ static int barrier_loop(rx_ctx *c, rx__run *R, rx__tstate *ts, int t,
             if (timing)
                 ts->tph[RX_PHASE_RECORD] += rx__now() - td;
         }
+        /* hit.stop: every thread (and rank) reads the same slots here, so
+         * all leave after iteration k, a completed run of k + 1 */
+        if (c->rec.hit_stop && rx__rec_hit_by(&c->rec, k)) {
+            ++k;
+            break;
+        }
     }
     *kout = k;
     return failed;
@@ -521,12 +534,20 @@ static void thread_finish(rx_ctx *c, rx__run *R, rx__tstate *ts, int t,
         qlo = R->cuts[t];
         qhi = R->cuts[t + 1];
     }
-    if (!failed && K > 0 && c->samples && c->partner) {
-        int64_t row = sample_row(&c->cfg, K - 1);
+    if (t == 0 && !failed && k < K) { /* hit.stop: the rows kept so far */
+        const int64_t b = c->cfg.record.burn_in;
+        const int64_t per = c->cfg.record.all_positions ? P : 1;
+        c->rec.hit_stopped = 1;
+        c->n_samples = c->samples && k - 1 >= b
+                           ? ((k - 1 - b) / c->cfg.record.thin + 1) * per
+                           : 0;
+    }
+    if (!failed && k > 0 && c->samples && c->partner) {
+        int64_t row = sample_row(&c->cfg, k - 1);
         for (int q = qlo; q < qhi && row >= 0; ++q)
             store_row(c, ts, c->parts[ts->x.at[q]], q, row);
-    } else if (!failed && K > 0 && c->samples) {
-        int64_t row = sample_row(&c->cfg, K - 1);
+    } else if (!failed && k > 0 && c->samples) {
+        int64_t row = sample_row(&c->cfg, k - 1);
         for (int i = lo_e; i < hi_e && row >= 0; ++i)
             store_row(c, ts, c->parts[i], ts->x.pos[i], row);
     }
@@ -625,6 +646,8 @@ static void run_thread(rx_ctx *c, rx__run *R)
     rx__xbatch_thread_free(ts);
     rx__free_aligned(ts->gpath);
     ts->gpath = NULL;
+    rx__free_aligned(ts->box_keep);
+    ts->box_keep = NULL;
     rx__unpin_thread(&pin);
 }
 

@@ -75,6 +75,11 @@ int rx__rundiag_unconverged(const rx__rundiag *d, char *msg, size_t cap);
 void rx__rundiag_report(FILE *f, rx_ctx *c, const rx__rundiag *d,
                         const rx__paramtab *t);
 
+/* hit.rho >= 0: one line, the first hitting iteration and chain, how
+ * many chains hit, and whether the run stopped there (hit.stop); nothing
+ * otherwise (src/io/rundir.c). */
+void rx__hit_print(FILE *f, const rx_ctx *c);
+
 /* rx_write_rundir that hands back the diagnostics and the parameter
  * table it wrote into summary.json (d, t not NULL; t to be freed with
  * rx__paramtab_free, empty on failure), so that what is printed after

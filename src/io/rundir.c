@@ -487,6 +487,9 @@ static void sum_hit(FILE *f, const rx__runview *v)
     rx__json_kv(f, "rho", rho);
     fputs(", ", f);
     rx__json_kv(f, "threshold", r->hit_thr);
+    fprintf(f, ", \"stop\": %s, \"stopped\": %s",
+            r->hit_stop ? "true" : "false",
+            r->hit_stopped ? "true" : "false");
     fprintf(f, ", \"chains\": %d, \"chains_hit\": %d, ", P, n);
     if (first >= 0)
         fprintf(f, "\"first_iteration\": %lld, \"first_chain\": %d, ",
@@ -512,6 +515,36 @@ static void sum_hit(FILE *f, const rx__runview *v)
         rx__json_num(f, NULL, r->hit[i].emin);
     }
     fputs("]},\n", f);
+}
+
+void rx__hit_print(FILE *f, const rx_ctx *c)
+{
+    rx__runview v;
+    rx__run_view(c, &v);
+    const rx__recorder *r = v.rec;
+    if (!r->hit)
+        return;
+    int n = 0, first = -1;
+    int64_t kf = -1;
+    for (int i = 0; i < r->P; ++i) {
+        const int64_t h = atomic_load(&r->hit[i].k);
+        if (h < 0)
+            continue;
+        n++;
+        if (first < 0 || h < kf) {
+            first = i;
+            kf = h;
+        }
+    }
+    if (n == 0) {
+        fprintf(f, "hit (U <= %.6g): no chain in %lld iterations\n",
+                r->hit_thr, (long long)v.res.iterations);
+        return;
+    }
+    fprintf(f, "hit (U <= %.6g): first at iteration %lld (chain %d); "
+            "%d of %d chains hit%s\n",
+            r->hit_thr, (long long)kf + 1, first, n, r->P,
+            r->hit_stopped ? "; the run stopped there (hit.stop)" : "");
 }
 
 static void sum_faults(FILE *f, rx_ctx *c, const rx__runview *v)

@@ -72,7 +72,8 @@ rx_status rx__rec_trace_sigma2(rx__recorder *r)
     return RX_OK;
 }
 
-rx_status rx__rec_hit_init(rx__recorder *r, double rho, double u_min)
+rx_status rx__rec_hit_init(rx__recorder *r, double rho, double u_min,
+                           int stop)
 {
     if (!(rho >= 0.0) || r->hit)
         return RX_OK;
@@ -94,6 +95,7 @@ rx_status rx__rec_hit_init(rx__recorder *r, double rho, double u_min)
         r->hit[i].emin = INFINITY;
     }
     r->hit_thr = u_min + rho;
+    r->hit_stop = stop != 0;
     return RX_OK;
 }
 

@@ -55,6 +55,8 @@ typedef struct rx__recorder {
     /* P-1 counts of the paired exchange estimates (rx__rec_xbatch_init),
      * written by the thread that estimates the pair, or NULL */
     rx__xbatch *xb;
+    int hit_stop;    /* hit.stop: the run ends after the first hit */
+    int hit_stopped; /* it did (set after the run) */
 } rx__recorder;
 
 rx_status rx__rec_init(rx__recorder *r, int P, int64_t K,
@@ -73,7 +75,8 @@ rx_status rx__rec_trace_sigma2(rx__recorder *r);
  * (the chains whose first hit is at or before the row's iteration), after
  * rx__rec_trace_sigma2; nothing otherwise. RX_ENOMEM.
  */
-rx_status rx__rec_hit_init(rx__recorder *r, double rho, double u_min);
+rx_status rx__rec_hit_init(rx__recorder *r, double rho, double u_min,
+                           int stop);
 /* Particle i's energy u after its step of iteration k (any thread: the
  * one that steps i); nothing without hit slots. */
 static inline void rx__rec_hit(rx__recorder *r, int i, int64_t k, double u)
@@ -87,6 +90,22 @@ static inline void rx__rec_hit(rx__recorder *r, int i, int64_t k, double u)
     if (u <= r->hit_thr &&
         atomic_load_explicit(&h->k, memory_order_relaxed) < 0)
         atomic_store_explicit(&h->k, k, memory_order_relaxed);
+}
+/* hit.stop: whether some particle's first hit is at or before iteration
+ * k. Every thread gets the same answer anywhere after the barrier that
+ * ends the step phase of k (a slot never changes once set, and one set
+ * meanwhile in the step phase of k + 1 holds k + 1), and so does every
+ * MPI rank (each updates every particle's slot from the gathered
+ * energies): the run loops leave at the same iteration everywhere. */
+static inline int rx__rec_hit_by(const rx__recorder *r, int64_t k)
+{
+    for (int i = 0; i < r->P; ++i) {
+        const int64_t h =
+            atomic_load_explicit(&r->hit[i].k, memory_order_relaxed);
+        if (h >= 0 && h <= k)
+            return 1;
+    }
+    return 0;
 }
 /* A resumed run's slots at iteration k: NULL, or what is invalid (a first
  * hit after k or below -1, a NaN lowest energy). */
