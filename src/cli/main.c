@@ -762,16 +762,17 @@ static int cmd_run_validate_in(int argc, char **argv, const rx_cli_cmd_help *h,
     }
     if (cfg.replicates > 1) { /* DIR/rep-00 ... and the R-hat summary */
         rx_cli_progress pr;
-        rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0,
+        rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0 ||
+                                      rx_cli_ranks_worker(o.ranks),
                              o.progress_every, o.progress_interval);
         int sig_ok = rx_cli_signals_install() == 0;
-        /* under a launcher each replicate's chains spread over the
-         * ranks, one replicate after the other */
+        /* under a launcher copy r runs on rank r mod R alone; a worker's
+         * progress is quiet (its interrupt check) */
         o.ranks->agreed = 1; /* it takes part in the go / no-go */
-        rc = rx_cli_replicates(o.file, &cfg, o.out, o.force, o.quiet,
-                               !o.no_plots,
-                               rx_cli_ranks_worker(o.ranks) ? NULL : &pr,
-                               o.ranks->rank, o.ranks->nranks);
+        const rx_cli_reps ro = {o.file, o.out, o.force, o.quiet,
+                                !o.no_plots, &pr, o.ranks->rank,
+                                o.ranks->nranks, o.ranks->errfd};
+        rc = rx_cli_replicates(&cfg, &ro);
         if (sig_ok)
             rx_cli_signals_restore();
         rx_config_free(&cfg);
