@@ -12,8 +12,10 @@
 #     Barker's test, the noise-aware test, SGNHT, RENHD's rounds and the
 #     well-tempered ensemble with swaps, and a run that stops at its first
 #     hit (hit.stop: every rank leaves after the same iteration);
-#     a sweep's runs spread over 3 ranks and replicates over 2 give the
-#     one-process directories and tables;
+#     a sweep's runs spread over 3 ranks and replicates over 1, 2, 3 and
+#     5 (each copy alone on one rank) give the one-process directories and
+#     tables, each copy on the rank its line names; a copy that fails on
+#     a worker gives the one-process message and exit status;
 #  2. a checkpointing run on 2 ranks stopped by SIGTERM (mpirun passes it
 #     on: a non-zero exit, a checkpoint) resumes on 3 ranks x 1 thread, and one
 #     whose rank 1 is killed (SIGKILL) ends with the launcher's message and
@@ -123,21 +125,59 @@ else
   bad "sweep on 3 ranks failed: $(head -n 3 "$tmp/sw.log")"
 fi
 
-# replicates on 2 ranks (each replicate's chains over both): the same
-# rep-NN directories and R-hat summary
-printf 'iterations: 1000\nreplicates: 3\ntempering:\n  n_chains: 4\n' \
+# replicates spread over the ranks (copy r alone on rank r mod R, with
+# its threads; rank 0 finishes the workers' copies from their last state
+# for the summary): on 1 x 1, 2 x 2, 3 x 1 and 5 x 1 (rank 4 has no
+# copy and waits; 4 chains do not limit the ranks) the one-process rep-NN
+# directories and R-hat summary; each copy's line names the rank that
+# ran it; no state file is left
+printf 'iterations: 1000\nreplicates: 4\ntempering:\n  n_chains: 4\n' \
   > "$tmp/rep.yaml"
 "$RX_REPLEX" run "$tmp/rep.yaml" -o "$tmp/rep.ref" -q --no-plots \
   --threads 1 || bad "replicates: one-process run failed"
-if mpi 2 run "$tmp/rep.yaml" -o "$tmp/rep.2" -q --no-plots --threads 1 \
-     >"$tmp/rep.log" 2>&1; then
-  for r in rep-00 rep-01 rep-02; do
-    same_run "$tmp/rep.ref/$r" "$tmp/rep.2/$r" "replicates on 2 ranks, $r"
-  done
-  same_run "$tmp/rep.ref" "$tmp/rep.2" "replicates on 2 ranks, the summary"
-else
-  bad "replicates on 2 ranks failed: $(head -n 3 "$tmp/rep.log")"
-fi
+for s in 1x1 2x2 3x1 5x1; do
+  n=${s%x*}
+  if mpi "$n" run "$tmp/rep.yaml" -o "$tmp/rep.$s" --no-plots \
+       --threads "${s#*x}" >"$tmp/rep.$s.log" 2>&1; then
+    for r in 0 1 2 3; do
+      same_run "$tmp/rep.ref/rep-0$r" "$tmp/rep.$s/rep-0$r" \
+        "replicates on $s, rep-0$r"
+      [ "$n" -eq 1 ] && continue
+      grep -q "/rep-0$r: seed .* on rank $((r % n))\$" "$tmp/rep.$s.log" &&
+        ok || bad "replicates on $s: rep-0$r not run by rank $((r % n))"
+    done
+    same_run "$tmp/rep.ref" "$tmp/rep.$s" "replicates on $s, the summary"
+    cmp -s "$tmp/rep.ref/summary.csv" "$tmp/rep.$s/summary.csv" && ok ||
+      bad "replicates on $s: summary.csv differs"
+    [ -z "$(ls -A "$tmp/rep.$s" | grep state)" ] && ok ||
+      bad "replicates on $s: a state file is left"
+  else
+    bad "replicates on $s failed: $(head -n 3 "$tmp/rep.$s.log")"
+  fi
+done
+# a copy that fails at run time on a worker (copy 2 of seed 6: a
+# particle's initial point overflows): the one-process message, once,
+# and its exit status
+fx=(--set seed=6 --set init.low=-1.2e154 --set init.high=1.2e154
+    --set iterations=100)
+"$RX_REPLEX" run "$tmp/rep.yaml" -o "$tmp/repf.ref" -q --no-plots \
+  --threads 1 "${fx[@]}" 2>"$tmp/repf.ref.log"
+rc1=$?
+[ "$rc1" -eq 1 ] && grep -q "replicate 2 failed" "$tmp/repf.ref.log" && ok ||
+  bad "failing copy: one process gave exit $rc1: $(cat "$tmp/repf.ref.log")"
+for n in 2 3; do
+  timeout 120 "$MPIRUN" --allow-run-as-root --oversubscribe -np "$n" \
+    "$RX_REPLEX" run "$tmp/rep.yaml" -o "$tmp/repf.$n" -q --no-plots \
+    --threads 1 "${fx[@]}" >"$tmp/repf.$n.log" 2>&1
+  rc=$?
+  [ "$rc" -eq "$rc1" ] && ok ||
+    bad "failing copy on $n ranks: exit $rc, one process $rc1 (124: a hang)"
+  [ "$(grep -cxF -- "$(cat "$tmp/repf.ref.log")" "$tmp/repf.$n.log")" -eq 1 ] &&
+    ok || bad "failing copy on $n ranks: not the one message: $(head -n 3 "$tmp/repf.$n.log")"
+  [ ! -e "$tmp/repf.$n/summary.json" ] &&
+    [ -z "$(ls -A "$tmp/repf.$n" | grep state)" ] && ok ||
+    bad "failing copy on $n ranks: a summary or a state file was written"
+done
 
 # --- 2. stop and kill, resume on another split -----------------------
 ck=(--set iterations=100000 --set checkpoint.every=500 --set record.burn_in=0)

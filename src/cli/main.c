@@ -17,199 +17,19 @@
 #include "../io/rundiag.h"
 #include "../io/rundir_bias.h"
 #include "bench.h"
+#include "help.h"
 #include "opts.h"
 #include "outdir.h"
 #include "../engine/ranks.h"
 #include "plots.h"
 #include "progress.h"
+#include "ranks_cli.h"
 #include "replicates.h"
 #include "summary.h"
 #include "sweep.h"
 #include "replex/replex.h"
 
 enum { EXIT_OK = 0, EXIT_RUNFAIL = 1, EXIT_BADINPUT = 2 };
-
-/* ------------------------------------------------------------------------ */
-/* Help.                                                                     */
-/* ------------------------------------------------------------------------ */
-
-typedef struct {
-    const char *name;
-    const char *synopsis; /* after "replex NAME" */
-    const char *summary;  /* one line, for `replex --help` */
-    const char *details;  /* options and notes, for `replex help NAME` */
-} cmd_help;
-
-static const cmd_help CMDS[] = {
-    {"run", "FILE.yaml [options]",
-     "run an experiment (or every run of its sweep:) into a directory",
-     "options:\n"
-     "  -o, --out DIR          the run directory (default runs/<FILE without\n"
-     "                         .yaml>); it must not exist unless --force\n"
-     "  --threads N            OpenMP threads, 0 = all CPUs (default: the\n"
-     "                         file's `threads`, itself 0); results do not\n"
-     "                         depend on it\n"
-     "  --set key.path=value   override one key, repeatable (default none);\n"
-     "                         `replex keys` lists the keys\n"
-     "  --force                replace an existing DIR that replex wrote\n"
-     "                         (it holds a .replex file; default off)\n"
-     "  --resume DIR           continue the interrupted run of DIR from\n"
-     "                         DIR.partial/checkpoint.bin (no FILE.yaml)\n"
-     "  -q, --quiet            print nothing but errors: no progress, no\n"
-     "                         log, no summary (default off)\n"
-     "  -v, --verbose          also print the run's notes (thread\n"
-     "                         efficiency, BLAS kernels, the DEO* window;\n"
-     "                         default: only when the run is estimated to\n"
-     "                         take 10 s or more)\n"
-     "  --no-plots             do not draw DIR/plots with gnuplot (default:\n"
-     "                         drawn when gnuplot is on PATH)\n"
-     "  --progress-every N     check progress and interrupts every N\n"
-     "                         iterations (default: about every 5 ms of\n"
-     "                         iterations); 0 = no progress display\n"
-     "                         (interrupts are still seen)\n"
-     "  --progress-interval S  when stderr is not a terminal, progress lines\n"
-     "                         come every tenth of the run but at least S\n"
-     "                         seconds apart (default 10)\n"
-     "  -h, --help             this help\n"
-     "\n"
-     "Progress goes to stderr: one self-updating line on a terminal\n"
-     "(iteration, percent, it/s, chain-steps/s, ETA, round trips, mean swap\n"
-     "acceptance), plain lines otherwise. The run directory is written under\n"
-     "a temporary name and renamed when complete. Ctrl-C (SIGINT) or SIGTERM\n"
-     "stops the run after the current iteration and exits 1; with\n"
-     "checkpoint.every > 0 the state is first written to DIR.partial/\n"
-     "(also every checkpoint.every iterations), and\n"
-     "  replex run --resume DIR [--threads N]\n"
-     "continues to the same results as an uninterrupted run.\n"},
-    {"validate", "FILE.yaml [options]",
-     "check an experiment file and print the resolved configuration",
-     "options:\n"
-     "  --set key.path=value   override one key, repeatable (default none)\n"
-     "  --all                  print every key, also those that do not\n"
-     "                         apply to this target and sampler (default:\n"
-     "                         only the keys that apply)\n"
-     "  -q, --quiet            do not print \"FILE: valid\" (default off)\n"
-     "  -h, --help             this help\n"
-     "\n"
-     "Prints the keys that apply to the file's target, schedule, swap rule,\n"
-     "step rule and bias with their values (defaults spelled out) on\n"
-     "stdout and \"FILE: valid\" on stderr, or the first error as\n"
-     "file:line:col: key.path: problem, exit 2. With --all the output is\n"
-     "the run directory's config.yaml.\n"},
-    {"summary", "[--json | --csv] DIR",
-     "print the per-parameter table of a finished run directory",
-     "options:\n"
-     "  --json                 the table as one JSON document (the\n"
-     "                         summary's \"parameters\" block and the test\n"
-     "                         metrics; a sweep's runs with their values)\n"
-     "  --csv                  the table as CSV (summary.csv's columns; a\n"
-     "                         sweep's rows led by run and its sweep keys)\n"
-     "  -h, --help             this help\n"
-     "\n"
-     "Prints the table `replex run` printed at the end of the run (mean,\n"
-     "sd, 5/50/95 % quantiles, MCSE, ESS for the mean, bulk and tail ESS,\n"
-     "R-hat, a network's test metrics, the warnings) from DIR/summary.json;\n"
-     "nothing is run. DIR is a run directory, a replicates directory (the\n"
-     "table over the copies) or a sweep directory (each run's table, headed\n"
-     "by its sweep values). Anything else, or a run that did not finish,\n"
-     "is refused with exit 2. --json and --csv write all of it or, when a\n"
-     "table cannot be read, nothing on stdout.\n"},
-    {"keys", "[SECTION...]",
-     "list the configuration keys with their type, default and meaning",
-     "options:\n"
-     "  -h, --help             this help\n"
-     "\n"
-     "Without SECTION every key; `replex keys ladder step` only the keys\n"
-     "of those sections (a section is the part of a key before its first\n"
-     "dot; a top-level key such as seed is its own section).\n"},
-    {"info", "",
-     "print the version, OpenMP threads, BLAS and CPU",
-     "options:\n"
-     "  -h, --help             this help\n"},
-    {"bench", "GRID.yaml [options]",
-     "benchmark the engine over a grid of schedules, P, threads, targets",
-     "options:\n"
-     "  -o, --out DIR          the output directory (default runs/<GRID\n"
-     "                         without .yaml>); it must not exist unless\n"
-     "                         --force\n"
-     "  --reps N               repetitions of every cell (default: the\n"
-     "                         grid's `reps`, itself 3)\n"
-     "  --iterations N         iterations of every run (default: the grid's\n"
-     "                         `iterations`, itself 20000)\n"
-     "  --threads LIST         thread counts, e.g. 1,2 or all (default: the\n"
-     "                         grid's `threads`, itself 1)\n"
-     "  --chains LIST          chain counts P, e.g. 4,16 (default: the\n"
-     "                         grid's `chains`, itself 16)\n"
-     "  --force                replace an existing DIR that a bench wrote\n"
-     "                         (default off)\n"
-     "  -q, --quiet            print nothing but errors: no progress lines,\n"
-     "                         no table (default off)\n"
-     "  --no-plots             do not draw DIR/plots with gnuplot (default:\n"
-     "                         drawn when gnuplot is on PATH)\n"
-     "  -h, --help             this help\n"
-     "\n"
-     "Every cell (target x noise x rule x normal x scheme x W x P x\n"
-     "threads) runs `reps` times through rx_create / rx_run, each run in its\n"
-     "own child process (peak RSS from wait4), in rounds over all cells;\n"
-     "then one separate run with record.phase_timing for the phase split.\n"
-     "The CPU share other processes (or the host) took during a cell's runs\n"
-     "(/proc/stat) is its column foreign_load; above 5 % a warning says its\n"
-     "times are suspect.\n"
-     "Writes DIR/bench.csv (one row per cell), DIR/bench.md (the table, also\n"
-     "printed on stdout) and DIR/plots/ (speed-up against threads, round\n"
-     "trips per second against W). The grid keys and the columns:\n"
-     "docs/cli.md.\n"},
-    {"help", "[COMMAND]", "general help, or the help of one command",
-     "`replex help run` is the same as `replex run --help`.\n"},
-};
-#define NCMDS ((int)(sizeof CMDS / sizeof CMDS[0]))
-
-/* After every command's options (replex CMD --help). */
-static const char OPTS_TEXT[] =
-    "Options and operands go in any order; --name=value or --name value,\n"
-    "-oDIR or -o DIR, short flags bundle (-qv), a long name may be\n"
-    "abbreviated while unambiguous; -- ends the options.\n";
-
-static const char EXIT_TEXT[] =
-    "exit status: 0 ok; 1 the run failed (error during the run, interrupted,\n"
-    "cannot write the outputs, out of memory); 2 bad input (usage, unreadable\n"
-    "file, YAML, unknown key, bad value, missing or malformed data file,\n"
-    "output directory exists or cannot be created).\n";
-
-static const cmd_help *find_cmd(const char *name)
-{
-    for (int i = 0; i < NCMDS; ++i)
-        if (!strcmp(CMDS[i].name, name))
-            return &CMDS[i];
-    return NULL;
-}
-
-static void usage(FILE *f)
-{
-    fputs("usage: replex <command> [options]\n"
-          "       replex <command> --help | replex help <command>\n"
-          "       replex --version\n"
-          "\n"
-          "commands:\n",
-          f);
-    for (int i = 0; i < NCMDS; ++i)
-        fprintf(f, "  %-9s %s\n", CMDS[i].name, CMDS[i].summary);
-    fputs("\n"
-          "examples:\n"
-          "  replex run yaml/default.yaml -o runs/default --threads 2\n"
-          "  replex run yaml/gmm_1d_two_modes.yaml --set tempering.n_chains=12\n"
-          "  replex validate yaml/default.yaml\n"
-          "\n",
-          f);
-    fputs(EXIT_TEXT, f);
-}
-
-static void cmd_usage(FILE *f, const cmd_help *h)
-{
-    fprintf(f, "usage: replex %s%s%s\n\n%s.\n\n%s\n%s\n%s", h->name,
-            h->synopsis[0] ? " " : "", h->synopsis, h->summary, h->details,
-            OPTS_TEXT, EXIT_TEXT);
-}
 
 static int is_help(const char *a)
 {
@@ -218,7 +38,7 @@ static int is_help(const char *a)
 
 static void bench_usage(FILE *f)
 {
-    cmd_usage(f, find_cmd("bench"));
+    rx_cli_cmd_usage(f, rx_cli_find_cmd("bench"));
 }
 
 /* The options of a command that takes none but --help. */
@@ -240,7 +60,7 @@ static void on_operand(rx_cli_args *a, void *user, int id, const char *arg)
 
 /* Parses a command that takes operands and --help only; at most `most`
  * operands (-1: any). Returns -1 to go on, else the exit status. */
-static int parse_operands(int argc, char **argv, const cmd_help *h,
+static int parse_operands(int argc, char **argv, const rx_cli_cmd_help *h,
                           int most, operands *o)
 {
     rx_cli_args a = {h->name, 0, ""};
@@ -252,7 +72,7 @@ static int parse_operands(int argc, char **argv, const cmd_help *h,
     }
     int rc = rx_cli_parse(&a, argc, argv, NO_OPTS, on_operand, o);
     if (rc == 0)
-        cmd_usage(stdout, h);
+        rx_cli_cmd_usage(stdout, h);
     else if (rc < 0 && most >= 0 && o->n > most)
         rc = rx_cli_usage_error(h->name, "unexpected argument '%s'",
                                 o->v[most]);
@@ -362,15 +182,15 @@ static int cmd_keys(int nsec, char **secs)
 static int cmd_help_cmd(int argc, char **argv)
 {
     operands o;
-    int rc = parse_operands(argc, argv, find_cmd("help"), 1, &o);
+    int rc = parse_operands(argc, argv, rx_cli_find_cmd("help"), 1, &o);
     if (rc >= 0)
         return rc;
     if (o.n == 0) {
-        usage(stdout);
-    } else if (!find_cmd(o.v[0])) {
+        rx_cli_usage(stdout);
+    } else if (!rx_cli_find_cmd(o.v[0])) {
         rc = rx_cli_usage_error("help", "unknown command '%s'", o.v[0]);
     } else {
-        cmd_usage(stdout, find_cmd(o.v[0]));
+        rx_cli_cmd_usage(stdout, rx_cli_find_cmd(o.v[0]));
     }
     free(o.v);
     return rc >= 0 ? rc : EXIT_OK;
@@ -388,27 +208,6 @@ static void log_plain(void *user, int level, const char *msg)
     fprintf(stderr, "replex: %s: %s\n", lv[level & 3], msg);
 }
 
-
-/* Before a long run, make sure its directory can be written: create the
- * parents and a probe directory beside `out` (removed at once). Prints the
- * reason and returns -1 when it cannot. */
-static int check_writable(const char *out)
-{
-    if (rx_cli_mkdir_parents(out) != 0) {
-        fprintf(stderr, "replex: %s: cannot create the parent directories: "
-                "%s\n", out, strerror(errno));
-        return -1;
-    }
-    char probe[4200];
-    snprintf(probe, sizeof probe, "%s.probe-%ld", out, (long)getpid());
-    if (mkdir(probe, 0777) != 0) {
-        fprintf(stderr, "replex: %s: cannot create the run directory: %s\n",
-                out, strerror(errno));
-        return -1;
-    }
-    rmdir(probe);
-    return 0;
-}
 
 static const char *signame(int sig)
 {
@@ -431,24 +230,8 @@ typedef struct {
     int all;                /* validate --all */
     int64_t progress_every; /* -1 auto, 0 off */
     double progress_interval;
-    int mpi;                /* started under an MPI launcher (ranks.h) */
-    int rank, nranks;       /* this process's world rank, the world size */
-    int errfd;              /* ranks > 0: their stderr (stdio is muted) */
-    int *agreed;            /* set once this rank has taken part in the
-                             * ranks' go / no-go (rx__mpi_all_ok) */
+    rx_cli_ranks *ranks;    /* this process among the launch's ranks */
 } run_opts;
-
-/* Under a launcher, rank 0 leaves a run before it starts: the other
- * ranks, waiting to start it, learn that it does not (rx__mpi_all_ok).
- * Returns rc. */
-static int no_go(const run_opts *o, int rc)
-{
-    if (o->mpi) {
-        rx__mpi_all_ok(0, NULL);
-        *o->agreed = 1;
-    }
-    return rc;
-}
 
 /* The ids of the long-only options (>= 256; short ones are their letter). */
 enum {
@@ -568,7 +351,7 @@ static void on_summary_opt(rx_cli_args *a, void *user, int id,
 
 /* Parses the options of run / validate. Returns -1 to go on, else the
  * exit status (help printed, or a usage error). */
-static int parse_opts(int argc, char **argv, const cmd_help *h, int is_run,
+static int parse_opts(int argc, char **argv, const rx_cli_cmd_help *h, int is_run,
                       run_opts *o)
 {
     const char *cmd = h->name;
@@ -576,7 +359,7 @@ static int parse_opts(int argc, char **argv, const cmd_help *h, int is_run,
     int rc = rx_cli_parse(&a, argc, argv, is_run ? RUN_OPTS : VALIDATE_OPTS,
                           on_run_opt, o);
     if (rc == 0)
-        cmd_usage(stdout, h);
+        rx_cli_cmd_usage(stdout, h);
     if (rc >= 0)
         return rc;
     if ((o->out && !o->out[0]) || (o->resume && !o->resume[0]))
@@ -595,90 +378,6 @@ static int parse_opts(int argc, char **argv, const cmd_help *h, int is_run,
     return -1;
 }
 
-/* One run (no sweep) into o->out. cfg is consumed. */
-/* DIR.partial: the checkpoint, the resolved config and the source name
- * of a run with checkpoint.every > 0 (removed when the run completes). */
-static void partial_paths(const char *out, char *dir, char *ck, char *cf,
-                          char *src, size_t cap)
-{
-    snprintf(dir, cap, "%s.partial", out);
-    snprintf(ck, cap, "%s.partial/checkpoint.bin", out);
-    snprintf(cf, cap, "%s.partial/config.yaml", out);
-    snprintf(src, cap, "%s.partial/source", out);
-}
-
-/* Removes DIR.partial's files (not its lock, which the caller holds;
- * with dir, the lock file and the directory too). */
-static void partial_remove(const char *out, int dir)
-{
-    char d[4200], ck[4200], cf[4200], sr[4200];
-    partial_paths(out, d, ck, cf, sr, sizeof d);
-    remove(ck);
-    remove(cf);
-    remove(sr);
-    char tmp[4300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", ck);
-    remove(tmp);
-    if (dir) {
-        snprintf(tmp, sizeof tmp, "%s/lock", d);
-        remove(tmp);
-        rmdir(d);
-    }
-}
-
-/* Starts DIR.partial for a checkpointing run and takes its lock (*lock);
- * 0 or an exit status. A live owner is named and refused, --force or
- * not. */
-static int partial_start(const run_opts *o, const rx_config *cfg,
-                         const char *source, int *lock)
-{
-    char d[4200], ck[4200], cf[4200], sr[4200];
-    partial_paths(o->out, d, ck, cf, sr, sizeof d);
-    int existed = 0;
-    if (mkdir(d, 0777) != 0) {
-        if (errno != EEXIST) {
-            fprintf(stderr, "replex: %s: cannot create: %s\n", d,
-                    strerror(errno));
-            return EXIT_BADINPUT;
-        }
-        existed = access(ck, F_OK) == 0; /* else a plain run's lock */
-    }
-    if ((*lock = rx_cli_lock_partial(d)) < 0)
-        return EXIT_BADINPUT;
-    if (existed && !o->force) {
-        fprintf(stderr, "replex: %s exists (an interrupted run): "
-                "continue it with `replex run --resume %s`, or pass "
-                "--force to start over\n", d, o->out);
-        rx_cli_unlock_partial(*lock, d, 0);
-        *lock = -1;
-        return EXIT_BADINPUT;
-    }
-    if (existed)
-        partial_remove(o->out, 0);
-    rx_err err = {""};
-    FILE *f = NULL;
-    if (rx_config_write(cfg, cf, &err) != RX_OK ||
-        !(f = fopen(sr, "w")) || fputs(source, f) < 0 || fclose(f) != 0) {
-        fprintf(stderr, "replex: %s: cannot write the run's configuration: "
-                "%s\n", d, err.msg[0] ? err.msg : strerror(errno));
-        rx_cli_unlock_partial(*lock, d, 1);
-        *lock = -1;
-        partial_remove(o->out, 1);
-        return EXIT_RUNFAIL;
-    }
-    return 0;
-}
-
-/* The exit status of a failed rx_create: configuration, data file and
- * shape errors are bad input. */
-static int create_exit(rx_status st)
-{
-    return st == RX_ECONFIG || st == RX_EINVAL || st == RX_EDATA ||
-                   st == RX_EIO
-               ? EXIT_BADINPUT
-               : EXIT_RUNFAIL;
-}
-
 /* validate: everything run checks before its first iteration, the data
  * files and the network's shapes included (rx_create, then destroyed),
  * with run's message and exit status. */
@@ -691,7 +390,7 @@ static int validate_setup(const char *file, const rx_config *cfg)
     if (st == RX_OK)
         return EXIT_OK;
     fprintf(stderr, "replex: %s: %s\n", file, err.msg);
-    return create_exit(st);
+    return rx_cli_create_exit(st);
 }
 
 /* The lines a completed run prints: its size and time, round trips,
@@ -733,149 +432,168 @@ static void print_run(rx_ctx *ctx, const char *out, const rx__rundiag *d,
     rx__rundiag_report(stdout, ctx, d, t);
 }
 
-static int run_worker(const run_opts *o, rx_config *cfg, int resuming,
-                      int errfd);
+/* One run of run_one between its start and its end. */
+typedef struct {
+    rx_ctx *ctx;
+    rx_cli_progress pr;
+    int ckpt;      /* checkpoints: DIR.partial and its lock */
+    int lock;      /* the lock held (DIR.partial's or out's), or -1 */
+    char pd[4200], pck[4200]; /* DIR.partial and its checkpoint */
+} run_state;
 
-static int run_one(const run_opts *o, rx_config *cfg, const char *source,
-                   int resuming)
+/* run_one up to the go: the output checks, the context (on the
+ * launch's ranks), the locks, the checkpoint read or DIR.partial begun.
+ * -1 to go on, else the exit status after printing why. */
+static int run_start(const run_opts *o, const rx_config *cfg,
+                     const char *source, int resuming, run_state *s)
 {
-    if (o->mpi && o->rank != 0)
-        return run_worker(o, cfg, resuming, o->errfd);
     const char *out = o->out;
     struct stat sb;
     if (!o->force && stat(out, &sb) == 0) {
-        fprintf(stderr,
-                "replex: %s: already exists; choose another -o or pass "
-                "--force\n",
-                out);
-        rx_config_free(cfg);
-        return no_go(o, EXIT_BADINPUT);
+        fprintf(stderr, "replex: %s: already exists; choose another -o or "
+                "pass --force\n", out);
+        return EXIT_BADINPUT;
     }
-    if ((o->force || resuming) && rx_cli_force_ok(out) != 0) {
-        rx_config_free(cfg);
-        return no_go(o, EXIT_BADINPUT);
-    }
-    rx_cli_progress pr;
-    rx_cli_progress_init(&pr, o->quiet || o->progress_every == 0,
+    if ((o->force || resuming) && rx_cli_force_ok(out) != 0)
+        return EXIT_BADINPUT;
+    rx_cli_progress_init(&s->pr, o->quiet || o->progress_every == 0,
                          o->progress_every, o->progress_interval);
-    pr.verbose = o->verbose;
-    rx_logger lg = {&pr, o->quiet ? NULL : rx_cli_progress_log};
-    rx_ctx *ctx = NULL;
+    s->pr.verbose = o->verbose;
+    rx_logger lg = {&s->pr, o->quiet ? NULL : rx_cli_progress_log};
     rx_err err = {""};
-    rx_status st = rx_create(&ctx, cfg, NULL, lg, &err);
+    rx_status st = rx_create(&s->ctx, cfg, NULL, lg, &err);
     if (st != RX_OK) {
-        rx_config_free(cfg);
         fprintf(stderr, "replex: %s: %s\n", o->file, err.msg);
-        return no_go(o, create_exit(st));
+        return rx_cli_create_exit(st);
     }
     /* under a launcher: the world's ranks, before anything is written */
-    if ((st = rx__ranks_attach_world(ctx)) != RX_OK) {
-        fprintf(stderr, "replex: %s: %s\n", o->file, rx_errmsg(ctx));
-        rx_config_free(cfg);
-        rx_destroy(&ctx);
-        return no_go(o, EXIT_BADINPUT);
+    if ((st = rx__ranks_attach_world(s->ctx)) != RX_OK) {
+        fprintf(stderr, "replex: %s: %s\n", o->file, rx_errmsg(s->ctx));
+        return EXIT_BADINPUT;
     }
     /* after rx_create: a missing data file creates no directory */
-    if (check_writable(out) != 0) {
-        rx_config_free(cfg);
-        rx_destroy(&ctx);
-        return no_go(o, EXIT_BADINPUT);
+    if (rx_cli_check_writable(out) != 0)
+        return EXIT_BADINPUT;
+    char pcf[4200], psr[4200];
+    rx_cli_partial_paths(out, s->pd, s->pck, pcf, psr, sizeof s->pd);
+    s->ckpt = resuming || cfg->checkpoint.every > 0;
+    if (resuming && (s->lock = rx_cli_lock_partial(s->pd)) < 0)
+        return EXIT_BADINPUT;
+    if (resuming && (st = rx_checkpoint_resume(s->ctx, s->pck)) != RX_OK) {
+        fprintf(stderr, "replex: --resume %s: %s\n", out,
+                rx_errmsg(s->ctx));
+        rx_cli_unlock_partial(s->lock, s->pd, 0);
+        s->lock = -1;
+        return st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT;
     }
-    int rc = EXIT_OK;
-    rx__rundiag diag = {0}; /* what summary.json was written from */
-    rx__paramtab tab = {0};
-    char pd[4200], pck[4200], pcf[4200], psr[4200];
-    partial_paths(out, pd, pck, pcf, psr, sizeof pd);
-    const int ckpt = resuming || cfg->checkpoint.every > 0;
-    int lock = -1;
-    if (resuming && (lock = rx_cli_lock_partial(pd)) < 0) {
-        rx_config_free(cfg);
-        rx_destroy(&ctx);
-        return no_go(o, EXIT_BADINPUT);
-    }
-    if (resuming && (st = rx_checkpoint_resume(ctx, pck)) != RX_OK) {
-        fprintf(stderr, "replex: --resume %s: %s\n", out, rx_errmsg(ctx));
-        rx_cli_unlock_partial(lock, pd, 0);
-        rx_config_free(cfg);
-        rx_destroy(&ctx);
-        return no_go(o, st == RX_ENOMEM ? EXIT_RUNFAIL : EXIT_BADINPUT);
-    }
-    if (!resuming && ckpt && (rc = partial_start(o, cfg, source, &lock))) {
-        rx_config_free(cfg);
-        rx_destroy(&ctx);
-        return no_go(o, rc);
-    }
+    int rc;
+    if (!resuming && s->ckpt && 
+        (rc = rx_cli_partial_start(out, o->force, cfg, source, &s->lock)))
+        return rc;
     /* without checkpoints too: one replex at a time writes out */
-    if (!ckpt && (lock = rx_cli_lock_out(out)) < 0) {
-        rx_config_free(cfg);
-        rx_destroy(&ctx);
-        return no_go(o, EXIT_BADINPUT);
-    }
+    if (!s->ckpt && (s->lock = rx_cli_lock_out(out)) < 0)
+        return EXIT_BADINPUT;
     /* a killed run's temporaries beside out (out is ours now if locked) */
-    rx_cli_clean_stale(out, 0, lock >= 0);
-    if (ckpt) {
-        rx_checkpoint_enable(ctx, pck, cfg->checkpoint.every);
-        rx_set_stop_flag(ctx, rx_cli_signal_flag());
-        pr.engine_stops = 1;
+    rx_cli_clean_stale(out, 0, s->lock >= 0);
+    if (s->ckpt) {
+        rx_checkpoint_enable(s->ctx, s->pck, cfg->checkpoint.every);
+        rx_set_stop_flag(s->ctx, rx_cli_signal_flag());
+        s->pr.engine_stops = 1;
     }
-    int sig_ok = rx_cli_signals_install() == 0;
-    st = rx_cli_progress_attach(&pr, ctx, "run", cfg->iterations,
-                                cfg->tempering.n_chains);
-    /* under a launcher: every rank ready, or none starts */
-    const int go = !o->mpi || rx__mpi_all_ok(st == RX_OK, NULL);
-    if (o->mpi)
-        *o->agreed = 1;
-    if (st == RX_OK && go)
-        st = rx_run(ctx);
-    rx_cli_progress_break(&pr);
-    int sig = rx_cli_interrupted();
+    return -1;
+}
+
+/* run_one after rx_run (st; go: the ranks agreed to start): the message
+ * of a failure or an interrupt, or the run directory written (its
+ * diagnostics and table into diag, tab); DIR.partial and the locks
+ * released. The exit status. */
+static int run_end(const run_opts *o, const rx_config *cfg,
+                   const char *source, int resuming, run_state *s, int go,
+                   rx_status st, rx__rundiag *diag, rx__paramtab *tab)
+{
+    const char *out = o->out;
+    const int sig = rx_cli_interrupted();
+    int rc = EXIT_OK;
     if (!go) {
         fprintf(stderr, "replex: another rank could not start the run "
                 "(its message is above); nothing written\n");
         rc = EXIT_BADINPUT;
-        if (ckpt && !resuming) { /* DIR.partial as partial_start undoes */
-            rx_cli_unlock_partial(lock, pd, 1);
-            lock = -1;
-            partial_remove(out, 1);
+        if (s->ckpt && !resuming) { /* DIR.partial as rx_cli_partial_start undoes */
+            rx_cli_unlock_partial(s->lock, s->pd, 1);
+            s->lock = -1;
+            rx_cli_partial_remove(out, 1);
         }
-    } else if (st == RX_EABORTED && sig && ckpt) {
+    } else if (st == RX_EABORTED && sig && s->ckpt) {
         fprintf(stderr, "replex: interrupted (%s): %s; continue with "
-                "`replex run --resume %s`\n", signame(sig), rx_errmsg(ctx),
-                out);
+                "`replex run --resume %s`\n", signame(sig),
+                rx_errmsg(s->ctx), out);
         rc = EXIT_RUNFAIL;
     } else if (st == RX_EABORTED && sig) {
         fprintf(stderr, "replex: interrupted (%s) at iteration %lld of %lld; "
                 "nothing written (set checkpoint.every to be able to "
                 "resume)\n",
-                signame(sig), (long long)pr.seen_k,
+                signame(sig), (long long)s->pr.seen_k,
                 (long long)cfg->iterations);
         rc = EXIT_RUNFAIL;
     } else if (st != RX_OK) {
-        fprintf(stderr, "replex: run failed: %s\n", rx_errmsg(ctx));
+        fprintf(stderr, "replex: run failed: %s\n", rx_errmsg(s->ctx));
         rc = EXIT_RUNFAIL;
-    } else if ((st = rx__write_rundir_keep(ctx, out, o->force || resuming,
-                                           source, &diag, &tab)) != RX_OK) {
-        fprintf(stderr, "replex: %s\n", rx_errmsg(ctx));
+    } else if ((st = rx__write_rundir_keep(s->ctx, out, o->force || resuming,
+                                           source, diag, tab)) != RX_OK) {
+        fprintf(stderr, "replex: %s\n", rx_errmsg(s->ctx));
         rc = EXIT_RUNFAIL;
-    } else if (ckpt) {
-        partial_remove(out, 0); /* the run directory is complete */
-        rx_cli_unlock_partial(lock, pd, 1);
-        lock = -1;
-        rmdir(pd);
+    } else if (s->ckpt) {
+        rx_cli_partial_remove(out, 0); /* the run directory is complete */
+        rx_cli_unlock_partial(s->lock, s->pd, 1);
+        s->lock = -1;
+        rmdir(s->pd);
     }
-    if (!ckpt)
-        rx_cli_unlock_out(lock, out);
+    if (!s->ckpt)
+        rx_cli_unlock_out(s->lock, out);
     else
-        rx_cli_unlock_partial(lock, pd, 0);
+        rx_cli_unlock_partial(s->lock, s->pd, 0);
+    return rc;
+}
+
+/* One run (no sweep, no replicates) into o->out; cfg is consumed. Under a
+ * launcher rank 0 runs it here with the other ranks (rx_cli_run_worker). */
+static int run_one(const run_opts *o, rx_config *cfg, const char *source,
+                   int resuming)
+{
+    if (rx_cli_ranks_worker(o->ranks)) {
+        char pd[4200], pck[4200], pcf[4200], psr[4200];
+        rx_cli_partial_paths(o->out, pd, pck, pcf, psr, sizeof pd);
+        return rx_cli_run_worker(o->ranks, cfg, pck, resuming);
+    }
+    run_state s = {.ctx = NULL, .lock = -1};
+    int rc = run_start(o, cfg, source, resuming, &s);
+    if (rc >= 0) {
+        rx_config_free(cfg);
+        rx_destroy(&s.ctx);
+        return rx_cli_no_go(o->ranks, rc);
+    }
+    const int sig_ok = rx_cli_signals_install() == 0;
+    rx_status st = rx_cli_progress_attach(&s.pr, s.ctx, "run",
+                                          cfg->iterations,
+                                          cfg->tempering.n_chains);
+    /* under a launcher: every rank ready, or none starts */
+    const int go = rx_cli_ranks_go(o->ranks, st == RX_OK);
+    if (st == RX_OK && go)
+        st = rx_run(s.ctx);
+    rx_cli_progress_break(&s.pr);
+    rx__rundiag diag = {0}; /* what summary.json was written from */
+    rx__paramtab tab = {0};
+    rc = run_end(o, cfg, source, resuming, &s, go, st, &diag, &tab);
     if (rc == EXIT_OK && !o->no_plots && !rx_cli_interrupted()) {
         char why[256];
-        int r = rx_cli_plots(ctx, cfg, out, why, sizeof why);
-        if (r != 0 && !o->quiet)
+        if (rx_cli_plots(s.ctx, cfg, o->out, why, sizeof why) != 0 &&
+            !o->quiet)
             fprintf(stderr, "replex: %s\n", why);
     }
+    int sig;
     if (rc == EXIT_OK && (sig = rx_cli_interrupted()) != 0) {
         fprintf(stderr, "replex: interrupted (%s) after the run; %s is "
-                "complete%s\n", signame(sig), out,
+                "complete%s\n", signame(sig), o->out,
                 o->no_plots ? "" : " but its plots may be missing");
         rc = EXIT_RUNFAIL;
     }
@@ -886,53 +604,10 @@ static int run_one(const run_opts *o, rx_config *cfg, const char *source,
         rx__rundiag_unconverged(&diag, nc, sizeof nc))
         fprintf(stderr, "replex: warning: %s\n", nc);
     if (rc == EXIT_OK && !o->quiet)
-        print_run(ctx, out, &diag, &tab);
+        print_run(s.ctx, o->out, &diag, &tab);
     rx__paramtab_free(&tab);
     rx_config_free(cfg);
-    rx_destroy(&ctx);
-    return rc;
-}
-
-/* Ranks other than 0 under a launcher: the same run from the same
- * configuration (resumed from the checkpoint rank 0 reads too), with the
- * same checkpoint period and stop flag, writing nothing; rank 0 writes
- * the run directory. Their messages go to errfd (their stderr). */
-static int run_worker(const run_opts *o, rx_config *cfg, int resuming,
-                      int errfd)
-{
-    char pd[4200], pck[4200], pcf[4200], psr[4200];
-    partial_paths(o->out, pd, pck, pcf, psr, sizeof pd);
-    rx_ctx *ctx = NULL;
-    rx_err err = {""};
-    rx_status st = rx_create(&ctx, cfg, NULL, (rx_logger){0}, &err);
-    if (st == RX_OK && (st = rx__ranks_attach_world(ctx)) != RX_OK)
-        snprintf(err.msg, sizeof err.msg, "%s", rx_errmsg(ctx));
-    if (st == RX_OK && resuming &&
-        (st = rx_checkpoint_resume(ctx, pck)) != RX_OK)
-        snprintf(err.msg, sizeof err.msg, "--resume: %s", rx_errmsg(ctx));
-    if (st == RX_OK && (resuming || cfg->checkpoint.every > 0)) {
-        rx_checkpoint_enable(ctx, pck, cfg->checkpoint.every);
-        rx_set_stop_flag(ctx, rx_cli_signal_flag());
-    }
-    int rc = st == RX_OK ? EXIT_OK : create_exit(st);
-    int root_ok = 1;
-    const int go = rx__mpi_all_ok(st == RX_OK, &root_ok);
-    *o->agreed = 1;
-    /* as rank 0 does: a signal stops the run at one iteration, never
-     * kills this rank (mpirun passes SIGINT and SIGTERM on) */
-    const int sig_ok = rx_cli_signals_install() == 0;
-    if (!go) {
-        /* rank 0 says what it saw; a failure of this rank's own, here */
-        if (st != RX_OK && root_ok)
-            dprintf(errfd, "replex: rank %d: %s\n", o->rank, err.msg);
-        rc = rc == EXIT_OK ? EXIT_BADINPUT : rc;
-    } else if (rx_run(ctx) != RX_OK) {
-        rc = EXIT_RUNFAIL;
-    }
-    if (sig_ok)
-        rx_cli_signals_restore();
-    rx_config_free(cfg);
-    rx_destroy(&ctx);
+    rx_destroy(&s.ctx);
     return rc;
 }
 
@@ -962,7 +637,7 @@ static int resume_run(const run_opts *o0)
         }
     }
     char pd[4200], pck[4200], pcf[4200], psr[4200];
-    partial_paths(out, pd, pck, pcf, psr, sizeof pd);
+    rx_cli_partial_paths(out, pd, pck, pcf, psr, sizeof pd);
     struct stat sb;
     if (stat(pck, &sb) != 0) {
         fprintf(stderr, "replex: --resume %s: no checkpoint %s (%s)\n",
@@ -991,50 +666,26 @@ static int resume_run(const run_opts *o0)
     return run_one(&o, &cfg, source, 1);
 }
 
-static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
+static int cmd_run_validate_in(int argc, char **argv, const rx_cli_cmd_help *h,
                                run_opts *o0);
 
-/* run under an MPI launcher (mpirun -np R replex run ...): MPI started
- * here, rank 0 is the replex a user sees (messages, the run directory),
- * the other ranks step their chains and stay silent but for their own
- * failures; the exit status is the largest of the ranks'. */
-static int cmd_run_validate(int argc, char **argv, const cmd_help *h)
+/* run and validate; `run` under an MPI launcher (mpirun -np R replex
+ * run ...) starts MPI and ends it here (ranks_cli.h). */
+static int cmd_run_validate(int argc, char **argv, const rx_cli_cmd_help *h)
 {
+    rx_cli_ranks k = RX_CLI_RANKS_ONE;
+    int rc;
+    if (!strcmp(h->name, "run") &&
+        (rc = rx_cli_ranks_begin(&k, &argc, &argv)) >= 0)
+        return rc;
     run_opts o;
     memset(&o, 0, sizeof o);
-    o.errfd = 2;
-    o.nranks = 1;
-    int agreed = 0;
-    o.agreed = &agreed;
-    if (!strcmp(h->name, "run")) {
-        rx_err me = {""};
-        o.mpi = rx__mpi_start(&argc, &argv, &o.rank, &o.nranks, &me);
-        if (o.mpi < 0 || me.msg[0]) {
-            fprintf(stderr, "replex: %s\n", me.msg);
-            if (o.mpi > 0)
-                rx__mpi_stop();
-            return o.mpi < 0 ? EXIT_BADINPUT : EXIT_RUNFAIL;
-        }
-    }
-    if (o.mpi && o.rank != 0) {
-        o.errfd = dup(2);
-        if (!freopen("/dev/null", "w", stdout) ||
-            !freopen("/dev/null", "w", stderr))
-            o.errfd = o.errfd < 0 ? 2 : o.errfd;
-    }
-    int rc = cmd_run_validate_in(argc, argv, h, &o);
-    if (o.mpi) {
-        /* a rank that left before the go / no-go (its file, its data)
-         * says no there, as the others wait for it */
-        if (!agreed)
-            rx__mpi_all_ok(0, NULL);
-        rc = rx__mpi_max_int(rc);
-        rx__mpi_stop();
-    }
-    return rc;
+    o.ranks = &k;
+    rc = cmd_run_validate_in(argc, argv, h, &o);
+    return rx_cli_ranks_end(&k, rc);
 }
 
-static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
+static int cmd_run_validate_in(int argc, char **argv, const rx_cli_cmd_help *h,
                                run_opts *o0)
 {
     int is_run = !strcmp(h->name, "run");
@@ -1070,13 +721,7 @@ static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
     }
     if (o.threads >= 0)
         cfg.threads = o.threads;
-    /* mpi.ranks against the launch (rx_set_comm checks it against a
-     * program's communicator) */
-    const int want = rx__run_ranks(&cfg);
-    if (is_run && want > 0 && want != o.nranks) {
-        fprintf(stderr, "replex: %s: mpi.ranks: the file asks for %d "
-                "ranks; this run was started as %d (mpirun -np %d replex "
-                "run ...)\n", o.file, want, o.nranks, want);
+    if (is_run && rx_cli_ranks_check(o.ranks, &cfg, o.file) != 0) {
         rx_config_free(&cfg);
         free(o.sets);
         return EXIT_BADINPUT;
@@ -1118,15 +763,17 @@ static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
     }
     if (cfg.replicates > 1) { /* DIR/rep-00 ... and the R-hat summary */
         rx_cli_progress pr;
-        rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0,
+        rx_cli_progress_init(&pr, o.quiet || o.progress_every == 0 ||
+                                      rx_cli_ranks_worker(o.ranks),
                              o.progress_every, o.progress_interval);
         int sig_ok = rx_cli_signals_install() == 0;
-        /* under a launcher each replicate's chains spread over the
-         * ranks, one replicate after the other */
-        *o.agreed = 1; /* it takes part in the go / no-go */
-        rc = rx_cli_replicates(o.file, &cfg, o.out, o.force, o.quiet,
-                               !o.no_plots, o.rank == 0 ? &pr : NULL,
-                               o.mpi ? o.rank : 0, o.mpi ? o.nranks : 1);
+        /* under a launcher copy r runs on rank r mod R alone; a worker's
+         * progress is quiet (its interrupt check) */
+        o.ranks->agreed = 1; /* it takes part in the go / no-go */
+        const rx_cli_reps ro = {o.file, o.out, o.force, o.quiet,
+                                !o.no_plots, &pr, o.ranks->rank,
+                                o.ranks->nranks, o.ranks->errfd};
+        rc = rx_cli_replicates(&cfg, &ro);
         if (sig_ok)
             rx_cli_signals_restore();
         rx_config_free(&cfg);
@@ -1143,15 +790,15 @@ static int cmd_run_validate_in(int argc, char **argv, const cmd_help *h,
         /* under a launcher the runs are spread over the ranks; a rank's
          * own runs fail with their own messages (its stderr back), and a
          * signal stops them (a quiet progress: the interrupt check) */
-        *o.agreed = 1; /* it takes part in the go / no-go */
-        if (o.mpi && o.rank != 0) {
-            dup2(o.errfd, 2);
+        o.ranks->agreed = 1; /* it takes part in the go / no-go */
+        if (rx_cli_ranks_worker(o.ranks)) {
+            rx_cli_ranks_unmute(o.ranks);
             rx_cli_progress_init(&pr, 1, o.progress_every,
                                  o.progress_interval);
         }
         rc = rx_cli_sweep(o.file, (const char *const *)o.sets, o.nsets, &sw,
                           o.out, o.threads, o.force, o.quiet, !o.no_plots,
-                          &pr, o.mpi ? o.rank : 0, o.mpi ? o.nranks : 1);
+                          &pr, o.ranks->rank, o.ranks->nranks);
         if (sig_ok)
             rx_cli_signals_restore();
         rx_sweep_free(&sw);
@@ -1170,7 +817,7 @@ int main(int argc, char **argv)
      * (rx_blas_single_thread, docs/performance.md "On 16 cores"). */
     rx_blas_single_thread();
     if (argc < 2) {
-        usage(stderr);
+        rx_cli_usage(stderr);
         return EXIT_BADINPUT;
     }
     const char *cmd = argv[1];
@@ -1180,7 +827,7 @@ int main(int argc, char **argv)
         printf("replex %s\n", rx_version());
         return EXIT_OK;
     }
-    const cmd_help *h = find_cmd(cmd);
+    const rx_cli_cmd_help *h = rx_cli_find_cmd(cmd);
     if (!h && cmd[0] == '-')
         return rx_cli_usage_error(NULL, "unknown option '%s' (give a "
                                   "command first)", cmd);
@@ -1200,7 +847,7 @@ int main(int argc, char **argv)
         rc = rx_cli_parse(&a, argc - 1, argv + 1, SUMMARY_OPTS,
                           on_summary_opt, &so);
         if (rc == 0)
-            cmd_usage(stdout, h);
+            rx_cli_cmd_usage(stdout, h);
         if (rc >= 0)
             return rc;
         if (!so.dir)

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replex/replex.h"
+
 int rx_cli_bad(rx_cli_args *a, const char *fmt, ...)
 {
     if (a->err[0])
@@ -180,4 +182,12 @@ int rx_cli_parse(rx_cli_args *a, int argc, char **argv,
     if (a->err[0])
         return rx_cli_usage_error(a->cmd, "%s", a->err);
     return -1;
+}
+
+int rx_cli_create_exit(int st)
+{
+    return st == RX_ECONFIG || st == RX_EINVAL || st == RX_EDATA ||
+                   st == RX_EIO
+               ? 2
+               : 1;
 }

@@ -57,4 +57,9 @@ int rx_cli_usage_error(const char *cmd, const char *fmt, ...)
 int rx_cli_opt_ll(rx_cli_args *a, const char *name, const char *s,
                   long long lo, long long hi, long long *out);
 
+/* The exit status of a failed rx_create (st, an rx_status):
+ * configuration, data file and shape errors are bad input (2), the rest
+ * a failed run (1). */
+int rx_cli_create_exit(int st);
+
 #endif

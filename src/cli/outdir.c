@@ -182,7 +182,7 @@ void rx_cli_unlock_partial(int fd, const char *partial, int remove)
     if (fd < 0)
         return;
     if (remove) {
-        char lp[PATH_MAX + 8];
+        char lp[4200 + 8]; /* the callers' paths are 4200 bytes */
         snprintf(lp, sizeof lp, "%s/lock", partial);
         unlink(lp);
     }
@@ -299,4 +299,88 @@ int rx_cli_clean_stale(const char *out, int any_name, int own_lock)
     }
     closedir(d);
     return removed;
+}
+
+int rx_cli_check_writable(const char *out)
+{
+    if (rx_cli_mkdir_parents(out) != 0) {
+        fprintf(stderr, "replex: %s: cannot create the parent directories: "
+                "%s\n", out, strerror(errno));
+        return -1;
+    }
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s.probe-%ld", out, (long)getpid());
+    if (mkdir(probe, 0777) != 0) {
+        fprintf(stderr, "replex: %s: cannot create the run directory: %s\n",
+                out, strerror(errno));
+        return -1;
+    }
+    rmdir(probe);
+    return 0;
+}
+
+void rx_cli_partial_paths(const char *out, char *dir, char *ck, char *cf,
+                          char *src, size_t cap)
+{
+    snprintf(dir, cap, "%s.partial", out);
+    snprintf(ck, cap, "%s.partial/checkpoint.bin", out);
+    snprintf(cf, cap, "%s.partial/config.yaml", out);
+    snprintf(src, cap, "%s.partial/source", out);
+}
+
+void rx_cli_partial_remove(const char *out, int dir)
+{
+    char d[4200], ck[4200], cf[4200], sr[4200];
+    rx_cli_partial_paths(out, d, ck, cf, sr, sizeof d);
+    remove(ck);
+    remove(cf);
+    remove(sr);
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", ck);
+    remove(tmp);
+    if (dir) {
+        snprintf(tmp, sizeof tmp, "%s/lock", d);
+        remove(tmp);
+        rmdir(d);
+    }
+}
+
+int rx_cli_partial_start(const char *out, int force, const rx_config *cfg,
+                         const char *source, int *lock)
+{
+    char d[4200], ck[4200], cf[4200], sr[4200];
+    rx_cli_partial_paths(out, d, ck, cf, sr, sizeof d);
+    int existed = 0;
+    if (mkdir(d, 0777) != 0) {
+        if (errno != EEXIST) {
+            fprintf(stderr, "replex: %s: cannot create: %s\n", d,
+                    strerror(errno));
+            return 2;
+        }
+        existed = access(ck, F_OK) == 0; /* else a plain run's lock */
+    }
+    if ((*lock = rx_cli_lock_partial(d)) < 0)
+        return 2;
+    if (existed && !force) {
+        fprintf(stderr, "replex: %s exists (an interrupted run): "
+                "continue it with `replex run --resume %s`, or pass "
+                "--force to start over\n", d, out);
+        rx_cli_unlock_partial(*lock, d, 0);
+        *lock = -1;
+        return 2;
+    }
+    if (existed)
+        rx_cli_partial_remove(out, 0);
+    rx_err err = {""};
+    FILE *f = NULL;
+    if (rx_config_write(cfg, cf, &err) != RX_OK ||
+        !(f = fopen(sr, "w")) || fputs(source, f) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "replex: %s: cannot write the run's configuration: "
+                "%s\n", d, err.msg[0] ? err.msg : strerror(errno));
+        rx_cli_unlock_partial(*lock, d, 1);
+        *lock = -1;
+        rx_cli_partial_remove(out, 1);
+        return 1;
+    }
+    return 0;
 }

@@ -5,6 +5,10 @@
 #ifndef RX_CLI_OUTDIR_H
 #define RX_CLI_OUTDIR_H
 
+#include <stddef.h>
+
+#include "replex/replex.h"
+
 /* 0 when `--force` may replace out: it does
  * not exist, or it is a directory (not a link) holding replex's marker
  * file and is not /, $HOME, the working directory or one of its parents.
@@ -20,6 +24,26 @@ int rx_cli_write_marker(const char *dir, const char *text);
  * (with its parents) holding the marker text, cleared of killed runs'
  * NAME.tmp-PID. 0, or -1 after printing why (exit 2). */
 int rx_cli_make_multi_dir(const char *out, int force, const char *marker);
+
+/* Before a long run, make sure its directory can be written: create the
+ * parents and a probe directory beside `out` (removed at once). Prints the
+ * reason and returns -1 when it cannot. */
+int rx_cli_check_writable(const char *out);
+
+/* DIR.partial of a run with checkpoint.every > 0 (removed when the run
+ * completes): into dir, ck, cf and src (cap bytes each) the directory,
+ * the checkpoint, the resolved config and the source name of out's. */
+void rx_cli_partial_paths(const char *out, char *dir, char *ck, char *cf,
+                          char *src, size_t cap);
+/* Removes out's DIR.partial files (not its lock, which the caller holds;
+ * with dir, the lock file and the directory too). */
+void rx_cli_partial_remove(const char *out, int dir);
+/* Starts out's DIR.partial for a checkpointing run of cfg (source: the
+ * experiment file's name) and takes its lock (*lock); 0 or an exit status
+ * after printing why. A live owner is named and refused, force or not;
+ * an interrupted run's is replaced only with force. */
+int rx_cli_partial_start(const char *out, int force, const rx_config *cfg,
+                         const char *source, int *lock);
 
 #endif
 
