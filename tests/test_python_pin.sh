@@ -28,7 +28,8 @@ meson introspect --tests "$tmp/build" > "$tmp/tests.json"
 import json, sys
 tests = {t["name"]: t["cmd"][0] for t in json.load(open(sys.argv[1]))}
 bad = 0
-for name in ("cli_inference", "ess_numpy", "cli_summary_table", "layers"):
+for name in ("cli_inference", "ess_numpy", "cli_summary_table", "layers",
+             "lstm_torch"):
     cmd = tests.get(name)
     ok = cmd == "/usr/bin/python3"
     print("%s %s: %s" % ("ok  " if ok else "FAIL", name, cmd))
