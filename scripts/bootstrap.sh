@@ -12,10 +12,11 @@ cd "$(dirname "$0")/.."
 pkgs=(gcc meson ninja-build pkg-config libopenblas-dev libyaml-dev zlib1g-dev
       libnetcdf-dev gnuplot-nox libopenmpi-dev openmpi-bin)
 # for the tests only: xarray and netCDF4 read inference.nc back; cmake and
-# groff-base build the CMake consumer and check the man page (tests/package/)
+# groff-base build the CMake consumer and check the man page (tests/package/);
+# PyTorch checks the LSTM layer against torch.nn.LSTM (lstm_torch)
 if [ "${1:-}" = --tests ]; then
   pkgs+=(python3-numpy python3-netcdf4 python3-xarray python3-h5netcdf
-         cmake groff-base)
+         python3-torch cmake groff-base)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
