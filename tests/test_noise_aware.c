@@ -698,7 +698,8 @@ static void test_batch_engine(void)
     /* refused where the estimates cannot be made, each at its key */
     static const char *const bad[][3] = {
         {"tempering.scheme=adj", "tempering.scheme", NULL},
-        {"tempering.sequential_stats=true", "tempering.scheme", NULL},
+        {"tempering.sequential_stats=true", "tempering.sequential_stats",
+         NULL},
         {"ladder.adapt=robbins_monro", "ladder.adapt", NULL},
         {"mpi.ranks=2", "mpi.ranks", NULL},
         {"tempering.noise_batch=0", "tempering.noise_batch", NULL},

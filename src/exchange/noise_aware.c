@@ -374,7 +374,12 @@ static rx_status paired_check(const rx__rowrun *run, const char **key,
     const char *why = NULL;
     if (c->tempering.scheme == RX_SCHEME_ADJ ||
         c->tempering.scheme == RX_SCHEME_APE || c->tempering.sequential_stats)
-        *key = "tempering.scheme",
+        /* at the key that asks for it: the scheme, or sequential_stats
+         * under a scheme that would do */
+        *key = c->tempering.scheme == RX_SCHEME_ADJ ||
+                       c->tempering.scheme == RX_SCHEME_APE
+                   ? "tempering.scheme"
+                   : "tempering.sequential_stats",
         why = "needs a schedule of disjoint pairs decided from the "
               "pre-swap state (deo, deo_w, deo_star or seo, without "
               "sequential_stats): each attempted pair's batch is "
