@@ -698,7 +698,8 @@ static void test_batch_engine(void)
     /* refused where the estimates cannot be made, each at its key */
     static const char *const bad[][3] = {
         {"tempering.scheme=adj", "tempering.scheme", NULL},
-        {"tempering.sequential_stats=true", "tempering.scheme", NULL},
+        {"tempering.sequential_stats=true", "tempering.sequential_stats",
+         NULL},
         {"ladder.adapt=robbins_monro", "ladder.adapt", NULL},
         {"mpi.ranks=2", "mpi.ranks", NULL},
         {"tempering.noise_batch=0", "tempering.noise_batch", NULL},
@@ -714,6 +715,114 @@ static void test_batch_engine(void)
                   e.msg);
         rx_config_free(&c);
     }
+}
+
+/* On the reference path (ladder.path reference) the chains' energies and
+ * the swaps' test read U_like = U - U_0, with the network's prior as U_0:
+ * the paired estimate must leave the prior out too. A network run's final
+ * state, each attempted pair estimated on the whole data (noise_batch at
+ * least N: exact), against the full-data U_like of the two vectors. */
+rx_status rx__xbatch_thread_init(rx_ctx *c, rx__tstate *ts);
+void rx__xbatch_thread_free(rx__tstate *ts);
+void rx__xbatch_phase(rx_ctx *c, rx__tstate *ts, double *est, int64_t k,
+                      int t, int nthr);
+
+static const char *ref_sets[] = {
+    "seed=4",
+    "iterations=200",
+    "target.kind=network",
+    "data.format=synthetic",
+    "data.synthetic_n=400",
+    "data.synthetic_features=2",
+    "data.batch_size=20",
+    "model.layers=[{dense: 8}, relu, {dense: 1}]",
+    "model.prior_precision=1",
+    "ladder.path=reference",
+    "ladder.eta=2e-5",
+    "tempering.n_chains=4",
+    "tempering.scheme=deo",
+    "tempering.rule=noise_aware",
+    "tempering.noise_batch=100000",
+    "record.burn_in=0",
+    "record.thin=1",
+};
+
+static void test_batch_reference(void)
+{
+    rx_config cfg;
+    rx_err err = {{0}};
+    rx_config_default(&cfg);
+    int ok = 1;
+    for (size_t i = 0; ok && i < sizeof ref_sets / sizeof *ref_sets; ++i) {
+        const char *s = ref_sets[i], *eq = strchr(s, '=');
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
+        ok = rx_config_set(&cfg, key, eq + 1, &err) == RX_OK;
+    }
+    CHECK_MSG(ok, "reference config: %s", err.msg);
+    stopper s0;
+    rx_status st = RX_OK;
+    rx_ctx *c = ok ? stop_run(&cfg, 1, NULL, -1, NULL, &s0, &st) : NULL;
+    CHECK_MSG(c && st == RX_OK && c->xc.paired && c->path,
+              "the reference-path minibatch run: %s",
+              c ? rx_errmsg(c) : "not created");
+    rx__tstate *tl = aligned_alloc(RX_CACHELINE,
+                                   (sizeof *tl + RX_CACHELINE - 1) /
+                                       RX_CACHELINE * RX_CACHELINE);
+    double *est = c ? malloc(sizeof(double) * 2 * (size_t)c->P) : NULL;
+    if (!c || st != RX_OK || !tl || !est) {
+        free(tl);
+        free(est);
+        rx_destroy(&c);
+        rx_config_free(&cfg);
+        return;
+    }
+    memset(tl, 0, sizeof *tl);
+    tl->x = c->ts[0].x; /* the maps of the run's end */
+    CHECK(rx__tws_create(c->target, 0, c->P, c->cfg.seed, &tl->tws, &err) ==
+              RX_OK &&
+          rx__xbatch_thread_init(c, tl) == RX_OK);
+    int compared = 0;
+    double worst = 0.0, dprior = 0.0;
+    for (int64_t k = 200; k < 202 && tl->pdw; ++k) { /* both parities */
+        for (int i = 0; i < 2 * c->P; ++i)
+            est[i] = NAN;
+        rx__xbatch_phase(c, tl, est, k, 0, 1);
+        for (int p = 0; p + 1 < c->P; ++p) {
+            if (isnan(est[2 * p]))
+                continue;
+            const double *ta = c->parts[tl->x.at[p]]->theta,
+                         *tb = c->parts[tl->x.at[p + 1]]->theta;
+            double ua = NAN, ub = NAN;
+            CHECK(rx__network_like_full(c->target, tl->tws, ta, &ua) ==
+                      RX_OK &&
+                  rx__network_like_full(c->target, tl->tws, tb, &ub) ==
+                      RX_OK);
+            const double e = fabs(est[2 * p] - (ua - ub)) /
+                             (fabs(ua) + fabs(ub) + 1.0);
+            worst = e > worst ? e : worst;
+            dprior += fabs(c->target->cv.prior(c->target, ta) -
+                           c->target->cv.prior(c->target, tb));
+            CHECK_MSG(est[2 * p + 1] == 0.0, "pair %d: whole data, var %g",
+                      p + 1, est[2 * p + 1]);
+            ++compared;
+        }
+    }
+    printf("reference path: %d pair estimates on the whole data, largest "
+           "relative error against U_like(a) - U_like(b) %.3g (the priors "
+           "differ by %.3g on average)\n",
+           compared, worst, compared ? dprior / compared : 0.0);
+    CHECK_MSG(compared == 3, "%d pairs estimated", compared);
+    CHECK_MSG(dprior / (compared ? compared : 1) > 1e-3,
+              "the chains' priors differ (the check can fail)");
+    CHECK_MSG(worst <= 1e-10, "the estimate is not U_like's difference: "
+              "relative error %.3g", worst);
+    rx__xbatch_thread_free(tl);
+    rx__tws_destroy(&tl->tws);
+    free(tl);
+    free(est);
+    rx_destroy(&c);
+    rx_config_free(&cfg);
 }
 
 /* ---- through the engine ------------------------------------------------ */
@@ -899,6 +1008,7 @@ int main(void)
     test_t7();
     test_t5_batch();
     test_batch_engine();
+    test_batch_reference();
     test_t9();
     test_threads();
     return check_done();

@@ -84,8 +84,11 @@ static int biased(const rx_config *c, const rx__marks *mk, rx_logger log)
     /* an exact rule that does not correct for the energies' noise */
     const int metro =
         (xp & RX__XT_EXACT) && !(xp & (RX__XT_SIGMA2 | RX__XT_NOISE));
-    /* and subtracts a window correction: biased under a gate without one */
-    const int wcorr = metro && (xp & RX__XT_WCORR);
+    /* and subtracts a window correction: biased under a gate without one
+     * (a rule that corrects for the noise itself, noise_aware, is Barker's
+     * test on the exact energies: the gate biases it the same) */
+    const int wcorr = (xp & RX__XT_EXACT) && !(xp & RX__XT_SIGMA2) &&
+                      (xp & RX__XT_WCORR);
     const int W = rx_config_window(c);
     if (wcorr && W > 1 && c->tempering.window_correction == 0.0 &&
         c->tempering.n_chains > 1) {

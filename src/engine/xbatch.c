@@ -34,6 +34,10 @@ void rx__xbatch_phase(rx_ctx *c, rx__tstate *ts, double *est, int64_t k,
 {
     const rx__xstate *xs = &ts->x;
     const int n = rx__exchange_attempts(&c->xc, xs, k, ts->xlist);
+    /* on the reference path the energies are U_like (chain.c's
+     * rx__path_energy): the estimate leaves the prior out too */
+    rx__pdconf pc = c->pdc;
+    pc.like_only = c->path;
     const int j0 = (int)((int64_t)n * t / nthr);
     const int j1 = (int)((int64_t)n * (t + 1) / nthr);
     for (int j = j0; j < j1; ++j) {
@@ -41,7 +45,7 @@ void rx__xbatch_phase(rx_ctx *c, rx__tstate *ts, double *est, int64_t k,
         const int32_t ia = xs->at[p], ib = xs->at[p + 1];
         rx__pdest e;
         rx_status st = rx__pd_estimate(
-            c->target, ts->tws, ts->pdw, &c->pdc, c->parts[ia]->theta,
+            c->target, ts->tws, ts->pdw, &pc, c->parts[ia]->theta,
             c->parts[ib]->theta, xs->beta[p] - xs->beta[p + 1], (uint32_t)p,
             (uint64_t)k, &e);
         if (st != RX_OK) {

@@ -110,7 +110,10 @@ rx_status rx__pd_estimate(const rx__target *t, rx__tws *tw, rx__pdws *w,
     }
     if (st != RX_OK)
         return st;
-    out->dU = t->cv.prior(t, theta_a) - t->cv.prior(t, theta_b) + Nd * mean;
+    /* the reference path's swaps read U_like: its reference is the prior */
+    const double dprior =
+        pc->like_only ? 0.0 : t->cv.prior(t, theta_a) - t->cv.prior(t, theta_b);
+    out->dU = dprior + Nd * mean;
     out->var = var;
     out->n = n;
     return isfinite(out->dU) ? RX_OK : RX_ENUMERIC;

@@ -9,6 +9,8 @@
  *
  *   d_i  = l_i(theta_a) - l_i(theta_b)          (per-example losses)
  *   dU   = prior(theta_a) - prior(theta_b) + N mean(d)
+ *          (on the reference path, whose swaps compare U_like = U - U_0
+ *          with the prior as U_0: N mean(d) alone)
  *   var  = dbeta^2 N^2 s_d^2 / n (1 - n / N)    (s_d^2 the unbiased sample
  *                                                variance, Welford)
  *
@@ -34,6 +36,7 @@ typedef struct rx__pdconf {
     int64_t cap;   /* most rows: N, or tempering.noise_batch_max */
     double s2star; /* sigma*^2 */
     uint64_t seed;
+    int like_only; /* ladder.path reference: U_like, without the prior */
 } rx__pdconf;
 
 /* Per-thread scratch. */
@@ -47,7 +50,7 @@ typedef struct rx__pdws {
 
 /* One estimate. */
 typedef struct rx__pdest {
-    double dU;  /* U~(theta_a) - U~(theta_b) */
+    double dU;  /* U~(theta_a) - U~(theta_b) (U~_like with like_only) */
     double var; /* its estimated variance times dbeta^2 */
     int64_t n;  /* rows used */
 } rx__pdest;

@@ -29,7 +29,9 @@
  *
  * Minibatch energies (network targets, mixture_data with a batch smaller
  * than the data), whose variance must be estimated while the batch grows
- * (4.5), are refused: that loop is not built yet. A configuration whose
+ * (4.5): the engine estimates every attempted pair on one growing batch
+ * before the exchange (RX__XT_PAIRED, src/estimate/pairdiff.h) and the
+ * decision reads xs->pair_est instead of the energies. A configuration whose
  * noise already reaches sigma*^2 at some adjacent pair of the ladder is
  * refused at target.energy_noise_sd; should an adaptive ladder move a pair
  * there during the run, that pair's swaps are rejected (the condition is
@@ -374,7 +376,12 @@ static rx_status paired_check(const rx__rowrun *run, const char **key,
     const char *why = NULL;
     if (c->tempering.scheme == RX_SCHEME_ADJ ||
         c->tempering.scheme == RX_SCHEME_APE || c->tempering.sequential_stats)
-        *key = "tempering.scheme",
+        /* at the key that asks for it: the scheme, or sequential_stats
+         * under a scheme that would do */
+        *key = c->tempering.scheme == RX_SCHEME_ADJ ||
+                       c->tempering.scheme == RX_SCHEME_APE
+                   ? "tempering.scheme"
+                   : "tempering.sequential_stats",
         why = "needs a schedule of disjoint pairs decided from the "
               "pre-swap state (deo, deo_w, deo_star or seo, without "
               "sequential_stats): each attempted pair's batch is "
@@ -403,6 +410,15 @@ static rx_status na_check(const rx__rowrun *run, const rx__rowvals *own,
         rx_status st = paired_check(run, key, err);
         if (st != RX_OK)
             return st;
+        if ((int64_t)own->k[4].v[0] == 1) {
+            /* one row has no sample variance: var-hat stays infinite */
+            *key = "tempering.noise_batch_max";
+            snprintf(err->msg, sizeof err->msg,
+                     "an exchange batch of at most 1 row has no variance "
+                     "estimate, so every swap would be rejected: use 0 (up "
+                     "to the whole data) or at least 2");
+            return RX_ECONFIG;
+        }
     }
     const double s2star = own->k[0].v[0], sd = c->target.energy_noise_sd;
     int worst = 0;

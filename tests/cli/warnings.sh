@@ -68,6 +68,12 @@ pat=x; case_ na_nocap 0 'target: {kind: mixture_data, n_data: 1000}
 data: {batch_size: 50}
 tempering: {rule: noise_aware}
 '
+# the noise-aware test accepts with Barker's g: a window gate biases it
+# as it does barker (the noise correction does not touch the gate)
+pat="^replex: warning: $f/na_window.yaml:1:21: tempering.scheme: BIASED: a swap window W = 8 \(scheme deo_w\) with noise_aware swaps and no window correction"
+case_ na_window 1 'tempering: {scheme: deo_w, window: 8, rule: noise_aware}
+target: {energy_noise_sd: 0.5}
+'
 pat="^replex: warning: $f/minibatch.yaml:1:16: target.kind: BIASED: the metropolis rule on noisy energies \(minibatch energies\)"
 case_ minibatch 1 'target: {kind: mixture_data, n_data: 1000}
 data: {batch_size: 100}
