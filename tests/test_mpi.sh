@@ -22,7 +22,8 @@
 #     an intact checkpoint that resumes on 1 rank x 2 threads; both to the
 #     bits of an uninterrupted run;
 #  3. bad input, refused with exit 2 and nothing written: more ranks than
-#     chains; mpi.ranks other than the launch's rank count.
+#     chains; mpi.ranks other than the launch's rank count; the noise-aware
+#     test on minibatch energies on more than one rank.
 set -u
 cd "$RX_SRCDIR"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -269,6 +270,10 @@ refuse "mpi.ranks 3 on 2" "mpi.ranks: the file asks for 3 ranks" 2 \
   run yaml/icsgld_gmm_1d.yaml --set iterations=100 --set mpi.ranks=3
 refuse "checkpointing, too many ranks" "5 ranks for 4 chains" 5 run \
   yaml/icsgld_gmm_1d.yaml --set iterations=100 --set checkpoint.every=10
+# the noise-aware test on minibatch energies evaluates a pair's two
+# vectors together: one rank
+refuse "noise_aware minibatch on 2 ranks" "runs on one rank" 2 run \
+  yaml/noise_aware_minibatch.yaml --set iterations=100 --set record.burn_in=0
 
 # rank 0 refuses before the go (DIR exists): no rank waits for it
 mkdir -p "$tmp/exists"; : > "$tmp/exists/x"

@@ -337,6 +337,14 @@ static rx_status attach(rx_ctx *c, MPI_Comm comm, const char *fn)
                         "every rank needs at least one chain; run on at "
                         "most %d ranks",
                         fn, size, c->P, c->P);
+    if (c->xc.paired && size > 1)
+        return rx__fail(&c->err, RX_EINVAL,
+                        "%s: tempering.rule: the %s rule on minibatch "
+                        "energies runs on one rank (a pair's two parameter "
+                        "vectors are evaluated together); this "
+                        "communicator has %d: run without mpirun or with "
+                        "-np 1",
+                        fn, rx__xtest_row(c->xc.rule)->row.name, size);
     MPI_Query_thread(&level);
     if (c->nt_req > 1 && level < MPI_THREAD_FUNNELED)
         return rx__fail(&c->err, RX_EINVAL,

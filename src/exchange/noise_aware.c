@@ -495,7 +495,8 @@ static int na_warn(const rx__rowrun *run, const rx__rowvals *own,
         return 0;
     *key = "tempering.noise_batch_max";
     snprintf(msg, cap,
-             "the exchange batch stops at %lld rows: a pair whose estimated "
+             "the exchange batch stops at %lld rows (if the training set is "
+             "larger): a pair whose estimated "
              "variance is still at or above noise_sigma2 there rejects its "
              "swap (detailed balance holds, but it accepts less often than "
              "Barker's test; summary.json counts these as n_var_fail); "

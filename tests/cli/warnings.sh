@@ -59,7 +59,7 @@ tempering: {rule: bias_corrected}
 # the noise-aware test on minibatch energies: exact (Barker's) with the
 # exchange batch free to grow to the whole data; a cap makes capped pairs
 # reject
-pat="^replex: warning: $f/na_cap.yaml:3:49: tempering.noise_batch_max: the exchange batch stops at 300 rows"
+pat="^replex: warning: $f/na_cap.yaml:3:49: tempering.noise_batch_max: the exchange batch stops at 300 rows \(if the training set is larger\)"
 case_ na_cap 1 'target: {kind: mixture_data, n_data: 1000}
 data: {batch_size: 50}
 tempering: {rule: noise_aware, noise_batch_max: 300}
