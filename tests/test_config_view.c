@@ -92,14 +92,15 @@ static int applies(const rx_config *c, const char *path)
 
 static void rules(void)
 {
-    /* every rule names a key or a section of the schema */
+    /* every rule names a key (the schema's or a row's) or a section */
     for (int r = 0; rx__applies_rule(r); ++r) {
         const char *q = rx__applies_rule(r);
         size_t n = strlen(q);
         int found = 0;
-        for (int i = 0; i < rx__nkeys && !found; ++i)
-            found = q[n - 1] == '.' ? !strncmp(rx__keys[i].path, q, n)
-                                    : !strcmp(rx__keys[i].path, q);
+        for (int i = 0; i < rx__key_count() && !found; ++i) {
+            const char *kp = rx__key_at(i)->path;
+            found = q[n - 1] == '.' ? !strncmp(kp, q, n) : !strcmp(kp, q);
+        }
         CHECK_MSG(found, "rule %s names no key", q);
     }
     rx_config c;
@@ -138,6 +139,7 @@ static void rules(void)
     c.data.format = RX_DATA_IDX;
     CHECK(applies(&c, "data.path") && applies(&c, "data.labels_path"));
     CHECK(applies(&c, "data.pixel_sd") && applies(&c, "data.classes"));
+    CHECK(applies(&c, "data.label_noise")); /* a row's key, by its rule */
     CHECK(!applies(&c, "data.header") && !applies(&c, "data.synthetic_n"));
     CHECK(applies(&c, "model.weight_decay") && !applies(&c, "model.noise_var"));
     CHECK(!applies(&c, "init.low") && !applies(&c, "target.confine_radius2"));
@@ -147,6 +149,7 @@ static void rules(void)
     c.data.format = RX_DATA_CSV; /* regression by default */
     CHECK(applies(&c, "data.header") && applies(&c, "model.noise_var"));
     CHECK(!applies(&c, "data.classes") && !applies(&c, "data.pixel_sd"));
+    CHECK(!applies(&c, "data.label_noise"));
     CHECK(!applies(&c, "model.precision_a"));
     c.model.learn_precision = 1;
     CHECK(applies(&c, "model.precision_a"));

@@ -257,6 +257,7 @@ static const struct {
     {"data.pixel_sd", images},
     {"data.batch_size", net_or_mixd},
     {"data.shared_minibatch", net_or_mixd},
+    {"data.label_noise", classify},
     {"data.synthetic_n", synth},
     {"data.synthetic_features", synth},
     {"data.synthetic_noise_sd", synth},

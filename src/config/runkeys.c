@@ -187,7 +187,56 @@ static const rx__rowdecl ROUNDS_ROW = {
     ROUNDS_KEYS, (int)(sizeof ROUNDS_KEYS / sizeof ROUNDS_KEYS[0]), NULL, 0,
     NULL, rounds_warn};
 
-enum { ROW_MPI, ROW_HIT, ROW_ROUNDS, ROW_BOX, N_ROWS };
+/* Label noise: what the network target reads (through rx_config_get_real,
+ * being below the configuration); an epoch is one pass of a particle's
+ * minibatch stream (src/data/batch.c). */
+static const rx__keydef LABELS_KEYS[] = {
+    {"data.label_noise", K_REAL, 0, "0", 0, 1, 0, 0, NULL,
+     "classification: x in [0, 1]; at the start of every epoch (one pass "
+     "of a particle's minibatches, floor(N / batch_size) of its "
+     "iterations) floor(x N) training rows are chosen at random and their "
+     "clean labels permuted among them (the replica-exchange Nose-Hoover "
+     "paper, Sec. 4.2); the gradient and the swap energies see them, test "
+     "scores and full-data energies the clean labels. 0: off"},
+};
+
+static rx_status labels_check(const rx__rowrun *run, const rx__rowvals *own,
+                              const char **key, rx_err *err)
+{
+    const rx_config *c = run->cfg;
+    const double x = own->k[0].v[0];
+    *key = "data.label_noise";
+    if (!(x >= 0.0 && x <= 1.0))
+        return rx__fail(err, RX_ECONFIG, "must be in [0, 1], got %g", x);
+    if (x == 0.0)
+        return RX_OK;
+    if (c->target.kind != RX_TARGET_NETWORK)
+        return rx__fail(err, RX_ECONFIG,
+                        "label noise permutes the labels of a "
+                        "classification data set; target.kind %s has no "
+                        "labels (use target.kind: network)",
+                        rx__target_names[c->target.kind]);
+    const rx_data_format fm = c->data.format;
+    if (!(c->data.task == RX_TASK_CLASSIFICATION || fm == RX_DATA_IDX ||
+          fm == RX_DATA_MNIST_JSON))
+        return rx__fail(err, RX_ECONFIG,
+                        "label noise needs classification data "
+                        "(data.task: classification); a regression target "
+                        "has no labels to permute");
+    if (c->variance_reduction.enabled)
+        return rx__fail(err, RX_ECONFIG,
+                        "not with variance_reduction: the control "
+                        "variate's anchor sums the losses of the clean "
+                        "labels, while the minibatch sees the noisy ones");
+    return RX_OK;
+}
+
+static const rx__rowdecl LABELS_ROW = {
+    "labels", "label noise on a classification data set", LABELS_KEYS,
+    (int)(sizeof LABELS_KEYS / sizeof LABELS_KEYS[0]), NULL, 0,
+    labels_check, NULL};
+
+enum { ROW_MPI, ROW_HIT, ROW_ROUNDS, ROW_BOX, ROW_LABELS, N_ROWS };
 
 static int run_count(void) { return N_ROWS; }
 
@@ -197,6 +246,7 @@ static const rx__rowdecl *run_at(int i)
            : i == ROW_HIT    ? &HIT_ROW
            : i == ROW_ROUNDS ? &ROUNDS_ROW
            : i == ROW_BOX    ? &BOX_ROW
+           : i == ROW_LABELS ? &LABELS_ROW
                              : NULL;
 }
 

@@ -54,9 +54,11 @@ enum {
                                stream, whose draws may be drawn ahead */
     RX_STREAM_RESAMPLE = 14,/* resampling of weighted samples         */
     RX_STREAM_REPLICATE = 15,/* the seeds of replicate runs           */
-    RX_STREAM_XTEST = 16    /* an exchange test's own draws for one
+    RX_STREAM_XTEST = 16,   /* an exchange test's own draws for one
                                comparison, beside its uniform (the
                                noise-aware test's top-up noise)       */
+    RX_STREAM_LABELS = 17   /* label noise: the rows whose training
+                               labels an epoch permutes, and how      */
 };
 
 /*

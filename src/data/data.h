@@ -178,6 +178,10 @@ typedef struct rx__batcher {
     int64_t n, bs, nb;
     int64_t epoch;     /* cached epoch, -1 none */
     int32_t *perm;
+    const float *y;    /* label noise: the clean labels (borrowed), or
+                          NULL when off                                  */
+    int64_t n_noisy;   /* floor(x n) rows permuted per epoch             */
+    float *ylab;       /* n labels of the cached epoch (label noise)     */
 } rx__batcher;
 
 rx_status rx__batcher_init(rx__batcher *b, int64_t n, int64_t bs,
@@ -185,7 +189,32 @@ rx_status rx__batcher_init(rx__batcher *b, int64_t n, int64_t bs,
 /* bs row indices of iteration k >= 0 (valid until the next get on b);
  * NULL when k < 0 or b was not initialised. */
 const int32_t *rx__batcher_get(rx__batcher *b, int64_t k);
-/* NULL-safe; zeroes b. */
+
+/*
+ * Label noise (the replica-exchange Nose-Hoover paper, Sec. 4.2): at
+ * the start of every epoch of b, from the clean labels y[0..n-1],
+ * m = floor(frac * n) rows are chosen at random and their labels
+ * permuted at random among themselves (both from stream (seed, entity,
+ * RX_STREAM_LABELS, epoch)); the other rows keep theirs. An epoch is b's: nb = floor(n / bs) of its batches. y is
+ * borrowed for b's lifetime; frac in [0, 1] (else RX_EINVAL); m < 2
+ * changes no label and allocates nothing. Allocates n floats, once.
+ */
+rx_status rx__batcher_label_noise(rx__batcher *b, const float *y,
+                                  double frac, rx_err *err);
+/* The n training labels of the epoch of b's last get: the noisy labels
+ * under label noise, else NULL (the caller's clean labels apply). */
+const float *rx__batcher_labels(const rx__batcher *b);
+/*
+ * The labels of one epoch, the pure function behind the above: ylab :=
+ * y, then m distinct rows sel[0..m-1] (a uniform random subset, by a
+ * partial Fisher-Yates shuffle of 0..n-1 in sel, n ints of scratch)
+ * whose labels a Fisher-Yates shuffle permutes among themselves, all from
+ * stream (seed, entity, RX_STREAM_LABELS, epoch). O(n). 0 <= m <= n.
+ */
+void rx__label_noise(const float *y, int64_t n, int64_t m, uint64_t seed,
+                     uint32_t entity, int64_t epoch, int32_t *sel,
+                     float *ylab);
+/* NULL-safe; zeroes b (the labels it borrows are not freed). */
 void rx__batcher_free(rx__batcher *b);
 
 /* ---- file helper ------------------------------------------------------------ */

@@ -25,6 +25,8 @@ struct rx__netdata {
     int64_t N;          /* training examples */
     int bs, shared, eval_batch;
     int n_out, classify;
+    double label_noise; /* data.label_noise: the fraction of training
+                           labels each epoch permutes (0: off) */
     double y_mean, y_sd;
 };
 

@@ -28,6 +28,15 @@
  * replacement within an epoch: shared by all chains (stream entity
  * RX__SHARED_BATCH) or one stream per particle. Results depend only on
  * (config, seed, particle, k).
+ *
+ * Label noise (data.label_noise = x > 0, classification only): the
+ * minibatch energy and gradient of evaluation k read the labels of its
+ * batch stream's epoch, in which floor(x N) rows carry permuted labels
+ * (src/data/batch.c); with shared batches every particle sees the same
+ * noisy labels, else each particle its own. Everything else reads the
+ * clean labels: the full-data sum of the losses (log Z), the random
+ * batches of the sigma^2 estimate, the control variates (refused with
+ * label noise) and the posterior predictive (predict.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -161,6 +170,13 @@ rx_status rx__network_init(rx__target *t, const rx_config *cfg, rx_err *err)
     nd->noise_var = cfg->model.noise_var;
     nd->prec_a = cfg->model.precision_a;
     nd->prec_b = cfg->model.precision_b;
+    /* the key of the configuration's `labels` row (a layer above this
+     * one), read through the keyed getter */
+    nd->label_noise = 0.0;
+    if (nd->classify &&
+        rx_config_get_real(cfg, "data.label_noise", &nd->label_noise,
+                           NULL) != RX_OK)
+        nd->label_noise = 0.0;
     nd->bs = cfg->data.batch_size;
     nd->shared = cfg->data.shared_minibatch;
     nd->eval_batch = cfg->evaluate.batch;
@@ -232,16 +248,25 @@ rx_status rx__tws_create(const rx__target *t, int lo, int hi, uint64_t seed,
     if (!w->ws || !w->w || !w->g || !w->xb || !w->yb || !w->out || !w->ib)
         st = rx__fail(err, RX_ENOMEM, "target: out of memory for a network "
                       "workspace");
-    if (st == RX_OK && nd->shared)
+    const double x = nd->label_noise;
+    if (st == RX_OK && nd->shared) {
         st = rx__batcher_init(&w->shared_b, nd->ds.train.n, nd->bs, seed,
                               RX__SHARED_BATCH, err);
+        if (st == RX_OK && x > 0.0)
+            st = rx__batcher_label_noise(&w->shared_b, nd->ds.train.y, x,
+                                         err);
+    }
     if (st == RX_OK && !nd->shared && hi > lo) {
         w->pb = calloc((size_t)(hi - lo), sizeof *w->pb);
         if (!w->pb)
             st = rx__fail(err, RX_ENOMEM, "target: out of memory");
-        for (int i = lo; st == RX_OK && i < hi; ++i)
+        for (int i = lo; st == RX_OK && i < hi; ++i) {
             st = rx__batcher_init(&w->pb[i - lo], nd->ds.train.n, nd->bs,
                                   seed, (uint32_t)i, err);
+            if (st == RX_OK && x > 0.0)
+                st = rx__batcher_label_noise(&w->pb[i - lo],
+                                             nd->ds.train.y, x, err);
+        }
     }
     if (st != RX_OK) {
         rx__tws_destroy(&w);
@@ -295,18 +320,21 @@ static double weight_prior(const rx__netdata *nd, const double *theta,
     return U;
 }
 
-/* Energy of the float weights in w->w on the gathered batch; grad (double,
- * may be NULL) gets the full gradient. theta provides the double prior. */
+/* Energy of the float weights in w->w on the gathered batch with the
+ * training labels y (the clean ones, or an epoch's noisy ones); grad
+ * (double, may be NULL) gets the full gradient. theta provides the
+ * double prior. */
 static rx_status net_energy(const rx__netdata *nd, rx__tws *w,
                             const double *theta, const int32_t *idx,
-                            double *energy, double *grad, double *pe)
+                            const float *y, double *energy, double *grad,
+                            double *pe)
 {
     const size_t in = (size_t)nd->ds.train.nfeat;
     const int n = nd->bs;
     for (int r = 0; r < n; ++r) {
         memcpy(w->xb + (size_t)r * in,
                nd->ds.train.x + (size_t)idx[r] * in, in * sizeof(float));
-        w->yb[r] = nd->ds.train.y[idx[r]];
+        w->yb[r] = y[idx[r]];
     }
     const double scale = (double)nd->N / (double)n;
     double loss = 0.0;
@@ -350,8 +378,10 @@ static rx_status eval_net(const rx__target *t, rx__tws *w, uint32_t particle,
     rx__batcher *b = nd->shared ? &w->shared_b
                                 : &w->pb[(int)particle - w->lo];
     const int32_t *idx = rx__batcher_get(b, (int64_t)k);
+    const float *y = rx__batcher_labels(b);
     round_theta(nd, w, theta);
-    return net_energy(nd, w, theta, idx, energy, grad, pe);
+    return net_energy(nd, w, theta, idx, y ? y : nd->ds.train.y, energy,
+                      grad, pe);
 }
 
 /* Control variates (src/estimate): the rows of evaluation k, forward-only
@@ -432,7 +462,9 @@ int rx__network_prior_law(const rx__target *t, double *mean, double *sd)
     return 1;
 }
 
-/* sum_{i=1}^N l_i(theta) over the training set, bs rows at a time. */
+/* sum_{i=1}^N l_i(theta) over the training set, bs rows at a time, with
+ * the clean labels (label noise is a perturbation of the minibatches, not
+ * of the target whose evidence log Z estimates). */
 rx_status rx__network_like_full(const rx__target *t, rx__tws *w,
                                 const double *theta, double *u_like)
 {
@@ -471,7 +503,8 @@ double rx__network_batch_var(const rx__target *t, rx__tws *w,
         for (int r = 0; r < nd->bs; ++r)
             idx[r] = (int32_t)rx__uniform_int(&s, (uint64_t)nd->ds.train.n);
         double e = 0.0;
-        if (net_energy(nd, w, theta, idx, &e, NULL, NULL) != RX_OK)
+        if (net_energy(nd, w, theta, idx, nd->ds.train.y, &e, NULL,
+                       NULL) != RX_OK)
             return NAN;
         double d = e - m;
         m += d / (j + 1);
@@ -516,10 +549,14 @@ void rx__network_mem(const rx__target *t, const rx__tws *w, double *data,
         s += 2.0 * (double)nd->np * 4.0;
         s += (double)nd->bs * (double)(nd->ds.train.nfeat + 1) * 4.0;
         s += (double)nd->eval_batch * nd->n_out * 4.0;
+        /* a batcher's permutation, and its labels under label noise */
+        const double per = (double)nd->ds.train.n * 4.0 *
+                           ((w->pb ? w->pb[0].ylab : w->shared_b.ylab)
+                                ? 2.0 : 1.0);
         if (w->pb)
-            s += (double)(w->hi - w->lo) * (double)nd->ds.train.n * 4.0;
+            s += (double)(w->hi - w->lo) * per;
         else
-            s += (double)nd->ds.train.n * 4.0;
+            s += per;
     }
     *scratch = s;
 }
