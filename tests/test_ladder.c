@@ -7,6 +7,7 @@
  * Also the Fritsch-Carlson update on a known case: equal rejections keep
  * the ladder's betas equally spaced in the barrier.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -54,8 +55,37 @@ static double spread(rx_ladder_adapt a, double *tau_out)
     return sp;
 }
 
+/* T8 of the replica-exchange Nose-Hoover paper's ladder, T_j = tau^j:
+ * the geometric ladder from 1 to tau^(R-1) over R positions gives
+ * T_j = tau^j to 1e-12 (tau = 1.2, 13 replicas: T_12 = 8.9161; tau = 1.5,
+ * 7 replicas: T_6 = 11.3906). */
+static void test_t8(void)
+{
+    static const struct { double tau; int R; double last; } c[2] = {
+        {1.2, 13, 8.9161}, {1.5, 7, 11.3906}};
+    for (int i = 0; i < 2; ++i) {
+        rx_ladder_spec s = {0};
+        s.kind = RX_LADDER_GEOMETRIC;
+        s.min = 1.0;
+        s.max = pow(c[i].tau, c[i].R - 1);
+        double t[13];
+        rx__ladder_fill(&s, c[i].R, t);
+        double worst = 0.0;
+        for (int j = 0; j < c[i].R; ++j) {
+            const double e = fabs(t[j] / pow(c[i].tau, j) - 1.0);
+            worst = e > worst ? e : worst;
+        }
+        printf("T8: tau %.1f, %d replicas: T_%d = %.6f, worst relative "
+               "error against tau^j %.2g\n", c[i].tau, c[i].R, c[i].R - 1,
+               t[c[i].R - 1], worst);
+        CHECK(worst <= 1e-12);
+        CHECK(fabs(t[c[i].R - 1] - c[i].last) < 5e-5);
+    }
+}
+
 int main(void)
 {
+    test_t8();
     double tau0[12], tau1[12];
     double s0 = spread(RX_ADAPT_NONE, tau0);
     double s1 = spread(RX_ADAPT_BARRIER, tau1);
