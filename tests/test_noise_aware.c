@@ -242,19 +242,23 @@ static void test_t6(void)
     double beta[2] = {1.0, 0.5};
     rx__xstate xs = {.beta = beta};
     const int n = 2000000;
-    double v[2][2] = {{0}}; /* [rule][slot] sum of squares */
-    long acc[2] = {0};
+    /* [rule][slot] sums of squares: the row, the naive test, the row
+     * with E1's sign flipped (the energies passed the other way) */
+    double v[3][2] = {{0}};
+    long acc[3] = {0};
     for (int i = 0; i < n; ++i) {
         const double tj = gauss(), tk = sqrt(2.0) * gauss();
         const double ej = 0.5 * tj * tj + sqrt(0.9) * gauss();
         const double ek = 0.5 * tk * tk + sqrt(0.9) * gauss();
         const double u = unif();
         double prob;
-        int sw[2];
+        int sw[3];
         sw[0] = rx__xt_noise_aware.decide(&xc, &xs, 0, 1, ej, ek, 0.0, u, i,
                                           &prob);
         sw[1] = 0.5 * (ej - ek) + log(u / (1.0 - u)) > 0.0; /* naive */
-        for (int r = 0; r < 2; ++r) {
+        sw[2] = rx__xt_noise_aware.decide(&xc, &xs, 0, 1, ek, ej, 0.0, u, i,
+                                          &prob);
+        for (int r = 0; r < 3; ++r) {
             acc[r] += sw[r];
             v[r][0] += sw[r] ? tk * tk : tj * tj;
             v[r][1] += sw[r] ? tj * tj : tk * tk;
@@ -262,12 +266,16 @@ static void test_t6(void)
     }
     const double tol = 3.0 * sqrt(2.0 / n) * 2.0; /* slot 2: variance 2 */
     printf("T6 (n %d): noise-aware %.4f / %.4f accept %.4f; naive %.4f / "
-           "%.4f accept %.4f\n", n, v[0][0] / n, v[0][1] / n,
-           (double)acc[0] / n, v[1][0] / n, v[1][1] / n, (double)acc[1] / n);
+           "%.4f accept %.4f; sign-flipped %.4f / %.4f\n", n, v[0][0] / n,
+           v[0][1] / n, (double)acc[0] / n, v[1][0] / n, v[1][1] / n,
+           (double)acc[1] / n, v[2][0] / n, v[2][1] / n);
     CHECK(fabs(v[0][0] / n - 1.0) <= tol / 2.0 &&
           fabs(v[0][1] / n - 2.0) <= tol);
-    CHECK(fabs(v[1][0] / n - 1.0) > tol / 2.0 ||
-          fabs(v[1][1] / n - 2.0) > tol);
+    for (int r = 1; r < 3; ++r)
+        CHECK_MSG(fabs(v[r][0] / n - 1.0) > tol / 2.0 ||
+                      fabs(v[r][1] / n - 2.0) > tol,
+                  "T6: the %s test keeps the slot variances",
+                  r == 1 ? "naive" : "sign-flipped");
     free(s);
 }
 
