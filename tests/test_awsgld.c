@@ -46,9 +46,8 @@
 #include "replex/replex.h"
 #include "../src/bias/bias.h"
 #include "../src/bias/contour.h"
-#include "../src/engine/state.h" /* rx__ctx_bias: the run's theta */
+#include "bias_run.h"
 #include "check.h"
-#include "stop_run.h"
 
 static char src[1024];
 
@@ -130,21 +129,6 @@ static const rx__bias_type *row_params(const char *kind, rx__bias_params *par)
     return st == RX_OK ? rx__bias_find(par->kind) : NULL;
 }
 
-static uint64_t lcg = 0x9E3779B97F4A7C15u;
-static double unif(void)
-{
-    lcg = lcg * 6364136223846793005u + 1442695040888963407u;
-    return (double)(lcg >> 11) * 0x1.0p-53;
-}
-
-static void *new_state(const rx__bias_type *T, const rx__bias_params *par)
-{
-    void *s = calloc(1, T->size(par));
-    if (s)
-        T->init(par, s);
-    return s;
-}
-
 static double *theta(const rx__bias_type *T, const rx__bias_params *par,
                      void *s)
 {
@@ -161,24 +145,9 @@ static double *theta(const rx__bias_type *T, const rx__bias_params *par,
 static void literal(const rx__bias_params *par, double *th, int n,
                     const double *U, int64_t k)
 {
-    const int m = par->bins;
-    double *old = malloc(sizeof(double) * (size_t)m);
-    memcpy(old, th, sizeof(double) * (size_t)m);
-    int js[16], ns = 0;
-    for (int p = 0; p < n; ++p) {
-        int j;
-        rx__bias_bin(par, U[p], &j);
-        if (!(par->overflow_guard && j == m - 1))
-            js[ns++] = j;
-    }
-    const double w = rx__bias_omega(&par->sa, k + 1);
-    for (int i = 0; i < m && ns > 0; ++i) {
-        double h = 0.0;
-        for (int s = 0; s < ns; ++s)
-            h += old[js[s]] * ((i >= js[s] ? 1.0 : 0.0) - old[i]);
-        th[i] = fmax(old[i] + w * h / ns, par->theta_floor);
-    }
-    free(old);
+    if (literal_step(par, th, n, U, k, 1) > 0)
+        for (int i = 0; i < par->bins; ++i)
+            th[i] = fmax(th[i], par->theta_floor);
 }
 
 static void t1(const rx__bias_type *T, int P)
@@ -353,60 +322,33 @@ static void out_free(run_out *o)
     memset(o, 0, sizeof *o);
 }
 
+static int collect(rx_ctx *c, const rx_results *r, void *out)
+{
+    run_out *o = out;
+    o->n = r->n_samples * (int64_t)r->dim; /* dim 1 */
+    o->partner = r->partner;
+    o->x = copy_floats(r->samples, (size_t)o->n);
+    if (r->log_weights)
+        o->lw = copy_doubles(r->log_weights, (size_t)r->n_samples);
+    o->m = bias_copy(c, 0, &o->theta, NULL);
+    return 1;
+}
+
 static run_out engine_run(const char *const *sets, int n, int threads,
                           const char *from, int64_t stop_at, const char *ck)
 {
-    const char *all[24] = {"record.trace_every=0", "bias.resample=false"};
-    int na = 2;
-    for (int i = 0; i < n && na < 24; ++i)
-        all[na++] = sets[i];
+    static const char *const pre[] = {"record.trace_every=0",
+                                      "bias.resample=false"};
     run_out o;
     memset(&o, 0, sizeof o);
-    rx_config cfg;
-    rx_err err = {0};
-    o.st = load(all, na, &cfg, &err);
-    CHECK_MSG(o.st == RX_OK, "config: %s", err.msg);
-    if (o.st != RX_OK) {
-        rx_config_free(&cfg);
-        return o;
-    }
-    stopper sp;
-    rx_ctx *c = stop_run(&cfg, threads, from, stop_at, ck, &sp, &o.st);
-    rx_config_free(&cfg);
-    if (!c)
-        return o;
-    rx_results r;
-    if (o.st == RX_OK && rx_get_results(c, &r) == RX_OK) {
-        o.n = r.n_samples * (int64_t)r.dim; /* dim 1 */
-        o.partner = r.partner;
-        o.x = malloc(sizeof(float) * (size_t)o.n);
-        memcpy(o.x, r.samples, sizeof(float) * (size_t)o.n);
-        if (r.log_weights) {
-            o.lw = malloc(sizeof(double) * (size_t)r.n_samples);
-            memcpy(o.lw, r.log_weights, sizeof(double) * r.n_samples);
-        }
-        const rx__bias *b = rx__ctx_bias(c);
-        if (b->type) {
-            const double *curve, *vis;
-            int64_t upd;
-            b->type->view(&b->par, rx__bias_state(b, 0), &curve, &vis,
-                          &upd);
-            o.m = b->par.bins;
-            o.theta = malloc(sizeof(double) * (size_t)o.m);
-            memcpy(o.theta, curve, sizeof(double) * (size_t)o.m);
-        }
-    } else if (o.st != RX_EABORTED) {
-        fprintf(stderr, "run: %s\n", rx_errmsg(c));
-    }
-    rx_destroy(&c);
+    o.st = load_collect(load, pre, NSETS(pre), sets, n, threads, from,
+                        stop_at, ck, collect, &o);
     return o;
 }
 
 static int same(const run_out *a, const run_out *b)
 {
-    return a->n > 0 && a->n == b->n &&
-           memcmp(a->x, b->x, sizeof(float) * (size_t)a->n) == 0 &&
-           (!a->lw || memcmp(a->lw, b->lw, sizeof(double) * a->n) == 0);
+    return same_rows(a->n, a->x, a->lw, b->n, b->x, b->lw);
 }
 
 static double max_dev(const run_out *o, const double *F, int *at)

@@ -15,6 +15,7 @@
 
 #include "../src/config/config.h"
 #include "check.h"
+#include "run_util.h"
 
 static const char *sets_common[] = {
     "iterations=100000",
@@ -35,20 +36,10 @@ static rx_ctx *run(const char *rule, int threads, rx_config *out)
     rx_config c;
     rx_err err = {{0}};
     rx_config_default(&c);
-    for (size_t i = 0; i < sizeof sets_common / sizeof *sets_common; ++i) {
-        const char *s = sets_common[i], *eq = strchr(s, '=');
-        char key[64];
-        snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
-        CHECK_MSG(rx_config_set(&c, key, eq + 1, &err) == RX_OK, "%s",
-                  err.msg);
-    }
+    set_list_checked(&c, sets_common, NSETS(sets_common));
     CHECK(rx_config_set(&c, "tempering.rule", rule, &err) == RX_OK);
     c.threads = threads;
-    rx_ctx *ctx = NULL;
-    rx_status st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
-    CHECK_MSG(st == RX_OK, "%s", err.msg);
-    if (st == RX_OK)
-        CHECK_MSG(rx_run(ctx) == RX_OK, "%s", rx_errmsg(ctx));
+    rx_ctx *ctx = create_run(&c, NULL, NULL, NULL, 0);
     if (out)
         *out = c;
     else
@@ -85,9 +76,7 @@ int main(void)
         CHECK_MSG(ab < am && ab > 0.0, "pair %d: barker %.4f, metropolis "
                   "%.4f", p + 1, ab, am);
     }
-    CHECK(rb.n_samples == r3.n_samples && rb.n_samples > 0 &&
-          !memcmp(rb.samples, r3.samples,
-                  sizeof(float) * (size_t)rb.n_samples * rb.dim) &&
+    CHECK(rb.n_samples > 0 && same_samples(&rb, &r3) &&
           rb.total_swaps == r3.total_swaps);
     /* a window gate without a correction: warned about, by name */
     rx_err err = {{0}};

@@ -49,9 +49,8 @@
 
 #include "replex/replex.h"
 #include "../src/bias/bias.h"
-#include "../src/engine/state.h" /* rx__ctx_bias: the run's theta */
+#include "bias_run.h"
 #include "check.h"
-#include "stop_run.h"
 
 /* The one place that names the row. */
 #define KIND_SET "bias.kind=icsgld"
@@ -87,24 +86,7 @@ static const rx__bias_type *row_params(rx__bias_params *par)
     return rx__bias_find(par->kind);
 }
 
-/* ---- a small deterministic generator for the unit parts -------------- */
-
-static uint64_t lcg = 0x9E3779B97F4A7C15u;
-static double unif(void)
-{
-    lcg = lcg * 6364136223846793005u + 1442695040888963407u;
-    return (double)(lcg >> 11) * 0x1.0p-53;
-}
-
 /* ---- 1-3: the row alone ---------------------------------------------- */
-
-static void *new_state(const rx__bias_type *T, const rx__bias_params *par)
-{
-    void *s = calloc(1, T->size(par));
-    if (s)
-        T->init(par, s);
-    return s;
-}
 
 static const double *theta_of(const rx__bias_type *T,
                               const rx__bias_params *par, const void *s,
@@ -127,30 +109,15 @@ static void literal_update(const rx__bias_params *par, double *th, int n,
                            const double *U, int64_t k)
 {
     const int m = par->bins;
-    double *old = malloc(sizeof(double) * (size_t)m);
-    memcpy(old, th, sizeof(double) * (size_t)m);
-    int js[16], ns = 0;
-    for (int p = 0; p < n; ++p) {
-        int j;
-        rx__bias_bin(par, U[p], &j);
-        if (!(par->overflow_guard && j == m - 1))
-            js[ns++] = j;
-    }
-    const double w = rx__bias_omega(&par->sa, k + 1);
-    for (int i = 0; i < m && ns > 0; ++i) {
-        double h = 0.0;
-        for (int s = 0; s < ns; ++s)
-            h += old[js[s]] * ((i == js[s] ? 1.0 : 0.0) - old[i]);
-        th[i] = old[i] + w * h / ns;
-        if (th[i] < par->theta_floor)
-            th[i] = par->theta_floor;
-    }
+    if (literal_step(par, th, n, U, k, 0) > 0)
+        for (int i = 0; i < m; ++i)
+            if (th[i] < par->theta_floor)
+                th[i] = par->theta_floor;
     double sum = 0.0;
     for (int i = 0; i < m; ++i)
         sum += th[i];
     for (int i = 0; i < m; ++i)
         th[i] /= sum;
-    free(old);
 }
 
 static void declarations(const rx__bias_type *T)
@@ -366,75 +333,51 @@ static void out_free(run_out *o)
     memset(o, 0, sizeof *o);
 }
 
+static int collect(rx_ctx *c, const rx_results *r, void *out)
+{
+    run_out *o = out;
+    if (!r->log_weights)
+        return 0;
+    o->n = r->n_samples;
+    o->partner = r->partner;
+    o->x = copy_floats(r->samples, (size_t)o->n);
+    o->lw = copy_doubles(r->log_weights, (size_t)o->n);
+    double mx = -INFINITY, sw = 0.0, sl = 0.0;
+    for (int64_t i = 0; i < o->n; ++i)
+        mx = fmax(mx, o->lw[i]);
+    for (int64_t i = 0; i < o->n; ++i) {
+        const double w = exp(o->lw[i] - mx);
+        sw += w;
+        sl += o->x[i] < -1.0f ? w : 0.0;
+    }
+    o->p_left = sl / sw;
+    CHECK(rx__ctx_bias(c)->n == 1);
+    bias_copy(c, 0, &o->theta, &o->visits);
+    return 1;
+}
+
 /* The spec's T10 run (P = 5 at tau = 1, zeta 3, eta 0.02, 4e6
  * iterations, every position kept every 10th iteration), then sets, on
  * `threads` threads; from/stop_at/ck as stop_run. */
 static run_out engine_run(const char *const *sets, int n, int threads,
                           const char *from, int64_t stop_at, const char *ck)
 {
-    const char *all[20] = {
+    static const char *const pre[] = {
         "tempering.n_chains=5", "tempering.scheme=none",
         "ladder.tau=[1, 1, 1, 1, 1]",
         "ladder.eta=[0.02, 0.02, 0.02, 0.02, 0.02]", "bias.zeta=3",
         "iterations=4000000", "record.all_positions=true",
         "record.trace_every=0", "bias.resample=false"};
-    int na = 9;
-    for (int i = 0; i < n && na < 20; ++i)
-        all[na++] = sets[i];
     run_out o;
     memset(&o, 0, sizeof o);
-    rx_config cfg;
-    rx_err err = {0};
-    o.st = load(all, na, &cfg, &err);
-    CHECK_MSG(o.st == RX_OK, "config: %s", err.msg);
-    if (o.st != RX_OK) {
-        rx_config_free(&cfg);
-        return o;
-    }
-    stopper sp;
-    rx_ctx *c = stop_run(&cfg, threads, from, stop_at, ck, &sp, &o.st);
-    rx_config_free(&cfg);
-    if (!c)
-        return o;
-    rx_results r;
-    if (o.st == RX_OK && rx_get_results(c, &r) == RX_OK && r.log_weights) {
-        o.n = r.n_samples;
-        o.partner = r.partner;
-        o.x = malloc(sizeof(float) * (size_t)o.n);
-        o.lw = malloc(sizeof(double) * (size_t)o.n);
-        memcpy(o.x, r.samples, sizeof(float) * (size_t)o.n);
-        memcpy(o.lw, r.log_weights, sizeof(double) * (size_t)o.n);
-        double mx = -INFINITY, sw = 0.0, sl = 0.0;
-        for (int64_t i = 0; i < o.n; ++i)
-            mx = fmax(mx, o.lw[i]);
-        for (int64_t i = 0; i < o.n; ++i) {
-            const double w = exp(o.lw[i] - mx);
-            sw += w;
-            sl += o.x[i] < -1.0f ? w : 0.0;
-        }
-        o.p_left = sl / sw;
-        const rx__bias *b = rx__ctx_bias(c);
-        CHECK(b->n == 1);
-        const double *curve, *vis;
-        int64_t upd;
-        b->type->view(&b->par, rx__bias_state(b, 0), &curve, &vis, &upd);
-        const size_t mb = sizeof(double) * (size_t)b->par.bins;
-        o.theta = malloc(mb);
-        o.visits = malloc(mb);
-        memcpy(o.theta, curve, mb);
-        memcpy(o.visits, vis, mb);
-    } else if (o.st != RX_EABORTED) {
-        fprintf(stderr, "run: %s\n", rx_errmsg(c));
-    }
-    rx_destroy(&c);
+    o.st = load_collect(load, pre, NSETS(pre), sets, n, threads, from,
+                        stop_at, ck, collect, &o);
     return o;
 }
 
 static int same(const run_out *a, const run_out *b)
 {
-    return a->n > 0 && a->n == b->n &&
-           memcmp(a->x, b->x, sizeof(float) * (size_t)a->n) == 0 &&
-           memcmp(a->lw, b->lw, sizeof(double) * (size_t)a->n) == 0;
+    return same_rows(a->n, a->x, a->lw, b->n, b->x, b->lw); /* lw: always */
 }
 
 /* max |log theta / theta_star| over bins lo..hi; the bins' visits within

@@ -23,6 +23,7 @@
 
 #include "../src/data/data.h"
 #include "check.h"
+#include "run_util.h"
 #include "replex/replex.h"
 
 /* ---- one epoch ---------------------------------------------------------*/
@@ -220,34 +221,13 @@ static void remove_files(void)
 
 static rx_ctx *run(const char *const *sets, int nsets)
 {
-    rx_config c;
-    rx_err err;
-    rx_status st = rx_config_load(yaml_path, sets, nsets, &c, &err);
-    CHECK_MSG(st == RX_OK, "%s", err.msg);
-    if (st != RX_OK)
-        return NULL;
-    rx_ctx *ctx = NULL;
-    st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
-    rx_config_free(&c);
-    CHECK_MSG(st == RX_OK, "%s", err.msg);
-    if (st != RX_OK)
-        return NULL;
-    st = rx_run(ctx);
-    CHECK_MSG(st == RX_OK, "%s", rx_errmsg(ctx));
-    if (st != RX_OK)
-        rx_destroy(&ctx);
-    return ctx;
+    return load_run(yaml_path, sets, nsets, NULL, NULL, 0);
 }
 
 static int same_run(rx_ctx *a, rx_ctx *b)
 {
     rx_results ra, rb;
-    if (!a || !b || rx_get_results(a, &ra) != RX_OK ||
-        rx_get_results(b, &rb) != RX_OK)
-        return 0;
-    return ra.n_samples == rb.n_samples && ra.dim == rb.dim &&
-           memcmp(ra.samples, rb.samples,
-                  sizeof(float) * (size_t)ra.n_samples * ra.dim) == 0 &&
+    return results2(a, b, &ra, &rb) && same_samples(&ra, &rb) &&
            ra.total_swaps == rb.total_swaps &&
            memcmp(&ra.bma, &rb.bma, sizeof ra.bma) == 0;
 }

@@ -21,6 +21,7 @@
 
 #include "replex/replex.h"
 #include "check.h"
+#include "run_util.h"
 
 static char srcdir[2048];
 
@@ -29,25 +30,7 @@ static rx_ctx *run(const char *file, const char *const *sets, int nsets,
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", srcdir, file);
-    rx_config c;
-    rx_err err;
-    rx_status st = rx_config_load(path, sets, nsets, &c, &err);
-    CHECK_MSG(st == RX_OK, "%s", err.msg);
-    if (st != RX_OK)
-        return NULL;
-    rx_ctx *ctx = NULL;
-    st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
-    rx_config_free(&c);
-    CHECK_MSG(st == RX_OK, "%s", err.msg);
-    if (st != RX_OK)
-        return NULL;
-    if (fn)
-        rx_set_progress(ctx, fn, user, 25);
-    st = rx_run(ctx);
-    CHECK_MSG(st == RX_OK, "%s", rx_errmsg(ctx));
-    if (st != RX_OK)
-        rx_destroy(&ctx);
-    return ctx;
+    return load_run(path, sets, nsets, fn, user, 25);
 }
 
 /* Threads of this process in state R, from /proc/self/task/N/stat. */
@@ -97,13 +80,9 @@ static rx_status on_progress(void *user, const rx_progress *p)
 static int same_run(rx_ctx *a, rx_ctx *b)
 {
     rx_results ra, rb;
-    if (!a || !b || rx_get_results(a, &ra) != RX_OK ||
-        rx_get_results(b, &rb) != RX_OK)
+    if (!results2(a, b, &ra, &rb))
         return 0;
-    int same = ra.n_samples == rb.n_samples && ra.dim == rb.dim &&
-               memcmp(ra.samples, rb.samples,
-                      sizeof(float) * (size_t)ra.n_samples * ra.dim) == 0 &&
-               ra.total_swaps == rb.total_swaps &&
+    int same = same_samples(&ra, &rb) && ra.total_swaps == rb.total_swaps &&
                memcmp(&ra.bma, &rb.bma, sizeof ra.bma) == 0 &&
                memcmp(&ra.ensemble, &rb.ensemble, sizeof ra.ensemble) == 0;
     return same;

@@ -33,7 +33,7 @@
 #include "../src/estimate/pairdiff.h"
 #include "../src/exchange/xtest.h"
 #include "check.h"
-#include "stop_run.h"
+#include "run_util.h"
 
 /* The row's view of its table (src/exchange/noise_aware.c). */
 double rx__na_logistic_deriv(int n, double z);
@@ -608,21 +608,8 @@ static const char *mb_sets[] = {
 static int mb_config(rx_config *c, const char *const *extra, rx_err *err)
 {
     rx_config_default(c);
-    for (size_t i = 0; i < sizeof mb_sets / sizeof *mb_sets; ++i) {
-        const char *s = mb_sets[i], *eq = strchr(s, '=');
-        char key[64];
-        snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
-        if (rx_config_set(c, key, eq + 1, err) != RX_OK)
-            return 0;
-    }
-    for (int i = 0; extra && extra[i]; ++i) {
-        const char *s = extra[i], *eq = strchr(s, '=');
-        char key[64];
-        snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
-        if (rx_config_set(c, key, eq + 1, err) != RX_OK)
-            return 0;
-    }
-    return 1;
+    return set_list(c, mb_sets, NSETS(mb_sets), err) &&
+           set_list(c, extra, -1, err);
 }
 
 /* Samples, index, pair statistics and the batch counts alike. */
@@ -631,16 +618,11 @@ static int mb_same(rx_ctx *a, rx_ctx *b)
     rx_results ra, rb;
     rx_get_results(a, &ra);
     rx_get_results(b, &rb);
-    if (ra.n_samples != rb.n_samples || ra.n_index != rb.n_index ||
-        ra.n_samples == 0 ||
-        memcmp(ra.samples, rb.samples,
-               sizeof(float) * (size_t)ra.n_samples * ra.dim) ||
-        memcmp(ra.index, rb.index,
-               sizeof(int32_t) * (size_t)ra.n_index * (size_t)ra.n_chains))
+    if (ra.n_samples == 0 || !same_samples(&ra, &rb) ||
+        !same_index(&ra, &rb) || !same_pairs(&ra, &rb))
         return 0;
     for (int p = 0; p < ra.n_chains - 1; ++p)
-        if (memcmp(&ra.pairs[p], &rb.pairs[p], sizeof ra.pairs[p]) ||
-            memcmp(&a->rec.xb[p], &b->rec.xb[p], sizeof a->rec.xb[p]))
+        if (memcmp(&a->rec.xb[p], &b->rec.xb[p], sizeof a->rec.xb[p]))
             return 0;
     return 1;
 }
@@ -760,13 +742,7 @@ static void test_batch_reference(void)
     rx_config cfg;
     rx_err err = {{0}};
     rx_config_default(&cfg);
-    int ok = 1;
-    for (size_t i = 0; ok && i < sizeof ref_sets / sizeof *ref_sets; ++i) {
-        const char *s = ref_sets[i], *eq = strchr(s, '=');
-        char key[64];
-        snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
-        ok = rx_config_set(&cfg, key, eq + 1, &err) == RX_OK;
-    }
+    const int ok = set_list(&cfg, ref_sets, NSETS(ref_sets), &err);
     CHECK_MSG(ok, "reference config: %s", err.msg);
     stopper s0;
     rx_status st = RX_OK;
@@ -836,22 +812,7 @@ static void test_batch_reference(void)
 /* ---- through the engine ------------------------------------------------ */
 
 static const char *t9_sets[] = {
-    "iterations=1000000",
-    "seed=1",
-    "rng.normal=box_muller",
-    "target.kind=gmm",
-    "target.weights=[0.2, 0.2, 0.2, 0.2, 0.2]",
-    "target.means=[[4, 0], [1.2360680, 3.8042261], [-3.2360680, 2.3511410],"
-    " [-3.2360680, -2.3511410], [1.2360680, -3.8042261]]",
-    "target.scales=[[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5], "
-    "[0.5, 0.5]]",
-    "target.energy_noise_sd=0.5",
-    "target.grad_noise_sd=0.5",
-    "init.low=3.9",
-    "init.high=4.1",
-    "tempering.n_chains=7",
-    "tempering.scheme=deo",
-    "tempering.rule=noise_aware",
+    T9_TARGET_SETS,
     "ladder.eta=0.005",
     "ladder.tau={min: 1, max: 11.390625}",
     "step.target=sgld",
@@ -863,28 +824,11 @@ static const char *t9_sets[] = {
 static rx_ctx *run(int threads, const char *const *extra, rx_config *keep)
 {
     rx_config c;
-    rx_err err = {{0}};
     rx_config_default(&c);
-    for (size_t i = 0; i < sizeof t9_sets / sizeof *t9_sets; ++i) {
-        const char *s = t9_sets[i], *eq = strchr(s, '=');
-        char key[64];
-        snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
-        CHECK_MSG(rx_config_set(&c, key, eq + 1, &err) == RX_OK, "%s",
-                  err.msg);
-    }
-    for (int i = 0; extra && extra[i]; ++i) {
-        const char *s = extra[i], *eq = strchr(s, '=');
-        char key[64];
-        snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
-        CHECK_MSG(rx_config_set(&c, key, eq + 1, &err) == RX_OK, "%s",
-                  err.msg);
-    }
+    set_list_checked(&c, t9_sets, NSETS(t9_sets));
+    set_list_checked(&c, extra, -1);
     c.threads = threads;
-    rx_ctx *ctx = NULL;
-    rx_status st = rx_create(&ctx, &c, NULL, (rx_logger){0}, &err);
-    CHECK_MSG(st == RX_OK, "%s", err.msg);
-    if (st == RX_OK)
-        CHECK_MSG(rx_run(ctx) == RX_OK, "%s", rx_errmsg(ctx));
+    rx_ctx *ctx = create_run(&c, NULL, NULL, NULL, 0);
     if (keep)
         *keep = c;
     else
@@ -996,10 +940,7 @@ static void test_threads(void)
             rx_results ra, rb;
             rx_get_results(a, &ra);
             rx_get_results(b, &rb);
-            CHECK_MSG(ra.n_samples == rb.n_samples && ra.n_samples > 0 &&
-                          !memcmp(ra.samples, rb.samples,
-                                  sizeof(float) * (size_t)ra.n_samples *
-                                      ra.dim) &&
+            CHECK_MSG(ra.n_samples > 0 && same_samples(&ra, &rb) &&
                           ra.total_swaps == rb.total_swaps,
                       "the same bits on 1 and %d threads", t);
         }

@@ -43,28 +43,13 @@
 
 #include "replex/replex.h"
 #include "check.h"
-#include "stop_run.h"
+#include "run_util.h"
 
 #define PI 3.14159265358979323846
 
 /* yaml/renhd_t9.yaml */
 static const char *t9_sets[] = {
-    "iterations=1000000",
-    "seed=1",
-    "rng.normal=box_muller",
-    "target.kind=gmm",
-    "target.weights=[0.2, 0.2, 0.2, 0.2, 0.2]",
-    "target.means=[[4, 0], [1.2360680, 3.8042261], [-3.2360680, 2.3511410],"
-    " [-3.2360680, -2.3511410], [1.2360680, -3.8042261]]",
-    "target.scales=[[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5], "
-    "[0.5, 0.5]]",
-    "target.energy_noise_sd=0.5",
-    "target.grad_noise_sd=0.5",
-    "init.low=3.9",
-    "init.high=4.1",
-    "tempering.n_chains=7",
-    "tempering.scheme=deo",
-    "tempering.rule=noise_aware",
+    T9_TARGET_SETS,
     "tempering.every=50",
     "ladder.eta=0.005",
     "ladder.tau={min: 1, max: 11.390625}",
@@ -78,27 +63,12 @@ static const char *t9_sets[] = {
     NULL,
 };
 
-static int set_all(rx_config *c, const char *const *sets)
-{
-    rx_err err = {{0}};
-    for (int i = 0; sets && sets[i]; ++i) {
-        const char *s = sets[i], *eq = strchr(s, '=');
-        char key[64];
-        snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
-        rx_status st = rx_config_set(c, key, eq + 1, &err);
-        CHECK_MSG(st == RX_OK, "%s=%s: %s", key, eq + 1, err.msg);
-        if (st != RX_OK)
-            return 0;
-    }
-    return 1;
-}
-
 /* A config: the T9 settings, then `extra` (either may be NULL). */
 static int config(rx_config *c, const char *const *base,
                   const char *const *extra)
 {
     rx_config_default(c);
-    return set_all(c, base) && set_all(c, extra);
+    return set_list_checked(c, base, -1) && set_list_checked(c, extra, -1);
 }
 
 static rx_ctx *run_cfg(const rx_config *cfg, int threads,
@@ -108,17 +78,8 @@ static rx_ctx *run_cfg(const rx_config *cfg, int threads,
     rx_config_default(&c);
     rx_config_copy(&c, cfg);
     c.threads = threads;
-    rx_ctx *ctx = NULL;
-    rx_err err = {{0}};
-    rx_status st = rx_create(&ctx, &c, cb, (rx_logger){0}, &err);
+    rx_ctx *ctx = create_run(&c, cb, NULL, NULL, 0);
     rx_config_free(&c);
-    CHECK_MSG(st == RX_OK, "%s", err.msg);
-    if (st != RX_OK)
-        return NULL;
-    st = rx_run(ctx);
-    CHECK_MSG(st == RX_OK, "%s", rx_errmsg(ctx));
-    if (st != RX_OK)
-        rx_destroy(&ctx);
     return ctx;
 }
 
@@ -232,13 +193,7 @@ static void test_round_ends(void)
         rx_results ra, rb;
         rx_get_results(a, &ra);
         rx_get_results(b, &rb);
-        CHECK(ra.n_index == rb.n_index &&
-              memcmp(ra.index, rb.index,
-                     sizeof(int32_t) * (size_t)ra.n_index *
-                         (size_t)ra.n_chains) == 0 &&
-              ra.n_samples == rb.n_samples &&
-              memcmp(ra.samples, rb.samples,
-                     sizeof(float) * (size_t)ra.n_samples * ra.dim) == 0);
+        CHECK(same_index(&ra, &rb) && same_samples(&ra, &rb));
     }
     rx_destroy(&a);
     rx_destroy(&b);
@@ -465,18 +420,8 @@ static int same(rx_ctx *a, rx_ctx *b)
     rx_results ra, rb;
     rx_get_results(a, &ra);
     rx_get_results(b, &rb);
-    if (ra.n_samples != rb.n_samples || ra.n_index != rb.n_index ||
-        ra.n_chains != rb.n_chains)
-        return 0;
-    if (memcmp(ra.samples, rb.samples,
-               sizeof(float) * (size_t)ra.n_samples * ra.dim) != 0 ||
-        memcmp(ra.index, rb.index,
-               sizeof(int32_t) * (size_t)ra.n_index * (size_t)ra.n_chains))
-        return 0;
-    for (int p = 0; p < ra.n_chains - 1; ++p)
-        if (memcmp(&ra.pairs[p], &rb.pairs[p], sizeof ra.pairs[p]) != 0)
-            return 0;
-    return 1;
+    return ra.n_chains == rb.n_chains && same_samples(&ra, &rb) &&
+           same_index(&ra, &rb) && same_pairs(&ra, &rb);
 }
 
 static const char *bits_sets[] = {"iterations=20000", "record.burn_in=0",

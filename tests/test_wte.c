@@ -39,11 +39,8 @@
 
 #include "replex/replex.h"
 #include "../src/bias/bias.h"
-#include "../src/engine/state.h" /* rx__ctx_bias: the run's A */
+#include "bias_run.h"
 #include "check.h"
-#include "stop_run.h"
-
-extern const rx__bias_type rx__bias_wte_row;
 
 static char src[1024];
 
@@ -68,38 +65,7 @@ static rx_status flip_update(const rx__bias_params *par, void *state, int n,
     return st;
 }
 
-/* The real row's other functions (static in wte.c) through its entry. */
-static size_t f_size(const rx__bias_params *p)
-{
-    return rx__bias_wte_row.size(p);
-}
-static void f_init(const rx__bias_params *p, void *s)
-{
-    rx__bias_wte_row.init(p, s);
-}
-static double f_mult(const rx__bias_params *p, const void *s, double U,
-                     double tau)
-{
-    return rx__bias_wte_row.grad_mult(p, s, U, tau);
-}
-static double f_lw(const rx__bias_params *p, const void *s, double U,
-                   double tau)
-{
-    return rx__bias_wte_row.log_weight(p, s, U, tau);
-}
-static size_t f_plen(const rx__bias_params *p)
-{
-    return rx__bias_wte_row.pack_len(p);
-}
-static void f_pack(const rx__bias_params *p, const void *s, double *out)
-{
-    rx__bias_wte_row.pack(p, s, out);
-}
-static void f_view(const rx__bias_params *p, const void *s,
-                   const double **c, const double **v, int64_t *u)
-{
-    rx__bias_wte_row.view(p, s, c, v, u);
-}
+/* The real row's other functions: wte_f_* (bias_run.h). */
 
 /* its gamma and h: the file's values by default (a key belongs to one
  * row, so the test row declares its own) */
@@ -109,8 +75,7 @@ static const rx__keydef flip_keys[] = {
     {"bias.wte_flipped_height", K_REAL, 0, "0.01", 0, HUGE_VAL, 1, 1, NULL,
      "test only"},
 };
-static const char *const flip_uses[] = {"bias.bins", "bias.energy_min",
-                                        "bias.bin_width", NULL};
+static const char *const flip_uses[] = WTE_TEST_ROW_USES;
 const rx__bias_type rx__bias_test_row = {
     .row = {.name = "wte_flipped",
             .doc = "test only: the well-tempered deposit with its sign "
@@ -118,16 +83,8 @@ const rx__bias_type rx__bias_test_row = {
             .keys = flip_keys,
             .nkeys = 2,
             .uses = flip_uses},
-    .share = RX__BIAS_PER_POSITION,
-    .size = f_size,
-    .init = f_init,
-    .update = flip_update,
-    .grad_mult = f_mult,
-    .log_weight = f_lw,
-    .pack_len = f_plen,
-    .pack = f_pack,
-    .unpack = NULL, /* not checkpointed (a negative A is refused) */
-    .view = f_view,
+    /* not checkpointed (a negative A is refused) */
+    WTE_TEST_ROW_FUNCTIONS(flip_update),
 };
 
 /* ---- configuration ---------------------------------------------------- */
@@ -237,130 +194,20 @@ static void row_alone(void)
 
 /* ---- 3-5: through the engine ------------------------------------------ */
 
-typedef struct run_out {
-    rx_status st;
-    int64_t n;   /* rows */
-    size_t dim;
-    float *x;
-    double *lw;
-    double *A, *visits; /* position 0's state */
-    int m, partner;
-    double e0, du;
-} run_out;
-
-static void out_free(run_out *o)
-{
-    free(o->x);
-    free(o->lw);
-    free(o->A);
-    free(o->visits);
-    memset(o, 0, sizeof *o);
-}
-
-static run_out engine_run(const char *const *sets, int n, int threads,
+/* The file (yaml/wte_gauss_50d.yaml) with sets[0..n), run as stop_run. */
+static wte_out engine_run(const char *const *sets, int n, int threads,
                           const char *from, int64_t stop_at, const char *ck)
 {
-    const char *all[24];
-    int na = 0;
-    for (int i = 0; i < n && na < 24; ++i)
-        all[na++] = sets[i];
-    run_out o;
-    memset(&o, 0, sizeof o);
-    rx_config cfg;
-    rx_err err = {0};
-    o.st = load(NULL, all, na, &cfg, &err);
-    CHECK_MSG(o.st == RX_OK, "config: %s", err.msg);
-    if (o.st != RX_OK) {
-        rx_config_free(&cfg);
-        return o;
-    }
-    stopper sp;
-    rx_ctx *c = stop_run(&cfg, threads, from, stop_at, ck, &sp, &o.st);
-    rx_config_free(&cfg);
-    if (!c)
-        return o;
-    rx_results r;
-    if (o.st == RX_OK && rx_get_results(c, &r) == RX_OK) {
-        o.n = r.n_samples;
-        o.dim = r.dim;
-        o.partner = r.partner;
-        const size_t nx = (size_t)r.n_samples * r.dim;
-        o.x = malloc(sizeof(float) * nx);
-        memcpy(o.x, r.samples, sizeof(float) * nx);
-        if (r.log_weights) {
-            o.lw = malloc(sizeof(double) * (size_t)r.n_samples);
-            memcpy(o.lw, r.log_weights, sizeof(double) * r.n_samples);
-        }
-        const rx__bias *b = rx__ctx_bias(c);
-        if (b->type) {
-            const double *curve, *vis;
-            int64_t upd;
-            b->type->view(&b->par, rx__bias_state(b, 0), &curve, &vis,
-                          &upd);
-            o.m = b->par.bins;
-            o.e0 = b->par.energy_min;
-            o.du = b->par.bin_width;
-            o.A = malloc(sizeof(double) * (size_t)o.m);
-            o.visits = malloc(sizeof(double) * (size_t)o.m);
-            memcpy(o.A, curve, sizeof(double) * (size_t)o.m);
-            memcpy(o.visits, vis, sizeof(double) * (size_t)o.m);
-        }
-    } else if (o.st != RX_EABORTED) {
-        fprintf(stderr, "run: %s\n", rx_errmsg(c));
-    }
-    rx_destroy(&c);
-    return o;
-}
-
-static int same(const run_out *a, const run_out *b)
-{
-    const size_t nx = (size_t)a->n * a->dim;
-    return a->n > 0 && a->n == b->n && a->dim == b->dim && a->lw && b->lw &&
-           memcmp(a->x, b->x, sizeof(float) * nx) == 0 &&
-           memcmp(a->lw, b->lw, sizeof(double) * (size_t)a->n) == 0;
-}
-
-typedef struct emom {
-    double mean, var, wmean, wvar;
-} emom;
-
-/* E = |x|^2 / 2 of the rows (the energy less its constant), its mean and
- * variance, unweighted and with the run's weights */
-static emom moments(const run_out *o)
-{
-    emom r = {0, 0, NAN, NAN};
-    double mx = -INFINITY, sw = 0.0, s1 = 0.0, s2 = 0.0, w1 = 0.0, w2 = 0.0;
-    for (int64_t i = 0; o->lw && i < o->n; ++i)
-        mx = fmax(mx, o->lw[i]);
-    for (int64_t i = 0; i < o->n; ++i) {
-        double e = 0.0;
-        for (size_t j = 0; j < o->dim; ++j) {
-            const double x = o->x[(size_t)i * o->dim + j];
-            e += 0.5 * x * x;
-        }
-        s1 += e;
-        s2 += e * e;
-        if (o->lw) {
-            const double w = exp(o->lw[i] - mx);
-            sw += w;
-            w1 += w * e;
-            w2 += w * e * e;
-        }
-    }
-    r.mean = s1 / (double)o->n;
-    r.var = s2 / (double)o->n - r.mean * r.mean;
-    if (o->lw) {
-        r.wmean = w1 / sw;
-        r.wvar = w2 / sw - r.wmean * r.wmean;
-    }
-    return r;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/yaml/wte_gauss_50d.yaml", src);
+    return wte_run(path, sets, n, threads, from, stop_at, ck);
 }
 
 /* T11: least-squares slope of A[J] against f(E_J) = -((gamma-1)/gamma)
  * (E_J - T (d/2 - 1) log E_J) over the bins with at least 1 % of the
  * most visits, E_J = J du the lower edge of bin J above the energy's
  * constant; *nb the bins used. */
-static double t11_slope(const run_out *o, double gamma, int d, int *nb)
+static double t11_slope(const wte_out *o, double gamma, int d, int *nb)
 {
     double vmax = 0.0;
     for (int j = 0; j < o->m; ++j)
@@ -390,9 +237,9 @@ static void t10(uint64_t seed, int controls)
     const char *w[] = {sd};
     const char *u[] = {sd, "bias.kind=none"};
     const char *f[] = {sd, "bias.kind=wte_flipped"};
-    run_out a = engine_run(w, 1, 1, NULL, -1, NULL);
-    run_out b = engine_run(u, 2, 1, NULL, -1, NULL);
-    const emom ma = moments(&a), mb = moments(&b);
+    wte_out a = engine_run(w, 1, 1, NULL, -1, NULL);
+    wte_out b = engine_run(u, 2, 1, NULL, -1, NULL);
+    const emom ma = wte_moments(&a), mb = wte_moments(&b);
     const double ratio = ma.var / mb.var;
     const double rel = ma.wmean / mb.mean - 1.0;
     const double relu = ma.mean / mb.mean - 1.0;
@@ -413,8 +260,8 @@ static void t10(uint64_t seed, int controls)
         /* the samples without their weights */
         CHECK_MSG(fabs(relu) >= 0.015,
                   "control: unweighted samples pass T10 (%g)", relu);
-        run_out c = engine_run(f, 2, 1, NULL, -1, NULL);
-        const emom mc = moments(&c);
+        wte_out c = engine_run(f, 2, 1, NULL, -1, NULL);
+        const emom mc = wte_moments(&c);
         int nc = 0;
         const double sc = t11_slope(&c, 2.0, 50, &nc);
         printf("control: deposit sign flipped: var %.2f (ratio %.3f), "
@@ -425,10 +272,10 @@ static void t10(uint64_t seed, int controls)
                   mc.var / mb.var);
         CHECK_MSG(!(fabs(sc - 1.0) < 0.2),
                   "control: the flipped deposit passes T11 (%g)", sc);
-        out_free(&c);
+        wte_free(&c);
     }
-    out_free(&a);
-    out_free(&b);
+    wte_free(&a);
+    wte_free(&b);
 }
 
 static void determinism(void)
@@ -441,36 +288,17 @@ static void determinism(void)
     enum { NS = 8 };
     char ck[256];
     snprintf(ck, sizeof ck, "/tmp/rx_wte_ck_%ld.bin", (long)getpid());
-    run_out r[3];
-    for (int t = 0; t < 3; ++t)
-        r[t] = engine_run(s, NS, t + 1, NULL, -1, NULL);
-    const char *sp[NS];
-    memcpy(sp, s, sizeof sp);
-    sp[NS - 1] = "sync=partner";
-    run_out p = engine_run(sp, NS, 3, NULL, -1, NULL);
-    run_out part = engine_run(s, NS, 1, NULL, 12000, ck);
-    CHECK(part.st == RX_EABORTED);
-    run_out res = engine_run(s, NS, 3, ck, -1, NULL);
-    unlink(ck);
-    const int t12 = same(&r[0], &r[1]), t13 = same(&r[0], &r[2]);
-    const int tp = same(&r[0], &p), tr = same(&r[0], &res);
-    int moved = 0; /* the weights are the deposits' (not all 0) */
-    for (int64_t i = 0; r[0].lw && i < r[0].n; ++i)
-        moved += r[0].lw[i] != 0.0;
+    wte_bits_runs b = wte_bits(engine_run, s, NS, ck);
     printf("3 chains at tau 1, 2, 4 (each its own A), 30000 iterations, "
            "%lld rows of %zu: same bits on 1 and 2 threads %s, 1 and 3 %s, "
            "sync: partner (%s design) %s, resumed at 12000 on 3 threads "
            "%s; %d nonzero log-weights\n",
-           (long long)r[0].n, r[0].dim, t12 ? "yes" : "NO",
-           t13 ? "yes" : "NO", p.partner ? "partner" : "barrier",
-           tp ? "yes" : "NO", tr ? "yes" : "NO", moved);
-    CHECK(t12 && t13 && tp && tr);
-    CHECK(moved > 0);
-    for (int t = 0; t < 3; ++t)
-        out_free(&r[t]);
-    out_free(&p);
-    out_free(&part);
-    out_free(&res);
+           (long long)b.r[0].n, b.r[0].dim, b.t12 ? "yes" : "NO",
+           b.t13 ? "yes" : "NO", b.p.partner ? "partner" : "barrier",
+           b.tp ? "yes" : "NO", b.tr ? "yes" : "NO", b.moved);
+    CHECK(b.t12 && b.t13 && b.tp && b.tr);
+    CHECK(b.moved > 0);
+    wte_bits_free(&b);
 }
 
 /* A YAML file whose bias block sets `line`; the message of loading it
@@ -480,21 +308,18 @@ static void refused(const char *line, const char *where, const char *key,
 {
     char path[256];
     snprintf(path, sizeof path, "/tmp/rx_wte_bad_%ld.yaml", (long)getpid());
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        CHECK(f != NULL);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "seed: 1\niterations: 10\ntarget: {kind: gmm, weights: [1], "
+             "means: [[0]], scales: [[1]]}\ntempering: {n_chains: 2, "
+             "scheme: none}\nladder: {eta: 0.01, tau: 1}\nbias:\n  kind: "
+             "wte\n%s\n", line);
+    rx_status st;
+    rx_err err = {0};
+    if (!load_text(path, text, &st, &err)) {
+        CHECK(!"the file written");
         return;
     }
-    fprintf(f, "seed: 1\niterations: 10\ntarget: {kind: gmm, weights: [1], "
-               "means: [[0]], scales: [[1]]}\ntempering: {n_chains: 2, "
-               "scheme: none}\nladder: {eta: 0.01, tau: 1}\nbias:\n  kind: "
-               "wte\n%s\n", line);
-    fclose(f);
-    rx_config cfg;
-    rx_err err = {0};
-    rx_status st = load(path, NULL, 0, &cfg, &err);
-    rx_config_free(&cfg);
-    unlink(path);
     char want[400];
     snprintf(want, sizeof want, "%s:%s: %s", path, where, key);
     printf("refused: %s\n", err.msg);
@@ -512,19 +337,15 @@ static void checks(void)
     /* swaps under a rule that cannot take the deposits' term */
     char path[256];
     snprintf(path, sizeof path, "/tmp/rx_wte_bad_%ld.yaml", (long)getpid());
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
-    fprintf(f, "seed: 1\ntarget: {kind: gmm, weights: [1], means: [[0]], "
-               "scales: [[1]]}\ntempering:\n  n_chains: 3\n  scheme: deo\n"
-               "  rule: deterministic\nladder: {eta: 0.01, tau: [1, 2, 4]}\n"
-               "bias: {kind: wte}\n");
-    fclose(f);
-    rx_config cfg;
+    rx_status st;
     rx_err err = {0};
-    rx_status st = load(path, NULL, 0, &cfg, &err);
-    rx_config_free(&cfg);
-    unlink(path);
+    if (!load_text(path,
+                   "seed: 1\ntarget: {kind: gmm, weights: [1], means: [[0]], "
+                   "scales: [[1]]}\ntempering:\n  n_chains: 3\n  scheme: "
+                   "deo\n  rule: deterministic\nladder: {eta: 0.01, tau: "
+                   "[1, 2, 4]}\nbias: {kind: wte}\n",
+                   &st, &err))
+        return;
     printf("refused: %s\n", err.msg);
     char want[400];
     snprintf(want, sizeof want, "%s:6:9: tempering.rule: bias wte", path);

@@ -42,10 +42,8 @@
 
 #include "replex/replex.h"
 #include "../src/bias/bias.h"
+#include "bias_run.h"
 #include "check.h"
-#include "stop_run.h"
-
-extern const rx__bias_type rx__bias_wte_row;
 
 static char src[1024];
 
@@ -67,46 +65,8 @@ static double f_shift(const rx__bias_params *p, const void *sa,
            rx__bias_wte_row.swap_shift(p, sa, sb, Ua, Ub, ta, tb);
 }
 
-/* The real row's other functions through its entry (static in wte.c):
- * gamma and h are own.k[0] and k[1], as the row reads them. */
-static size_t f_size(const rx__bias_params *p)
-{
-    return rx__bias_wte_row.size(p);
-}
-static void f_init(const rx__bias_params *p, void *s)
-{
-    rx__bias_wte_row.init(p, s);
-}
-static rx_status f_update(const rx__bias_params *p, void *s, int n,
-                          const double *U, const double *tau, int64_t k,
-                          rx_err *err)
-{
-    return rx__bias_wte_row.update(p, s, n, U, tau, k, err);
-}
-static double f_mult(const rx__bias_params *p, const void *s, double U,
-                     double tau)
-{
-    return rx__bias_wte_row.grad_mult(p, s, U, tau);
-}
-static double f_lw(const rx__bias_params *p, const void *s, double U,
-                   double tau)
-{
-    return rx__bias_wte_row.log_weight(p, s, U, tau);
-}
-static size_t f_plen(const rx__bias_params *p)
-{
-    return rx__bias_wte_row.pack_len(p);
-}
-static void f_pack(const rx__bias_params *p, const void *s, double *out)
-{
-    rx__bias_wte_row.pack(p, s, out);
-}
-static void f_view(const rx__bias_params *p, const void *s,
-                   const double **c, const double **v, int64_t *u)
-{
-    rx__bias_wte_row.view(p, s, c, v, u);
-}
-
+/* The real row's other functions: wte_f_* (bias_run.h); gamma and h are
+ * own.k[0] and k[1], as the row reads them. */
 static const rx__keydef shift_keys[] = {
     {"bias.wte_test_gamma", K_REAL, 0, "2", 1, HUGE_VAL, 1, 1, NULL,
      "test only"},
@@ -115,8 +75,7 @@ static const rx__keydef shift_keys[] = {
     {"bias.wte_test_factor", K_REAL, 0, "-1", -1, 1, 0, 0, NULL,
      "test only: the shift times this"},
 };
-static const char *const shift_uses[] = {"bias.bins", "bias.energy_min",
-                                         "bias.bin_width", NULL};
+static const char *const shift_uses[] = WTE_TEST_ROW_USES;
 const rx__bias_type rx__bias_test_row = {
     .row = {.name = "wte_test_shift",
             .doc = "test only: the well-tempered ensemble, its swap shift "
@@ -124,16 +83,7 @@ const rx__bias_type rx__bias_test_row = {
             .keys = shift_keys,
             .nkeys = 3,
             .uses = shift_uses},
-    .share = RX__BIAS_PER_POSITION,
-    .size = f_size,
-    .init = f_init,
-    .update = f_update,
-    .grad_mult = f_mult,
-    .log_weight = f_lw,
-    .pack_len = f_plen,
-    .pack = f_pack,
-    .unpack = NULL, /* not checkpointed */
-    .view = f_view,
+    WTE_TEST_ROW_FUNCTIONS(wte_f_update),
     .swap_shift = f_shift,
 };
 
@@ -208,106 +158,14 @@ static void row_alone(void)
 
 /* ---- 2-4: through the engine ------------------------------------------ */
 
-typedef struct run_out {
-    rx_status st;
-    int64_t n; /* rows */
-    size_t dim;
-    int P, partner;
-    float *x;
-    double *lw;
-    double acc[8]; /* mean acceptance of each pair */
-    int64_t swaps;
-} run_out;
-
-static void out_free(run_out *o)
-{
-    free(o->x);
-    free(o->lw);
-    memset(o, 0, sizeof *o);
-}
-
-static run_out engine_run(const char *const *sets, int n, int threads,
+/* The file (yaml/wte_swaps_gauss_50d.yaml) with sets[0..n), run as
+ * stop_run. */
+static wte_out engine_run(const char *const *sets, int n, int threads,
                           const char *from, int64_t stop_at, const char *ck)
 {
-    run_out o;
-    memset(&o, 0, sizeof o);
-    rx_config cfg;
-    rx_err err = {0};
-    o.st = load(NULL, sets, n, &cfg, &err);
-    CHECK_MSG(o.st == RX_OK, "config: %s", err.msg);
-    if (o.st != RX_OK) {
-        rx_config_free(&cfg);
-        return o;
-    }
-    stopper sp;
-    rx_ctx *c = stop_run(&cfg, threads, from, stop_at, ck, &sp, &o.st);
-    rx_config_free(&cfg);
-    if (!c)
-        return o;
-    rx_results r;
-    if (o.st == RX_OK && rx_get_results(c, &r) == RX_OK) {
-        o.n = r.n_samples;
-        o.dim = r.dim;
-        o.P = r.n_chains;
-        o.partner = r.partner;
-        o.swaps = r.total_swaps;
-        const size_t nx = (size_t)r.n_samples * r.dim;
-        o.x = malloc(sizeof(float) * nx);
-        memcpy(o.x, r.samples, sizeof(float) * nx);
-        if (r.log_weights) {
-            o.lw = malloc(sizeof(double) * (size_t)r.n_samples);
-            memcpy(o.lw, r.log_weights, sizeof(double) * r.n_samples);
-        }
-        for (int p = 0; p < r.n_chains - 1 && p < 8; ++p)
-            o.acc[p] = r.pairs[p].accept_sum / (double)r.pairs[p].evaluated;
-    } else if (o.st != RX_EABORTED) {
-        fprintf(stderr, "run: %s\n", rx_errmsg(c));
-    }
-    rx_destroy(&c);
-    return o;
-}
-
-static int same(const run_out *a, const run_out *b)
-{
-    const size_t nx = (size_t)a->n * a->dim;
-    return a->n > 0 && a->n == b->n && a->dim == b->dim && a->lw && b->lw &&
-           memcmp(a->x, b->x, sizeof(float) * nx) == 0 &&
-           memcmp(a->lw, b->lw, sizeof(double) * (size_t)a->n) == 0;
-}
-
-typedef struct emom {
-    double mean, var, wmean, wvar;
-} emom;
-
-/* E = |x|^2 / 2 of the rows at tau 1, unweighted and weighted */
-static emom moments(const run_out *o)
-{
-    emom r = {0, 0, NAN, NAN};
-    double mx = -INFINITY, sw = 0.0, s1 = 0.0, s2 = 0.0, w1 = 0.0, w2 = 0.0;
-    for (int64_t i = 0; o->lw && i < o->n; ++i)
-        mx = fmax(mx, o->lw[i]);
-    for (int64_t i = 0; i < o->n; ++i) {
-        double e = 0.0;
-        for (size_t j = 0; j < o->dim; ++j) {
-            const double x = o->x[(size_t)i * o->dim + j];
-            e += 0.5 * x * x;
-        }
-        s1 += e;
-        s2 += e * e;
-        if (o->lw) {
-            const double w = exp(o->lw[i] - mx);
-            sw += w;
-            w1 += w * e;
-            w2 += w * e * e;
-        }
-    }
-    r.mean = s1 / (double)o->n;
-    r.var = s2 / (double)o->n - r.mean * r.mean;
-    if (o->lw) {
-        r.wmean = w1 / sw;
-        r.wvar = w2 / sw - r.wmean * r.wmean;
-    }
-    return r;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/yaml/wte_swaps_gauss_50d.yaml", src);
+    return wte_run(path, sets, n, threads, from, stop_at, ck);
 }
 
 /* Tolerances from seeds 1-10 (RX_WTE_SWAP_SEEDS=10): the weighted mean
@@ -325,9 +183,9 @@ static void stat(uint64_t seed, int controls)
     snprintf(sd, sizeof sd, "seed=%llu", (unsigned long long)seed);
     const char *w[] = {sd};
     const char *u[] = {sd, "bias.kind=none"};
-    run_out a = engine_run(w, 1, 1, NULL, -1, NULL);
-    run_out b = engine_run(u, 2, 1, NULL, -1, NULL);
-    const emom ma = moments(&a), mb = moments(&b);
+    wte_out a = engine_run(w, 1, 1, NULL, -1, NULL);
+    wte_out b = engine_run(u, 2, 1, NULL, -1, NULL);
+    const emom ma = wte_moments(&a), mb = wte_moments(&b);
     const double rm = ma.wmean / mb.mean - 1.0, rv = ma.wvar / mb.var - 1.0;
     printf("seed %llu: no bias <E> %.3f var %.2f, acceptance %.3f %.3f; "
            "wte weighted <E> %.3f (%+.2f %%) var %.2f (%+.1f %%), "
@@ -346,10 +204,10 @@ static void stat(uint64_t seed, int controls)
                            "bias.wte_test_factor=0"};
         const char *one[] = {sd, "bias.kind=wte_test_shift",
                              "bias.wte_test_factor=1"};
-        run_out cf = engine_run(f, 2, 1, NULL, -1, NULL);
-        run_out cz = engine_run(z, 3, 1, NULL, -1, NULL);
-        run_out c1 = engine_run(one, 3, 1, NULL, -1, NULL);
-        const emom mf = moments(&cf), mz = moments(&cz);
+        wte_out cf = engine_run(f, 2, 1, NULL, -1, NULL);
+        wte_out cz = engine_run(z, 3, 1, NULL, -1, NULL);
+        wte_out c1 = engine_run(one, 3, 1, NULL, -1, NULL);
+        const emom mf = wte_moments(&cf), mz = wte_moments(&cz);
         const double fm = mf.wmean / mb.mean - 1.0;
         const double fv = mf.wvar / mb.var - 1.0;
         const double zm = mz.wmean / mb.mean - 1.0;
@@ -360,19 +218,19 @@ static void stat(uint64_t seed, int controls)
                "row at factor 1 gives the row's bits: %s\n",
                100.0 * fm, 100.0 * fv, cf.acc[0], cf.acc[1], 100.0 * zm,
                100.0 * zv, cz.acc[0], cz.acc[1],
-               same(&a, &c1) ? "yes" : "NO");
-        CHECK(same(&a, &c1));
+               wte_same(&a, &c1) ? "yes" : "NO");
+        CHECK(wte_same(&a, &c1));
         /* each misses both tolerances twice over */
         CHECK_MSG(fabs(fm) > 2 * TOL_MEAN && fabs(fv) > 2 * TOL_VAR,
                   "control: the flipped shift passes (%g, %g)", fm, fv);
         CHECK_MSG(fabs(zm) > 2 * TOL_MEAN && fabs(zv) > 2 * TOL_VAR,
                   "control: no shift passes (%g, %g)", zm, zv);
-        out_free(&cf);
-        out_free(&cz);
-        out_free(&c1);
+        wte_free(&cf);
+        wte_free(&cz);
+        wte_free(&c1);
     }
-    out_free(&a);
-    out_free(&b);
+    wte_free(&a);
+    wte_free(&b);
 }
 
 static void determinism(void)
@@ -383,37 +241,18 @@ static void determinism(void)
     enum { NS = 5 };
     char ck[256];
     snprintf(ck, sizeof ck, "/tmp/rx_wte_swap_ck_%ld.bin", (long)getpid());
-    run_out r[3];
-    for (int t = 0; t < 3; ++t)
-        r[t] = engine_run(s, NS, t + 1, NULL, -1, NULL);
-    const char *sp[NS];
-    memcpy(sp, s, sizeof sp);
-    sp[NS - 1] = "sync=partner";
-    run_out p = engine_run(sp, NS, 3, NULL, -1, NULL);
-    run_out part = engine_run(s, NS, 1, NULL, 12000, ck);
-    CHECK(part.st == RX_EABORTED);
-    run_out res = engine_run(s, NS, 3, ck, -1, NULL);
-    unlink(ck);
-    const int t12 = same(&r[0], &r[1]), t13 = same(&r[0], &r[2]);
-    const int tp = same(&r[0], &p), tr = same(&r[0], &res);
-    int moved = 0; /* the weights are the deposits' (not all 0) */
-    for (int64_t i = 0; r[0].lw && i < r[0].n; ++i)
-        moved += r[0].lw[i] != 0.0;
+    wte_bits_runs b = wte_bits(engine_run, s, NS, ck);
     printf("3 chains at tau 1, 1.5, 2.25 with DEO swaps, 30000 iterations, "
            "%lld swaps, %lld rows of %zu: same bits on 1 and 2 threads %s, "
            "1 and 3 %s, sync: partner asked (%s design) %s, resumed at "
            "12000 on 3 threads %s; %d nonzero log-weights\n",
-           (long long)r[0].swaps, (long long)r[0].n, r[0].dim,
-           t12 ? "yes" : "NO", t13 ? "yes" : "NO",
-           p.partner ? "partner" : "barrier", tp ? "yes" : "NO",
-           tr ? "yes" : "NO", moved);
-    CHECK(t12 && t13 && tp && tr && !p.partner);
-    CHECK(moved > 0 && r[0].swaps > 1000);
-    for (int t = 0; t < 3; ++t)
-        out_free(&r[t]);
-    out_free(&p);
-    out_free(&part);
-    out_free(&res);
+           (long long)b.r[0].swaps, (long long)b.r[0].n, b.r[0].dim,
+           b.t12 ? "yes" : "NO", b.t13 ? "yes" : "NO",
+           b.p.partner ? "partner" : "barrier", b.tp ? "yes" : "NO",
+           b.tr ? "yes" : "NO", b.moved);
+    CHECK(b.t12 && b.t13 && b.tp && b.tr && !b.p.partner);
+    CHECK(b.moved > 0 && b.r[0].swaps > 1000);
+    wte_bits_free(&b);
 }
 
 /* A file with 3 chains, swaps under scheme and rule, and bias wte: RX_OK,
@@ -422,22 +261,19 @@ static void rule_case(const char *scheme, const char *rule, int ok)
 {
     char path[256];
     snprintf(path, sizeof path, "/tmp/rx_wte_swap_%ld.yaml", (long)getpid());
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        CHECK(f != NULL);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "seed: 1\ntarget: {kind: gmm, weights: [1], means: [[0]], "
+             "scales: [[1]]}\ntempering:\n  n_chains: 3\n  scheme: %s\n"
+             "  sigma2: 0\n  rule: %s\nladder: {eta: 0.01, tau: [1, 2, "
+             "4]}\nbias: {kind: wte}\n",
+             scheme, rule);
+    rx_status st;
+    rx_err err = {0};
+    if (!load_text(path, text, &st, &err)) {
+        CHECK(!"the file written");
         return;
     }
-    fprintf(f, "seed: 1\ntarget: {kind: gmm, weights: [1], means: [[0]], "
-               "scales: [[1]]}\ntempering:\n  n_chains: 3\n  scheme: %s\n"
-               "  sigma2: 0\n  rule: %s\nladder: {eta: 0.01, tau: [1, 2, "
-               "4]}\nbias: {kind: wte}\n",
-            scheme, rule);
-    fclose(f);
-    rx_config cfg;
-    rx_err err = {0};
-    rx_status st = load(path, NULL, 0, &cfg, &err);
-    rx_config_free(&cfg);
-    unlink(path);
     char want[400];
     snprintf(want, sizeof want, "%s:7:9: tempering.rule: bias wte", path);
     if (ok) {
