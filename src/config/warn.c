@@ -263,9 +263,13 @@ int rx__config_warnings(const rx_config *c, const rx__marks *mk,
     n += bias_cost(c, mk, log);
     const double top = top_tau(&c->ladder.tau);
     /* a test function is minimised, not sampled at tau 1: its Table 7.1
-     * temperatures are the energy's scale (ackley 0.05, sphere 1e-4) */
+     * temperatures are the energy's scale (ackley 0.05, sphere 1e-4); a
+     * bias row explores by flattening the energy, not by hotter chains,
+     * and the contour family runs below tau 1 on purpose (Deng 2021,
+     * Sec. 6.4: tau 0.1), its weights saying what it samples */
     if (top < 1.0 && c->ladder.path != RX_PATH_REFERENCE &&
-        rx__optfun_index((int)c->target.kind) < 0) {
+        rx__optfun_index((int)c->target.kind) < 0 &&
+        !rx__bias_find(c->bias.kind)) {
         warn(log, mk, "ladder.tau",
              "the top temperature %s is below 1: every chain is colder "
              "than the target, none explores more freely",

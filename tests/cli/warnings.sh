@@ -160,6 +160,12 @@ ladder: {tau: [0.2, 0.5]}
 pat="^replex: warning: --set:1:12: ladder.tau: the top temperature 0.5 is below 1"
 case_ cold_set 1 'seed: 1
 ' --set ladder.tau=0.5
+# a bias explores by flattening the energy: the contour family's cold runs
+# (Deng 2021, Sec. 6.4 at tau 0.1) are not warned about
+pat=x; case_ cold_bias 0 'tempering: {n_chains: 2, scheme: none}
+ladder: {tau: 0.1}
+bias: {kind: icsgld, energy_min: -5, bin_width: 1, bins: 50}
+'
 # the reference path: fewer than 100 kept rows per position leave the log Z
 # standard error meaningless (10 batches of 10); ladder.tau is not used
 pat="^replex: warning: $f/logz_rows.yaml:2:29: record.thin: 99 kept rows per position \(iterations 1000, burn_in 10, thin 10\): the log Z standard error needs at least 100"
