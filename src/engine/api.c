@@ -66,19 +66,21 @@ static rx_status create_xtest_state(rx_ctx *c, rx_err *err)
 {
     const int r = (int)c->cfg.tempering.rule;
     const rx__xtest_type *t = rx__xtest_row((rx_rule)r);
-    if (!t->size || !t->init)
-        return RX_OK;
-    const size_t n = t->size(&c->xc.own);
-    c->xt_state = rx__calloc_aligned(n > 0 ? n : 1, RX_CACHELINE);
-    if (!c->xt_state)
-        return rx__fail(err, RX_ENOMEM, "rx_create: out of memory for the "
-                        "%s rule's state", t->row.name);
-    rx__rowrun run;
-    rx__row_run(&c->cfg, &rx__xtest_table, r, c->dim, &run);
-    rx_status st = t->init(c->xt_state, &run, &c->xc.own, err);
-    c->xc.rstate = c->xt_state;
+    rx_status st = RX_OK;
+    if (t->size && t->init) {
+        const size_t n = t->size(&c->xc.own);
+        c->xt_state = rx__calloc_aligned(n > 0 ? n : 1, RX_CACHELINE);
+        if (!c->xt_state)
+            return rx__fail(err, RX_ENOMEM, "rx_create: out of memory for "
+                            "the %s rule's state", t->row.name);
+        rx__rowrun run;
+        rx__row_run(&c->cfg, &rx__xtest_table, r, c->dim, &run);
+        st = t->init(c->xt_state, &run, &c->xc.own, err);
+        c->xc.rstate = c->xt_state;
+    }
     if (st == RX_OK && c->xc.paired) {
-        t->paired(c->xt_state, &c->pdc.inc, &c->pdc.cap, &c->pdc.s2star);
+        t->paired(&c->xc.own, c->xt_state, &c->pdc.inc, &c->pdc.cap,
+                  &c->pdc.s2star);
         c->pdc.seed = c->cfg.seed;
     }
     return st;

@@ -7,7 +7,7 @@
  *    noise it reads), and what it needs or adapts: a buffer C, sigma_p^2.
  *    Rows: metropolis, bernoulli, deterministic, bias_corrected (the row
  *    type and the decisions, static inline, in xtest.h; the rows and the
- *    table in xtest.c).
+ *    table in xtest.c), barker and noise_aware (each in its own file).
  *  - schedules (rx__sched_type): which pairs may swap at iteration k (a
  *    pattern: even-odd parity with a window gate, a sweep, one random
  *    pair, none). Rows: adj, seo, deo, deo_w, deo_star, ape, none

@@ -43,7 +43,6 @@
 #include <stdlib.h>
 
 #include "../core/rng_inline.h"
-#include "../config/config.h"
 #include "xtest.h"
 
 /* The tests' view of a built table (tests/test_noise_aware.c declares
@@ -64,7 +63,6 @@ typedef struct na_state {
     double s2star, lambda;
     int K;
     double noise2;            /* the variance of one energy's noise */
-    int64_t batch, batch_max; /* the exchange batch's rounds and cap */
     double a[NA_KMAX + 1];    /* the series' coefficients a_n */
     double mass, mean, var;   /* of the table before normalising (mass),
                                * after (mean, variance) */
@@ -327,8 +325,6 @@ static rx_status na_init(void *state, const rx__rowrun *run,
     na_state *s = state;
     const double sd = run->cfg->target.energy_noise_sd;
     s->noise2 = sd * sd;
-    s->batch = (int64_t)own->k[3].v[0];
-    s->batch_max = (int64_t)own->k[4].v[0];
     char msg[512];
     rx_status st = build(s, own->k[0].v[0], own->k[1].v[0],
                          (int)own->k[2].v[0], msg, sizeof msg);
@@ -358,67 +354,20 @@ static double beta_at(const rx_config *c, int q, int P)
     return 1.0 / t;
 }
 
-/* Minibatch energies: a network, or the data mixture with a batch
- * smaller than its data (the engine's test for per-example losses and a
- * batch below N at run time). */
-static int minibatch_target(const rx_config *c)
-{
-    return c->target.kind == RX_TARGET_NETWORK ||
-           (c->target.kind == RX_TARGET_MIXTURE_DATA &&
-            (int64_t)c->data.batch_size < c->target.n_data);
-}
-
-/* What the paired estimates (RX__XT_PAIRED) need of the run. */
-static rx_status paired_check(const rx__rowrun *run, const char **key,
-                              rx_err *err)
-{
-    const rx_config *c = run->cfg;
-    const char *why = NULL;
-    if (c->tempering.scheme == RX_SCHEME_ADJ ||
-        c->tempering.scheme == RX_SCHEME_APE || c->tempering.sequential_stats)
-        /* at the key that asks for it: the scheme, or sequential_stats
-         * under a scheme that would do */
-        *key = c->tempering.scheme == RX_SCHEME_ADJ ||
-                       c->tempering.scheme == RX_SCHEME_APE
-                   ? "tempering.scheme"
-                   : "tempering.sequential_stats",
-        why = "needs a schedule of disjoint pairs decided from the "
-              "pre-swap state (deo, deo_w, deo_star or seo, without "
-              "sequential_stats): each attempted pair's batch is "
-              "estimated before the exchange";
-    else if (run->tau_moves || c->ladder.adapt != RX_ADAPT_NONE)
-        *key = "ladder.adapt",
-        why = "cannot adapt the ladder: only the attempted pairs are "
-              "estimated, and the adaptation reads every pair";
-    else if (rx__run_ranks(c) > 1)
-        *key = "mpi.ranks",
-        why = "runs on one rank: a pair's two parameter vectors are "
-              "evaluated together, and on ranks they live apart";
-    if (!why)
-        return RX_OK;
-    snprintf(err->msg, sizeof err->msg,
-             "the noise_aware rule on minibatch energies (the growing "
-             "exchange batch) %s", why);
-    return RX_ECONFIG;
-}
-
 static rx_status na_check(const rx__rowrun *run, const rx__rowvals *own,
                           const char **key, rx_err *err)
 {
     const rx_config *c = run->cfg;
-    if (minibatch_target(c)) {
-        rx_status st = paired_check(run, key, err);
-        if (st != RX_OK)
-            return st;
-        if ((int64_t)own->k[4].v[0] == 1) {
-            /* one row has no sample variance: var-hat stays infinite */
-            *key = "tempering.noise_batch_max";
-            snprintf(err->msg, sizeof err->msg,
-                     "an exchange batch of at most 1 row has no variance "
-                     "estimate, so every swap would be rejected: use 0 (up "
-                     "to the whole data) or at least 2");
-            return RX_ECONFIG;
-        }
+    /* what a paired row needs of the run is checked for every such row
+     * (rx__xt_paired_check); this one's own keys here */
+    if (rx__xt_minibatch(c) && (int64_t)own->k[4].v[0] == 1) {
+        /* one row has no sample variance: var-hat stays infinite */
+        *key = "tempering.noise_batch_max";
+        snprintf(err->msg, sizeof err->msg,
+                 "an exchange batch of at most 1 row has no variance "
+                 "estimate, so every swap would be rejected: use 0 (up "
+                 "to the whole data) or at least 2");
+        return RX_ECONFIG;
     }
     const double s2star = own->k[0].v[0], sd = c->target.energy_noise_sd;
     int worst = 0;
@@ -451,13 +400,13 @@ static rx_status na_check(const rx__rowrun *run, const rx__rowvals *own,
     return st;
 }
 
-static void na_paired(const void *state, int64_t *inc, int64_t *cap,
-                      double *var_goal)
+static void na_paired(const rx__rowvals *own, const void *state,
+                      int64_t *inc, int64_t *cap, double *var_goal)
 {
-    const na_state *s = state;
-    *inc = s->batch;
-    *cap = s->batch_max;
-    *var_goal = s->s2star;
+    (void)state;
+    *inc = (int64_t)own->k[3].v[0];
+    *cap = (int64_t)own->k[4].v[0];
+    *var_goal = own->k[0].v[0];
 }
 
 static const rx__keydef na_keys[] = {
@@ -489,7 +438,7 @@ static int na_warn(const rx__rowrun *run, const rx__rowvals *own,
                    const char **key, char *msg, size_t cap)
 {
     const int64_t mx = (int64_t)own->k[4].v[0];
-    if (!minibatch_target(run->cfg) || mx == 0 ||
+    if (!rx__xt_minibatch(run->cfg) || mx == 0 ||
         (run->cfg->target.kind == RX_TARGET_MIXTURE_DATA &&
          mx >= run->cfg->target.n_data))
         return 0;

@@ -87,8 +87,9 @@ typedef struct rx__xstate {
     const double *fresh_z;
     /* NULL, or this iteration's paired estimates of the attempted pairs
      * (xc->paired): for the pair with lower position a, [2a] the estimate
-     * of U(at[a]) - U(at[a + 1]) and [2a + 1] the estimated variance of
-     * dbeta times it (src/estimate/pairdiff.h); not owned */
+     * of U(at[a]) - U(at[a + 1]) (not multiplied by dbeta) and [2a + 1]
+     * the estimated variance of dbeta (U~_a - U~_b), i.e. dbeta^2 times
+     * that of the estimate (src/estimate/pairdiff.h); not owned */
     const double *pair_est;
 } rx__xstate;
 

@@ -42,10 +42,12 @@ enum {
     RX__XT_PAIRED = 256   /* on minibatch targets (per-example losses,
                            * a batch smaller than the data) it decides
                            * from the engine's paired estimates of each
-                           * attempted pair (xs->pair_est; its row's
-                           * keys tempering.noise_batch and
-                           * noise_batch_max size them): a global step
-                           * (no partner design), one rank */
+                           * attempted pair (xs->pair_est), sized by its
+                           * row's paired(): a global step (no partner
+                           * design); the configuration refuses for it
+                           * what the estimates cannot serve
+                           * (rx__xt_paired_check: pairs not disjoint,
+                           * an adaptive ladder, several ranks) */
 };
 
 /* An exchange test's decision for the positions a < b whose occupants
@@ -79,10 +81,15 @@ typedef struct rx__xtest_type {
     rx_status (*init)(void *state, const rx__rowrun *run,
                       const rx__rowvals *own, rx_err *err);
     /* RX__XT_PAIRED rows (NULL for the others): how the engine sizes the
-     * paired estimates, from the row's state: rows added per round, the
-     * most rows (0: the whole data) and the variance to get below */
-    void (*paired)(const void *state, int64_t *inc, int64_t *cap,
-                   double *var_goal);
+     * paired estimates, from the row's own key values (and its per-run
+     * state, NULL without size/init): rows added per round, the most rows
+     * (0: the whole data) and the variance of dbeta (U~_a - U~_b) to get
+     * below. An estimate that reaches the cap still at or above var_goal
+     * is counted as n_var_fail by the engine; rejecting it (which keeps
+     * detailed balance: the condition is symmetric under the swap) is the
+     * decision's job. */
+    void (*paired)(const rx__rowvals *own, const void *state, int64_t *inc,
+                   int64_t *cap, double *var_goal);
 } rx__xtest_type;
 
 extern const rx__xtest_type rx__xt_metropolis, rx__xt_bernoulli,
@@ -98,6 +105,19 @@ extern const rx__xtest_type *const rx__xtest_types[RX__XTEST_MAX];
 int rx__xtest_count(void);
 /* The table as the configuration walks it. */
 extern const rx__table rx__xtest_table;
+
+/* Minibatch energies (a network target, or mixture_data with a batch
+ * smaller than its data): where an RX__XT_PAIRED row decides from paired
+ * estimates. */
+int rx__xt_minibatch(const rx_config *c);
+/* For the rule in use, when it is RX__XT_PAIRED and the energies are
+ * minibatch ones: what the paired estimates need of the run (disjoint
+ * pairs decided from the pre-swap state, a fixed ladder, one rank);
+ * RX_ECONFIG with *key and err->msg, as a row's check. The configuration
+ * runs it for every such row (validate.c), so a new paired test needs
+ * no copy of it. */
+rx_status rx__xt_paired_check(const rx__rowrun *run, const char **key,
+                              rx_err *err);
 
 static inline const rx__xtest_type *rx__xtest_row(rx_rule r)
 {
