@@ -503,6 +503,44 @@ void rx__row_run(const rx_config *c, const rx__table *t, int r, size_t dim,
                        : eta_top(E);
 }
 
+/* For the rule in use, when it is RX__XT_PAIRED on minibatch energies:
+ * what the paired estimates need of the run (xtest.h). */
+static rx_status paired_check(const rx__rowrun *run, const char **key,
+                              rx_err *err)
+{
+    const rx_config *c = run->cfg;
+    const rx__xtest_type *t = rx__xtest_row(c->tempering.rule);
+    if (!(t->row.props & RX__XT_PAIRED) || !rx__xt_minibatch(c))
+        return RX_OK;
+    const char *why = NULL;
+    if (c->tempering.scheme == RX_SCHEME_ADJ ||
+        c->tempering.scheme == RX_SCHEME_APE || c->tempering.sequential_stats)
+        /* at the key that asks for it: the scheme, or sequential_stats
+         * under a scheme that would do */
+        *key = c->tempering.scheme == RX_SCHEME_ADJ ||
+                       c->tempering.scheme == RX_SCHEME_APE
+                   ? "tempering.scheme"
+                   : "tempering.sequential_stats",
+        why = "needs a schedule of disjoint pairs decided from the "
+              "pre-swap state (deo, deo_w, deo_star or seo, without "
+              "sequential_stats): each attempted pair's batch is "
+              "estimated before the exchange";
+    else if (run->tau_moves || c->ladder.adapt != RX_ADAPT_NONE)
+        *key = "ladder.adapt",
+        why = "cannot adapt the ladder: only the attempted pairs are "
+              "estimated, and the adaptation reads every pair";
+    else if (rx__run_ranks(c) > 1)
+        *key = "mpi.ranks",
+        why = "runs on one rank: a pair's two parameter vectors are "
+              "evaluated together, and on ranks they live apart";
+    if (!why)
+        return RX_OK;
+    snprintf(err->msg, sizeof err->msg,
+             "the %s rule on minibatch energies (the growing exchange "
+             "batch) %s", t->row.name, why);
+    return RX_ECONFIG;
+}
+
 /* The rows in use: a known value for every table key, and each row's own
  * check against the run, located at the key it names. */
 rx_status rx__rows_check(const rx_config *c, size_t dim,
@@ -529,7 +567,7 @@ rx_status rx__rows_check(const rx_config *c, size_t dim,
             /* an exchange test deciding from paired estimates: what they
              * need of the run, before the row's own check */
             if (T == &rx__xtest_table &&
-                rx__xt_paired_check(&run, &key, &e) != RX_OK)
+                paired_check(&run, &key, &e) != RX_OK)
                 return rx__key_err(err, mk, key ? key : "(run)", "%s",
                                    e.msg);
             if (d->check && d->check(&run, &own, &key, &e) != RX_OK)

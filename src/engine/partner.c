@@ -598,6 +598,21 @@ static inline void consumed(rx__edge *nb_left, rx__edge *nb_right,
                               memory_order_release);
 }
 
+/* record.phase_timing: one iteration's phases from its clock reads (ta
+ * start, tb steps done, tx exchange done, te end) and the time spent
+ * evaluating (t_en) and waiting (t_w0 in the steps, t_w in the decisions,
+ * t_gw at a full barrier). */
+static void add_phases(rx__tstate *ts, double ta, double tb, double tx,
+                       double te, double t_en, double t_w0, double t_w,
+                       double t_gw)
+{
+    ts->tph[RX_PHASE_STEP] += tb - ta - t_en - t_w0;
+    ts->tph[RX_PHASE_ENERGY] += t_en;
+    ts->tph[RX_PHASE_WAIT] += t_w0 + t_w + t_gw;
+    ts->tph[RX_PHASE_EXCHANGE] += tx - tb - t_w;
+    ts->tph[RX_PHASE_RECORD] += te - tx - t_gw;
+}
+
 /* The index row `row` (iteration k) of P positions: each thread its own
  * (P by value: a load of r->P could not move out of the copy). */
 static inline void index_row(const rx__recorder *r, const rx__xstate *xs,
@@ -751,14 +766,8 @@ int rx__partner_loop(rx_ctx *c, rx__tstate *ts, int t, int nthr,
                 break;
             }
         }
-        if (timing) {
-            double te = rx__now();
-            ts->tph[RX_PHASE_STEP] += tb - ta - t_en - t_w0;
-            ts->tph[RX_PHASE_ENERGY] += t_en;
-            ts->tph[RX_PHASE_WAIT] += t_w0 + t_w + t_gw;
-            ts->tph[RX_PHASE_EXCHANGE] += tx - tb - t_w;
-            ts->tph[RX_PHASE_RECORD] += te - tx - t_gw;
-        }
+        if (timing)
+            add_phases(ts, ta, tb, tx, rx__now(), t_en, t_w0, t_w, t_gw);
     }
     ts->wait_s += ts->lb_wait;
     ts->lb_wait = 0.0;

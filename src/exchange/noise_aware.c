@@ -359,7 +359,7 @@ static rx_status na_check(const rx__rowrun *run, const rx__rowvals *own,
 {
     const rx_config *c = run->cfg;
     /* what a paired row needs of the run is checked for every such row
-     * (rx__xt_paired_check); this one's own keys here */
+     * (validate.c); this one's own keys here */
     if (rx__xt_minibatch(c) && (int64_t)own->k[4].v[0] == 1) {
         /* one row has no sample variance: var-hat stays infinite */
         *key = "tempering.noise_batch_max";

@@ -2,53 +2,7 @@
  * The exchange-test table: rx_rule -> row. A row's decision is a static
  * inline function of xtest.h; its needs say what the engine serves it.
  */
-#include <stdio.h>
-
-#include "../config/config.h"
 #include "xtest.h"
-
-int rx__xt_minibatch(const rx_config *c)
-{
-    return c->target.kind == RX_TARGET_NETWORK ||
-           (c->target.kind == RX_TARGET_MIXTURE_DATA &&
-            (int64_t)c->data.batch_size < c->target.n_data);
-}
-
-rx_status rx__xt_paired_check(const rx__rowrun *run, const char **key,
-                              rx_err *err)
-{
-    const rx_config *c = run->cfg;
-    const rx__xtest_type *t = rx__xtest_row(c->tempering.rule);
-    if (!(t->row.props & RX__XT_PAIRED) || !rx__xt_minibatch(c))
-        return RX_OK;
-    const char *why = NULL;
-    if (c->tempering.scheme == RX_SCHEME_ADJ ||
-        c->tempering.scheme == RX_SCHEME_APE || c->tempering.sequential_stats)
-        /* at the key that asks for it: the scheme, or sequential_stats
-         * under a scheme that would do */
-        *key = c->tempering.scheme == RX_SCHEME_ADJ ||
-                       c->tempering.scheme == RX_SCHEME_APE
-                   ? "tempering.scheme"
-                   : "tempering.sequential_stats",
-        why = "needs a schedule of disjoint pairs decided from the "
-              "pre-swap state (deo, deo_w, deo_star or seo, without "
-              "sequential_stats): each attempted pair's batch is "
-              "estimated before the exchange";
-    else if (run->tau_moves || c->ladder.adapt != RX_ADAPT_NONE)
-        *key = "ladder.adapt",
-        why = "cannot adapt the ladder: only the attempted pairs are "
-              "estimated, and the adaptation reads every pair";
-    else if (rx__run_ranks(c) > 1)
-        *key = "mpi.ranks",
-        why = "runs on one rank: a pair's two parameter vectors are "
-              "evaluated together, and on ranks they live apart";
-    if (!why)
-        return RX_OK;
-    snprintf(err->msg, sizeof err->msg,
-             "the %s rule on minibatch energies (the growing exchange "
-             "batch) %s", t->row.name, why);
-    return RX_ECONFIG;
-}
 
 const rx__xtest_type rx__xt_metropolis = {
     .row = {.name = "metropolis",

@@ -46,7 +46,7 @@ enum {
                            * row's paired(): a global step (no partner
                            * design); the configuration refuses for it
                            * what the estimates cannot serve
-                           * (rx__xt_paired_check: pairs not disjoint,
+                           * (validate.c's paired_check: not disjoint,
                            * an adaptive ladder, several ranks) */
 };
 
@@ -108,16 +108,16 @@ extern const rx__table rx__xtest_table;
 
 /* Minibatch energies (a network target, or mixture_data with a batch
  * smaller than its data): where an RX__XT_PAIRED row decides from paired
- * estimates. */
-int rx__xt_minibatch(const rx_config *c);
-/* For the rule in use, when it is RX__XT_PAIRED and the energies are
- * minibatch ones: what the paired estimates need of the run (disjoint
- * pairs decided from the pre-swap state, a fixed ladder, one rank);
- * RX_ECONFIG with *key and err->msg, as a row's check. The configuration
- * runs it for every such row (validate.c), so a new paired test needs
- * no copy of it. */
-rx_status rx__xt_paired_check(const rx__rowrun *run, const char **key,
-                              rx_err *err);
+ * estimates. What such a row needs of the run (disjoint pairs decided
+ * from the pre-swap state, a fixed ladder, one rank) the configuration
+ * checks for every such row (validate.c's paired_check), so a new paired
+ * test needs no copy of it. */
+static inline int rx__xt_minibatch(const rx_config *c)
+{
+    return c->target.kind == RX_TARGET_NETWORK ||
+           (c->target.kind == RX_TARGET_MIXTURE_DATA &&
+            (int64_t)c->data.batch_size < c->target.n_data);
+}
 
 static inline const rx__xtest_type *rx__xtest_row(rx_rule r)
 {
